@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+//
+// Fencepost: Apple's local notifications rebuilt as a lean Linux agent for a vehicle board.
+// Layout (design §1): pure core targets (no Foundation, no I/O) under a thin Linux shell.
+//
+//   fencepost (executable)
+//        |
+//   FencepostLinux      — the only target with syscalls (zone files, later epoll, GPIO, SQLite …)
+//        |
+//   CivilTime  TimingWheel  FencepostJSON   — pure core
+//
+// Benchmarks live in their own package (Benchmarks/Package.swift) so that a plain `swift test`
+// does not build ordo-one/benchmark.
+import PackageDescription
+
+let package = Package(
+    name: "Fencepost",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "fencepost", targets: ["fencepost"]),
+        .library(name: "CivilTime", targets: ["CivilTime"]),
+        .library(name: "TimingWheel", targets: ["TimingWheel"]),
+        .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
+        .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure core.
+        .target(name: "CivilTime"),
+        .target(name: "TimingWheel"),
+        .target(name: "FencepostJSON"),
+        // Shell.
+        .target(name: "FencepostLinux", dependencies: ["CivilTime"]),
+        .executableTarget(
+            name: "fencepost",
+            dependencies: [
+                "CivilTime", "FencepostJSON", "FencepostLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Tests.
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux"]),
+        .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
+        .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
