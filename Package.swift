@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
+        .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )
