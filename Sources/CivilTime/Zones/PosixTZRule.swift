@@ -1,0 +1,281 @@
+/// A POSIX TZ rule string: `std offset [dst [offset] [,start[/time],end[/time]]]`
+/// (POSIX.1-2017 §8.3, with RFC 8536 §3.3.1's extension of rule times to −167…167 hours).
+///
+/// Examples: `EST5EDT,M3.2.0,M11.1.0`, `<+0330>-3:30`, `IST-1GMT0,M10.5.0,M3.5.0/1` (Dublin: the
+/// "DST" abbreviation is winter time, with a negative save), `EET-2EEST,M3.4.4/50,M10.4.4/50`.
+///
+/// Offsets in the string count hours *west* of Greenwich; stored offsets count seconds *east*
+/// (`utcOffset`), like every other offset in this module. A DST part without a rule takes the US
+/// rule `M3.2.0,M11.1.0` (tzcode's fallback when no `posixrules` file is consulted).
+///
+/// Evaluation uses the exact 400-year period of the Gregorian calendar (146097 days, a whole number
+/// of weeks): an instant is reduced into 1970…2369 first, so every year of `Int64` works without
+/// overflow, and the result is the same as evaluating in the instant's own year.
+@usableFromInline
+struct PosixTZRule: Sendable, Equatable {
+    /// A day of the year in one of the three POSIX forms.
+    @usableFromInline
+    enum DateRule: Sendable, Equatable {
+        /// `Jn`: 1…365, February 29 is never counted (day 60 is always March 1).
+        case julianNoLeap(Int)
+        /// `n`: 0…365, February 29 counted.
+        case zeroBased(Int)
+        /// `Mm.w.d`: weekday `d` (0 = Sunday) of week `w` (1…5, 5 = last) of month `m`.
+        case monthWeekDay(month: Int, week: Int, weekday: Int)
+
+        /// The day number (days since 1970-01-01) of this date in `year`.
+        func dayNumber(year: Int64) -> Int64 {
+            switch self {
+            case .julianNoLeap(let n):
+                let jan1 = CivilDays.dayNumber(year: year, month: 1, day: 1)
+                return jan1 + Int64(n - 1) + (n >= 60 && CivilDays.isLeapYear(year) ? 1 : 0)
+            case .zeroBased(let n):
+                return CivilDays.dayNumber(year: year, month: 1, day: 1) + Int64(n)
+            case .monthWeekDay(let m, let w, let d):
+                let first = CivilDays.dayNumber(year: year, month: m, day: 1)
+                let firstWeekday = CivilDays.weekday(dayNumber: first) - 1       // 0 = Sunday
+                var day = 1 + (d - firstWeekday + 7) % 7 + (w - 1) * 7
+                let length = CivilDays.daysInMonth(year: year, month: m)
+                while day > length { day -= 7 }
+                return first + Int64(day - 1)
+            }
+        }
+    }
+
+    /// Standard time.
+    @usableFromInline let standardName: String
+    @usableFromInline let standardOffset: Int32
+    /// Daylight saving time, when the rule has it.
+    @usableFromInline let dst: DST?
+
+    @usableFromInline
+    struct DST: Sendable, Equatable {
+        @usableFromInline let name: String
+        @usableFromInline let offset: Int32
+        let start: DateRule
+        /// Seconds after local midnight, in standard time (−167 h…167 h).
+        let startTime: Int32
+        let end: DateRule
+        /// Seconds after local midnight, in daylight time.
+        let endTime: Int32
+    }
+
+    /// The text it was parsed from.
+    let text: String
+
+    // MARK: Evaluation
+
+    /// Whether the rule is in daylight time at `t`, the last change at or before `t`, and the first
+    /// change after it (`nil`: the rule never changes, or the result would not fit in `Int64`).
+    ///
+    /// A change is an instant at which the rule switches between standard and daylight time;
+    /// coinciding events (an all-year DST rule ending one year at the instant it starts the next)
+    /// cancel out.
+    ///
+    /// - Complexity: O(1): the events of five years around `t`, no allocation.
+    @usableFromInline
+    func state(at t: Int64) -> (isDST: Bool, next: Int64?, previous: Int64?) {
+        guard let dst else { return (false, nil, nil) }
+        // Reduce into [0, P): 1970-01-01 … 2370-01-01.
+        let r = floorMod(t, Self.period)
+        let year = CivilDays.date(dayNumber: floorDiv(r, 86400)).year
+        // Events of years year-2 … year+2, sorted by (time, year, start-before-end). Every event of
+        // year y lies within 9 days of year y (rule times are within ±167 h, offsets within ±26 h),
+        // so the state at r is decided by this window and both neighbouring changes fall inside it
+        // when the rule changes at all.
+        return withUnsafeTemporaryAllocation(of: (time: Int64, isDST: Bool).self, capacity: 10) { ev in
+            var n = 0
+            // Insertion sort, stable: an event inserted later with an equal time goes after.
+            func insert(_ time: Int64, _ isDST: Bool) {
+                var k = n
+                while k > 0 && ev[k - 1].time > time { ev[k] = ev[k - 1]; k -= 1 }
+                ev[k] = (time, isDST)
+                n += 1
+            }
+            for y in (year - 2)...(year + 2) {
+                insert(dst.start.dayNumber(year: y) * 86400 + Int64(dst.startTime) - Int64(standardOffset), true)
+                insert(dst.end.dayNumber(year: y) * 86400 + Int64(dst.endTime) - Int64(dst.offset), false)
+            }
+            // Walk groups of equal times; the state after a group is its last event's.
+            var current = false
+            var previous: Int64? = nil, next: Int64? = nil
+            var stateAfterPreviousGroup: Bool? = nil
+            var i = 0
+            while i < n {
+                let time = ev[i].time
+                var j = i
+                while j + 1 < n && ev[j + 1].time == time { j += 1 }
+                let after = ev[j].isDST
+                let isChange = stateAfterPreviousGroup.map { $0 != after } ?? false
+                if time <= r {
+                    current = after           // year-2's events all precede r: always reached
+                    if isChange { previous = time }
+                } else if isChange && next == nil {
+                    next = time
+                }
+                stateAfterPreviousGroup = after
+                i = j + 1
+            }
+            // Back to t's own period: t + (x - r); x - r is a few years at most.
+            func unreduce(_ x: Int64?) -> Int64? {
+                guard let x else { return nil }
+                let (v, o) = t.addingReportingOverflow(x - r)
+                return o ? nil : v
+            }
+            return (current, unreduce(next), unreduce(previous))
+        }
+    }
+
+    /// 400 Gregorian years in seconds.
+    static let period: Int64 = 146_097 * 86_400
+
+    // MARK: Parsing
+
+    /// Parses `text`; errors carry the UTF-8 offset of the fault.
+    init(parsing text: String) throws(PosixTZParseError) {
+        var p = Parser(bytes: Array(text.utf8))
+        let stdName = try p.name()
+        guard let stdWest = try p.offset(maxHours: 24, required: true) else {
+            throw PosixTZParseError(position: p.i, fault: .expectedOffset)
+        }
+        self.text = text
+        self.standardName = stdName
+        self.standardOffset = -stdWest
+        if p.atEnd {
+            self.dst = nil
+            return
+        }
+        let dstName = try p.name()
+        let dstWest = try p.offset(maxHours: 24, required: false) ?? (stdWest - 3600)
+        var start = DateRule.monthWeekDay(month: 3, week: 2, weekday: 0), startTime: Int32 = 7200
+        var end = DateRule.monthWeekDay(month: 11, week: 1, weekday: 0), endTime: Int32 = 7200
+        if !p.atEnd {
+            try p.expect(UInt8(ascii: ","))
+            start = try p.date()
+            if p.peek == UInt8(ascii: "/") { p.i += 1; startTime = try p.offset(maxHours: 167, required: true)! }
+            try p.expect(UInt8(ascii: ","))
+            end = try p.date()
+            if p.peek == UInt8(ascii: "/") { p.i += 1; endTime = try p.offset(maxHours: 167, required: true)! }
+            guard p.atEnd else { throw PosixTZParseError(position: p.i, fault: .trailingCharacters) }
+        }
+        self.dst = DST(name: dstName, offset: -dstWest, start: start, startTime: startTime,
+                       end: end, endTime: endTime)
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        var i = 0
+
+        var atEnd: Bool { i >= bytes.count }
+        var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+        static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+        static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+        mutating func expect(_ c: UInt8) throws(PosixTZParseError) {
+            guard peek == c else {
+                throw PosixTZParseError(position: i, fault: c == UInt8(ascii: ",") ? .expectedComma : .expectedRule)
+            }
+            i += 1
+        }
+
+        /// `<[A-Za-z0-9+-]{3,}>` or `[A-Za-z]{3,}`.
+        mutating func name() throws(PosixTZParseError) -> String {
+            let begin = i
+            if peek == UInt8(ascii: "<") {
+                i += 1
+                let s = i
+                while let c = peek, c != UInt8(ascii: ">") {
+                    guard Self.isAlpha(c) || Self.isDigit(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") else {
+                        if c == UInt8(ascii: "<") || c == UInt8(ascii: ",") {
+                            throw PosixTZParseError(position: i, fault: .unterminatedName)
+                        }
+                        throw PosixTZParseError(position: i, fault: .badNameCharacter)
+                    }
+                    i += 1
+                }
+                guard peek == UInt8(ascii: ">") else { throw PosixTZParseError(position: begin, fault: .unterminatedName) }
+                let e = i
+                i += 1
+                guard e - s >= 3 else { throw PosixTZParseError(position: begin, fault: .nameTooShort) }
+                return String(decoding: bytes[s..<e], as: UTF8.self)
+            }
+            while let c = peek, Self.isAlpha(c) { i += 1 }
+            if i == begin { throw PosixTZParseError(position: begin, fault: .expectedName) }
+            guard i - begin >= 3 else { throw PosixTZParseError(position: begin, fault: .nameTooShort) }
+            return String(decoding: bytes[begin..<i], as: UTF8.self)
+        }
+
+        /// Digits as a number, at most `maxDigits` of them; nil when there are none.
+        mutating func number(maxDigits: Int) throws(PosixTZParseError) -> Int? {
+            let begin = i
+            var v = 0
+            while let c = peek, Self.isDigit(c) {
+                guard i - begin < maxDigits else { throw PosixTZParseError(position: begin, fault: .valueOutOfRange) }
+                v = v * 10 + Int(c - 0x30)
+                i += 1
+            }
+            return i == begin ? nil : v
+        }
+
+        /// `[+|-]hh[:mm[:ss]]` in seconds (sign as written); nil when absent and not required.
+        mutating func offset(maxHours: Int, required: Bool) throws(PosixTZParseError) -> Int32? {
+            let begin = i
+            var sign: Int32 = 1
+            if peek == UInt8(ascii: "+") { i += 1 } else if peek == UInt8(ascii: "-") { sign = -1; i += 1 }
+            guard let h = try number(maxDigits: 3) else {
+                if required || i != begin { throw PosixTZParseError(position: i, fault: .expectedOffset) }
+                return nil
+            }
+            guard h <= maxHours else { throw PosixTZParseError(position: begin, fault: .valueOutOfRange) }
+            var total = h * 3600
+            for scale in [60, 1] {
+                guard peek == UInt8(ascii: ":") else { break }
+                i += 1
+                let at = i
+                guard let v = try number(maxDigits: 2) else { throw PosixTZParseError(position: at, fault: .expectedOffset) }
+                guard v <= 59 else { throw PosixTZParseError(position: at, fault: .valueOutOfRange) }
+                total += v * scale
+            }
+            return sign * Int32(total)
+        }
+
+        mutating func date() throws(PosixTZParseError) -> DateRule {
+            let begin = i
+            switch peek {
+            case UInt8(ascii: "J"):
+                i += 1
+                guard let n = try number(maxDigits: 3) else { throw PosixTZParseError(position: i, fault: .expectedRule) }
+                guard (1...365).contains(n) else { throw PosixTZParseError(position: begin, fault: .valueOutOfRange) }
+                return .julianNoLeap(n)
+            case UInt8(ascii: "M"):
+                i += 1
+                var parts: [Int] = []
+                for k in 0..<3 {
+                    if k > 0 {
+                        guard peek == UInt8(ascii: ".") else { throw PosixTZParseError(position: i, fault: .expectedRule) }
+                        i += 1
+                    }
+                    guard let v = try number(maxDigits: 2) else { throw PosixTZParseError(position: i, fault: .expectedRule) }
+                    parts.append(v)
+                }
+                guard (1...12).contains(parts[0]), (1...5).contains(parts[1]), (0...6).contains(parts[2]) else {
+                    throw PosixTZParseError(position: begin, fault: .valueOutOfRange)
+                }
+                return .monthWeekDay(month: parts[0], week: parts[1], weekday: parts[2])
+            case let c? where Self.isDigit(c):
+                let n = try number(maxDigits: 3)!
+                guard n <= 365 else { throw PosixTZParseError(position: begin, fault: .valueOutOfRange) }
+                return .zeroBased(n)
+            default:
+                throw PosixTZParseError(position: i, fault: .expectedRule)
+            }
+        }
+    }
+}
+
+/// A POSIX TZ parse failure before it is given a zone name.
+struct PosixTZParseError: Error, Equatable {
+    let position: Int
+    let fault: PosixTZFault
+}

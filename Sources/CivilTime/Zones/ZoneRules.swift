@@ -1,0 +1,402 @@
+// Time zone rules: UTC offset for any instant, and the inverse (civil time → instants).
+//
+// Layout. The UTC time line is cut into three regions:
+//
+//     A: t < ruleBefore            the POSIX rule, evaluated   (only zones that are a rule alone)
+//     B: ruleBefore ≤ t < ruleFrom  the table: one binary search over [Int64]
+//     C: t ≥ ruleFrom              the POSIX rule, evaluated   (the footer of a TZif file)
+//
+// The table holds the file's transitions followed by the footer rule's transitions up to
+// 2200-01-01, precomputed at load time, so any instant in 1900…2200 costs one binary search and
+// two array reads, and nothing allocates. A typical zone (America/New_York) has 236 file
+// transitions and 326 generated ones: 562 × 8 bytes of times, plus 4 + 2 bytes of offset and type
+// index per entry: ~8 KB. Rule evaluation (regions A and C) looks at the events of five years
+// around the instant, ~100–200 ns.
+//
+// The table never holds a transition that changes nothing: consecutive entries always differ in
+// offset, DST flag or abbreviation. Types are deduplicated the same way, so "same type index" means
+// "same offset, flag and abbreviation" everywhere.
+//
+// Semantics follow RFC 8536: before the first transition, type 0; from the last transition on, that
+// transition's type until the footer rule's first change after it. (glibc picks the first non-DST
+// type before the first transition and applies the footer from the last transition itself; the two
+// agree on every file in tzdata.)
+
+/// The offset from UTC in force at an instant.
+public struct ZoneOffset: Hashable, Sendable {
+    /// Seconds east of UTC (New York in winter: −18000).
+    public var utcOffsetSeconds: Int
+    /// Whether this is daylight saving time (as the zone data flags it: Dublin's winter is "DST").
+    public var isDST: Bool
+    /// The abbreviation, e.g. `EST`, `CEST`, `+0530`.
+    public var abbreviation: String
+
+    @inlinable
+    public init(utcOffsetSeconds: Int, isDST: Bool, abbreviation: String) {
+        self.utcOffsetSeconds = utcOffsetSeconds; self.isDST = isDST; self.abbreviation = abbreviation
+    }
+}
+
+/// How a civil time (local seconds) maps onto instants in a zone.
+public enum LocalTimeResolution: Equatable, Sendable {
+    /// The civil time occurs once, at this UTC second.
+    case unique(Int64)
+    /// The civil time occurs twice (the clock was set back); the UTC seconds of the first and the
+    /// last occurrence. (Should a zone repeat it more than twice, the ones between are not named.)
+    case repeated(first: Int64, last: Int64)
+    /// The civil time does not exist (the clock jumped over it). `transition` is the UTC second at
+    /// which the jump happens, which is also the first existing instant after the gap;
+    /// `gapSeconds` is the offset after the jump minus the offset before.
+    case skipped(transition: Int64, gapSeconds: Int64)
+}
+
+/// The rules of one time zone: UTC offset, DST flag and abbreviation for every instant, the
+/// transitions between them, and the instants that a civil time denotes.
+///
+/// Load from a TZif file (``init(tzif:identifier:)``), a POSIX TZ rule (``init(posixTZ:)``), or a
+/// fixed offset. Values are immutable and cheap to share across threads.
+public struct ZoneRules: Sendable {
+    /// The zone's name: an IANA identifier (`Europe/Berlin`), a TZ rule string, or a label.
+    public let identifier: String
+
+    /// Table region: transition instants, strictly ascending, all in `(ruleBefore, ruleFrom)`.
+    @usableFromInline let _times: [Int64]
+    /// `_times.count + 1` offsets: `[0]` before `_times[0]`, `[i + 1]` from `_times[i]` on.
+    @usableFromInline let _offsets: [Int32]
+    /// Parallel to `_offsets`: indices into `_types`.
+    @usableFromInline let _typeIndices: [UInt16]
+    /// Distinct local time types.
+    @usableFromInline let _types: [ZoneOffset]
+    /// The POSIX rule for regions A and C.
+    @usableFromInline let _rule: PosixTZRule?
+    /// Indices into `_types` of the rule's standard and daylight types.
+    @usableFromInline let _ruleStandardType: UInt16
+    @usableFromInline let _ruleDaylightType: UInt16
+    /// Start of the table region (`Int64.min` unless the zone is a rule alone).
+    @usableFromInline let _ruleBefore: Int64
+    /// End of the table region (`Int64.max` when there is no rule).
+    @usableFromInline let _ruleFrom: Int64
+    /// Smallest and largest offset of any type the zone can be in.
+    @usableFromInline let _minOffset: Int64
+    @usableFromInline let _maxOffset: Int64
+
+    /// 1900-01-01T00:00:00Z and 2200-01-01T00:00:00Z: the span precomputed from rules.
+    @usableFromInline static let tableStart: Int64 = -2_208_988_800
+    @usableFromInline static let tableEnd: Int64 = 7_258_118_400
+
+    // MARK: Construction
+
+    /// Coordinated Universal Time.
+    public static let utc = ZoneRules(fixedOffsetSeconds: 0, identifier: "UTC", abbreviation: "UTC")
+
+    /// A zone that is always `fixedOffsetSeconds` east of UTC, abbreviated like tzdata's
+    /// numeric abbreviations (`+0530`, `-03`).
+    ///
+    /// - Precondition: `fixedOffsetSeconds` is within −89999…93599 (RFC 8536's range).
+    public init(fixedOffsetSeconds: Int, identifier: String) {
+        self.init(fixedOffsetSeconds: fixedOffsetSeconds, identifier: identifier,
+                  abbreviation: Self.numericAbbreviation(fixedOffsetSeconds))
+    }
+
+    init(fixedOffsetSeconds: Int, identifier: String, abbreviation: String) {
+        precondition((-89_999...93_599).contains(fixedOffsetSeconds), "UTC offset out of range")
+        var b = TableBuilder()
+        b.initial = b.typeIndex(ZoneOffset(utcOffsetSeconds: fixedOffsetSeconds, isDST: false, abbreviation: abbreviation))
+        self.init(identifier: identifier, builder: b, rule: nil, ruleTypes: (0, 0),
+                  ruleBefore: .min, ruleFrom: .max)
+    }
+
+    /// Rules from the bytes of a TZif file (RFC 8536, versions 1–3; version 4 is read the same way).
+    ///
+    /// Version 2+ files are read from their 64-bit block; leap second records are skipped (offsets
+    /// do not depend on them, as with glibc's `tm_gmtoff`); the footer rule governs instants after
+    /// the last transition, and all instants when there are no transitions.
+    ///
+    /// - Throws: ``ZoneError`` naming `identifier` and the fault; never traps, whatever the bytes.
+    /// - Complexity: O(n + y) for n transitions and y rule-generated transitions up to 2200.
+    public init(tzif bytes: [UInt8], identifier: String) throws(ZoneError) {
+        let file = try TZifFile(bytes: bytes, zone: identifier)
+        var rule: PosixTZRule? = nil
+        if let footer = file.footer, !footer.isEmpty {
+            do { rule = try PosixTZRule(parsing: footer) } catch {
+                throw ZoneError.badFooter(zone: identifier, footer: footer, position: error.position + 1, fault: error.fault)
+            }
+        }
+        var b = TableBuilder()
+        let map = file.types.map { b.typeIndex(ZoneOffset(utcOffsetSeconds: Int($0.utcOffset), isDST: $0.isDST, abbreviation: $0.abbreviation)) }
+        guard let rule else {
+            b.initial = map[0]
+            for (t, k) in zip(file.transitionTimes, file.transitionTypes) { b.append(t, map[Int(k)]) }
+            self.init(identifier: identifier, builder: b, rule: nil, ruleTypes: (0, 0), ruleBefore: .min, ruleFrom: .max)
+            return
+        }
+        guard let last = file.transitionTimes.last else {
+            self.init(identifier: identifier, rule: rule, builder: b)
+            return
+        }
+        b.initial = map[0]
+        for (t, k) in zip(file.transitionTimes, file.transitionTypes) { b.append(t, map[Int(k)]) }
+        let types = b.ruleTypes(rule)
+        if last == .max {
+            // Nothing comes after the last transition; the rule never applies.
+            self.init(identifier: identifier, builder: b, rule: nil, ruleTypes: (0, 0), ruleBefore: .min, ruleFrom: .max)
+            return
+        }
+        b.appendRuleChanges(rule, types: types, after: last, before: Self.tableEnd)
+        self.init(identifier: identifier, builder: b, rule: rule, ruleTypes: types,
+                  ruleBefore: .min, ruleFrom: max(Self.tableEnd, last + 1))
+    }
+
+    /// Rules from a POSIX TZ string such as `EST5EDT,M3.2.0,M11.1.0` or `<+0330>-3:30`; the
+    /// identifier is the string itself.
+    ///
+    /// Accepts RFC 8536's extensions: quoted `<…>` abbreviations, rule times from −167 to 167 hours,
+    /// DST all year (`EST5EDT4,0/0,J365/25`). A DST part without dates uses `M3.2.0,M11.1.0`.
+    ///
+    /// - Throws: ``ZoneError/badPosixTZ(text:position:fault:)``.
+    /// - Complexity: O(y): the rule's transitions from 1900 to 2200 are precomputed.
+    public init(posixTZ: String) throws(ZoneError) {
+        let rule: PosixTZRule
+        do { rule = try PosixTZRule(parsing: posixTZ) } catch {
+            throw ZoneError.badPosixTZ(text: posixTZ, position: error.position, fault: error.fault)
+        }
+        self.init(identifier: posixTZ, rule: rule, builder: TableBuilder())
+    }
+
+    /// A zone that is a rule alone: rule before 1900 and after 2200, table in between.
+    private init(identifier: String, rule: PosixTZRule, builder: TableBuilder) {
+        var b = builder
+        let types = b.ruleTypes(rule)
+        guard rule.dst != nil else {
+            b.initial = types.standard
+            self.init(identifier: identifier, builder: b, rule: nil, ruleTypes: types, ruleBefore: .min, ruleFrom: .max)
+            return
+        }
+        b.initial = rule.state(at: Self.tableStart).isDST ? types.daylight : types.standard
+        b.appendRuleChanges(rule, types: types, after: Self.tableStart, before: Self.tableEnd)
+        self.init(identifier: identifier, builder: b, rule: rule, ruleTypes: types,
+                  ruleBefore: Self.tableStart, ruleFrom: Self.tableEnd)
+    }
+
+    private init(identifier: String, builder b: TableBuilder, rule: PosixTZRule?,
+                 ruleTypes: (standard: UInt16, daylight: UInt16), ruleBefore: Int64, ruleFrom: Int64) {
+        self.identifier = identifier
+        self._times = b.times
+        self._typeIndices = b.typeIndices
+        self._offsets = b.typeIndices.map { Int32(b.types[Int($0)].utcOffsetSeconds) }
+        self._types = b.types
+        self._rule = rule
+        self._ruleStandardType = ruleTypes.standard
+        self._ruleDaylightType = ruleTypes.daylight
+        self._ruleBefore = ruleBefore
+        self._ruleFrom = ruleFrom
+        // Offsets the zone can be in: the table's, and the rule's when it is used.
+        var used = Set(b.typeIndices)
+        if rule != nil { used.insert(ruleTypes.standard); used.insert(ruleTypes.daylight) }
+        let offsets = used.map { Int64(b.types[Int($0)].utcOffsetSeconds) }
+        self._minOffset = offsets.min() ?? 0
+        self._maxOffset = offsets.max() ?? 0
+        #if DEBUG
+        _checkInvariants()
+        #endif
+    }
+
+    static func numericAbbreviation(_ seconds: Int) -> String {
+        let a = abs(seconds)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var s = (seconds < 0 ? "-" : "+") + two(a / 3600)
+        if a % 3600 != 0 { s += two(a / 60 % 60) }
+        if a % 60 != 0 { s += two(a % 60) }
+        return s
+    }
+
+    // MARK: Lookups
+
+    /// Seconds east of UTC at the instant `t` (seconds since the Unix epoch).
+    ///
+    /// The hot path of calendar computations: no allocation, no rule evaluation for 1900…2200.
+    ///
+    /// - Complexity: O(log n) for n table transitions (a binary search, ~10 steps) within the
+    ///   table's span; O(1) (~150 ns) outside it.
+    @inlinable
+    public func utcOffset(atSecondsSinceEpoch t: Int64) -> Int {
+        if _fastPath(t >= _ruleBefore && t < _ruleFrom) {
+            return Int(_offsets.withUnsafeBufferPointer { $0[_tableIndex(t)] })
+        }
+        return Int(_types[_typeIndex(at: t)].utcOffsetSeconds)
+    }
+
+    /// The offset, DST flag and abbreviation in force at `t`.
+    ///
+    /// - Complexity: as ``utcOffset(atSecondsSinceEpoch:)``.
+    @inlinable
+    public func offset(at t: WallInstant) -> ZoneOffset {
+        _types[_typeIndex(at: t.secondsSinceEpoch)]
+    }
+
+    /// The number of table transitions at or before `t` (= index into `_offsets`).
+    @inlinable @inline(__always)
+    func _tableIndex(_ t: Int64) -> Int {
+        _times.withUnsafeBufferPointer { p in
+            var base = 0, length = p.count
+            while length > 0 {
+                let half = length &>> 1
+                if p[base &+ half] <= t {
+                    base = base &+ half &+ 1
+                    length = length &- half &- 1
+                } else {
+                    length = half
+                }
+            }
+            return base
+        }
+    }
+
+    /// Index into `_types` of the type in force at `t`.
+    @usableFromInline
+    func _typeIndex(at t: Int64) -> Int {
+        if t < _ruleBefore || t >= _ruleFrom, let rule = _rule {
+            return Int(rule.state(at: t).isDST ? _ruleDaylightType : _ruleStandardType)
+        }
+        return Int(_typeIndices[_tableIndex(t)])
+    }
+
+    /// The first instant after `t` at which the offset, DST flag or abbreviation changes; nil if
+    /// none does.
+    ///
+    /// The offset is constant on `[t, nextTransition(after: t))`.
+    ///
+    /// - Complexity: O(log n) within the table's span, O(1) outside.
+    public func nextTransition(after t: Int64) -> Int64? {
+        guard t < .max else { return nil }
+        var t = t
+        if t < _ruleBefore, let rule = _rule {                       // region A
+            if let c = rule.state(at: t).next, c < _ruleBefore { return c }
+            if _typeIndex(at: _ruleBefore) != _typeIndex(at: _ruleBefore - 1) { return _ruleBefore }
+            t = _ruleBefore
+        }
+        if t < _ruleFrom {                                           // region B
+            let i = _tableIndex(t)
+            if i < _times.count { return _times[i] }
+            guard _rule != nil, _ruleFrom < .max else { return nil }
+            if _typeIndex(at: _ruleFrom) != _typeIndex(at: _ruleFrom - 1) { return _ruleFrom }
+            t = _ruleFrom
+        }
+        return _rule?.state(at: t).next                              // region C
+    }
+
+    /// The last instant before `t` at which the offset, DST flag or abbreviation changed; nil if
+    /// none did.
+    ///
+    /// - Complexity: O(log n) within the table's span, O(1) outside.
+    public func previousTransition(before t: Int64) -> Int64? {
+        guard t > .min else { return nil }
+        var t = t
+        if t > _ruleFrom, let rule = _rule {                         // region C
+            if let c = rule.state(at: t - 1).previous, c > _ruleFrom { return c }
+            if _typeIndex(at: _ruleFrom) != _typeIndex(at: _ruleFrom - 1) { return _ruleFrom }
+            t = _ruleFrom
+        }
+        if t > _ruleBefore {                                         // region B
+            let i = _tableIndex(t - 1)
+            if i > 0 { return _times[i - 1] }
+            guard _rule != nil, _ruleBefore > .min else { return nil }
+            if _typeIndex(at: _ruleBefore) != _typeIndex(at: _ruleBefore - 1) { return _ruleBefore }
+            t = _ruleBefore
+        }
+        return _rule?.state(at: t - 1).previous                      // region A
+    }
+
+    // MARK: Civil time → instants
+
+    /// The instants at which the zone's clocks show the civil time `localSeconds` (civil time
+    /// counted as if the zone were UTC: ``CivilDateTime/localSeconds``).
+    ///
+    /// Every stretch of constant offset `o` that meets `[L − maxOffset, L − minOffset]` is tested
+    /// for `u = L − o` lying in it, so transitions less than a day apart, offsets up to ±25 h and
+    /// whole skipped days (Pacific/Apia, 2011-12-30) come out right. When no instant matches, the
+    /// first jump of the clock over `L` is reported. Within 26 h of the limits of `Int64` the
+    /// result is clamped.
+    ///
+    /// - Complexity: O(log n + k) for k transitions within the zone's offset range of `L`
+    ///   (usually 0 or 1).
+    public func resolve(localSeconds L: Int64) -> LocalTimeResolution {
+        let lo = Self.saturatingSubtract(L, _maxOffset)
+        let hi = Self.saturatingSubtract(L, _minOffset)
+        var segmentStart = lo          // u = L − o ≥ lo always, so the first stretch may start at lo
+        var offset = Int64(utcOffset(atSecondsSinceEpoch: lo))
+        var first: Int64? = nil, last: Int64? = nil
+        var gap: (at: Int64, size: Int64)? = nil
+        while true {
+            let next = nextTransition(after: segmentStart)
+            let (u, o) = L.subtractingReportingOverflow(offset)
+            if !o && u >= segmentStart && (next.map { u < $0 } ?? true) {
+                if first == nil { first = u }
+                last = u
+            }
+            guard let n = next, n <= hi else { break }
+            let after = Int64(utcOffset(atSecondsSinceEpoch: n))
+            if gap == nil && after > offset {
+                // The clock jumps from n + offset to n + after: over L when n + offset ≤ L < n + after.
+                let (a, o1) = n.addingReportingOverflow(offset), (b, o2) = n.addingReportingOverflow(after)
+                if !o1 && !o2 && a <= L && L < b { gap = (n, after - offset) }
+            }
+            segmentStart = n
+            offset = after
+        }
+        if let first, let last {
+            return first == last ? .unique(first) : .repeated(first: first, last: last)
+        }
+        if let gap { return .skipped(transition: gap.at, gapSeconds: gap.size) }
+        return .unique(Self.saturatingSubtract(L, offset))
+    }
+
+    @inlinable
+    static func saturatingSubtract(_ a: Int64, _ b: Int64) -> Int64 {
+        let (v, o) = a.subtractingReportingOverflow(b)
+        return o ? (b > 0 ? .min : .max) : v
+    }
+}
+
+/// Collects types (deduplicated) and table entries (no-op transitions dropped) while loading.
+struct TableBuilder {
+    var types: [ZoneOffset] = []
+    var times: [Int64] = []
+    /// `times.count + 1` entries; `[0]` is the initial type.
+    var typeIndices: [UInt16] = [0]
+
+    var initial: UInt16 {
+        get { typeIndices[0] }
+        set { typeIndices[0] = newValue }
+    }
+
+    mutating func typeIndex(_ t: ZoneOffset) -> UInt16 {
+        if let i = types.firstIndex(of: t) { return UInt16(i) }
+        types.append(t)
+        return UInt16(types.count - 1)
+    }
+
+    mutating func ruleTypes(_ rule: PosixTZRule) -> (standard: UInt16, daylight: UInt16) {
+        let s = typeIndex(ZoneOffset(utcOffsetSeconds: Int(rule.standardOffset), isDST: false, abbreviation: rule.standardName))
+        guard let dst = rule.dst else { return (s, s) }
+        return (s, typeIndex(ZoneOffset(utcOffsetSeconds: Int(dst.offset), isDST: true, abbreviation: dst.name)))
+    }
+
+    /// Appends a transition at `t` (after every one so far) unless it changes nothing.
+    mutating func append(_ t: Int64, _ type: UInt16) {
+        guard type != typeIndices[typeIndices.count - 1] else { return }
+        times.append(t)
+        typeIndices.append(type)
+    }
+
+    /// Appends the rule's changes in `(after, before)`.
+    mutating func appendRuleChanges(_ rule: PosixTZRule, types: (standard: UInt16, daylight: UInt16),
+                                    after: Int64, before: Int64) {
+        var (isDST, next, _) = rule.state(at: after)
+        while let n = next, n < before {
+            isDST.toggle()
+            append(n, isDST ? types.daylight : types.standard)
+            next = rule.state(at: n).next
+        }
+    }
+}

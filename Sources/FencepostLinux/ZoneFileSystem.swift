@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An `errno` value from a failed call.
+struct ZoneErrno: Error, Equatable {
+    var code: Int32
+
+    /// `strerror(code)`.
+    var message: String { String(cString: strerror(code)) }
+}
+
+/// The file system calls zone loading needs, in three layers (swift-system's pattern): internal
+/// `_…` functions returning `Result<_, ZoneErrno>`, built on one-line shims that alone touch libc.
+/// `EINTR` is retried in exactly one place, ``valueOrErrno(_:)``.
+enum ZoneFileSystem {
+    /// Largest file read; real TZif files are under 200 KB.
+    static let maximumFileSize = 16 << 20
+
+    // MARK: Helpers
+
+    /// Calls `body` until it does not fail with `EINTR`; -1 becomes the `errno` at that moment.
+    static func valueOrErrno<I: FixedWidthInteger>(_ body: () -> I) -> Result<I, ZoneErrno> {
+        while true {
+            let r = body()
+            if r != -1 { return .success(r) }
+            let e = errno
+            if e != EINTR { return .failure(ZoneErrno(code: e)) }
+        }
+    }
+
+    // MARK: Operations
+
+    /// The whole contents of a regular file (at most ``maximumFileSize`` bytes; larger is `EFBIG`),
+    /// with the file's identity for cache validation.
+    static func _readFile(path: String) -> Result<(bytes: [UInt8], identity: FileIdentity), ZoneErrno> {
+        let fd: Int32
+        switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let v): fd = v
+        case .failure(let e): return .failure(e)
+        }
+        defer { _ = system_close(fd) }  // close is not retried: Linux releases the descriptor anyway
+        var st = stat()
+        if case .failure(let e) = valueOrErrno({ system_fstat(fd, &st) }) { return .failure(e) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(ZoneErrno(code: EISDIR)) }
+        guard Int(st.st_size) <= maximumFileSize else { return .failure(ZoneErrno(code: EFBIG)) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: max(Int(st.st_size), 4096) + 1)
+        while true {
+            let n: Int
+            switch valueOrErrno({ chunk.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) } }) {
+            case .success(let v): n = v
+            case .failure(let e): return .failure(e)
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+            if bytes.count > maximumFileSize { return .failure(ZoneErrno(code: EFBIG)) }
+        }
+        return .success((bytes, FileIdentity(st)))
+    }
+
+    /// Up to `count` bytes from the start of a file.
+    static func _readPrefix(path: String, count: Int) -> Result<[UInt8], ZoneErrno> {
+        let fd: Int32
+        switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let v): fd = v
+        case .failure(let e): return .failure(e)
+        }
+        defer { _ = system_close(fd) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        return valueOrErrno({ buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) } })
+            .map { n in Array(buffer[..<n]) }
+    }
+
+    /// The identity of the file a path leads to (symlinks followed).
+    static func _identity(path: String) -> Result<FileIdentity, ZoneErrno> {
+        var st = stat()
+        return valueOrErrno({ system_stat(path, &st) }).map { _ in FileIdentity(st) }
+    }
+
+    /// The target of a symbolic link, as written in the link.
+    static func _readLink(path: String) -> Result<String, ZoneErrno> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.count
+        return valueOrErrno({ buffer.withUnsafeMutableBufferPointer { system_readlink(path, $0.baseAddress!, count - 1) } })
+            .map { n in String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// Kind of a directory entry, symlinks followed.
+    enum EntryKind { case directory, regularFile, other }
+
+    /// The entries of a directory except `.` and `..`, sorted, with their kinds (symlinks
+    /// followed; a dangling link is `.other`).
+    static func _listDirectory(path: String) -> Result<[(name: String, kind: EntryKind, identity: FileIdentity?)], ZoneErrno> {
+        guard let dir = system_opendir(path) else { return .failure(ZoneErrno(code: errno)) }
+        defer { _ = system_closedir(dir) }
+        var names: [String] = []
+        while let entry = system_readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        names.sort()
+        return .success(names.map { name in
+            var st = stat()
+            guard system_stat(path + "/" + name, &st) == 0 else { return (name, .other, nil) }
+            let kind: EntryKind = switch st.st_mode & S_IFMT {
+            case S_IFDIR: .directory
+            case S_IFREG: .regularFile
+            default: .other
+            }
+            return (name, kind, FileIdentity(st))
+        })
+    }
+
+    // MARK: Shims (the only code that calls libc)
+
+    static func system_open(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+    static func system_close(_ fd: Int32) -> Int32 { close(fd) }
+    static func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+    static func system_fstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
+    static func system_stat(_ path: String, _ st: inout stat) -> Int32 { stat(path, &st) }
+    static func system_readlink(_ path: String, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int {
+        readlink(path, buffer, size)
+    }
+    static func system_opendir(_ path: String) -> OpaquePointer? { opendir(path) }
+    static func system_readdir(_ dir: OpaquePointer) -> UnsafeMutablePointer<dirent>? { readdir(dir) }
+    static func system_closedir(_ dir: OpaquePointer) -> Int32 { closedir(dir) }
+}
+
+/// Device, inode, size and modification time: enough to notice that a zone file was replaced.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int64
+    var modifiedNanoseconds: Int64
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        modifiedSeconds = Int64(st.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(st.st_mtim.tv_nsec)
+    }
+}
