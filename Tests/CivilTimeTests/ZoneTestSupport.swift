@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 @testable import CivilTime
 @testable import FencepostLinux
 
@@ -77,6 +78,10 @@ extension ZoneRules {
         var result: [Int64] = []
         var t = from - 1
         while let n = nextTransition(after: t), n < to {
+            guard n > t else {
+                Issue.record("\(identifier): nextTransition(after: \(t)) = \(n) is not after it")
+                break
+            }
             result.append(n)
             t = n
         }

@@ -80,9 +80,9 @@ struct PosixTZRule: Sendable, Equatable {
         let r = floorMod(t, Self.period)
         let year = CivilDays.date(dayNumber: floorDiv(r, 86400)).year
         // Events of years year-2 … year+2, sorted by (time, year, start-before-end). Every event of
-        // year y lies within 9 days of year y (rule times are within ±167 h, offsets within ±26 h),
-        // so the state at r is decided by this window and both neighbouring changes fall inside it
-        // when the rule changes at all.
+        // year y lies within 8 days of year y (rule times are within ±167 h, offsets within ±25 h),
+        // so the state at r is decided by this window, and the neighbouring changes fall inside it
+        // when the rule changes at all (an annual rule changes at least once a year).
         return withUnsafeTemporaryAllocation(of: (time: Int64, isDST: Bool).self, capacity: 10) { ev in
             var n = 0
             // Insertion sort, stable: an event inserted later with an equal time goes after.
@@ -96,24 +96,29 @@ struct PosixTZRule: Sendable, Equatable {
                 insert(dst.start.dayNumber(year: y) * 86400 + Int64(dst.startTime) - Int64(standardOffset), true)
                 insert(dst.end.dayNumber(year: y) * 86400 + Int64(dst.endTime) - Int64(dst.offset), false)
             }
-            // Walk groups of equal times; the state after a group is its last event's.
+            // Walk groups of equal times; the state after a group is its last event's. Events of
+            // years outside the window lie before jan1(year-2) + 8 days or after jan1(year+3) − 8
+            // days, so a change is known only between groups inside those bounds.
+            let lowBound = CivilDays.dayNumber(year: year - 2, month: 1, day: 1) * 86400 + 9 * 86400
+            let highBound = CivilDays.dayNumber(year: year + 3, month: 1, day: 1) * 86400 - 9 * 86400
             var current = false
             var previous: Int64? = nil, next: Int64? = nil
-            var stateAfterPreviousGroup: Bool? = nil
+            var previousGroup: (time: Int64, isDST: Bool)? = nil
             var i = 0
             while i < n {
                 let time = ev[i].time
                 var j = i
                 while j + 1 < n && ev[j + 1].time == time { j += 1 }
                 let after = ev[j].isDST
-                let isChange = stateAfterPreviousGroup.map { $0 != after } ?? false
+                var isChange = false
+                if let g = previousGroup, g.time > lowBound && time < highBound { isChange = g.isDST != after }
                 if time <= r {
                     current = after           // year-2's events all precede r: always reached
                     if isChange { previous = time }
                 } else if isChange && next == nil {
                     next = time
                 }
-                stateAfterPreviousGroup = after
+                previousGroup = (time, after)
                 i = j + 1
             }
             // Back to t's own period: t + (x - r); x - r is a few years at most.

@@ -41,7 +41,7 @@ struct TZifFile: Equatable {
         // Footer: "\n" TZ "\n".
         guard let first = r.byte() else { throw r.truncated(.footer) }
         guard first == UInt8(ascii: "\n") else {
-            throw ZoneError.badFooter(zone: zone, footer: "", position: r.position - 1, fault: .missingLeadingNewline)
+            throw ZoneError.badFooter(zone: zone, footer: "", position: 0, fault: .missingLeadingNewline)
         }
         guard let end = r.bytes[r.position...].firstIndex(of: UInt8(ascii: "\n")) else {
             throw ZoneError.truncated(zone: zone, section: .footer, atByte: bytes.count)

@@ -7,7 +7,7 @@ extension ZoneRules {
                      "table arrays out of step")
         for i in _times.indices.dropFirst() { precondition(_times[i - 1] < _times[i], "transitions not ascending") }
         if let first = _times.first { precondition(first > _ruleBefore, "transition before the table region") }
-        if let last = _times.last { precondition(last < _ruleFrom, "transition after the table region") }
+        if let last = _times.last, _rule != nil { precondition(last < _ruleFrom, "transition after the table region") }
         for (k, i) in _typeIndices.enumerated() {
             precondition(Int(i) < _types.count, "type index out of range")
             precondition(Int(_offsets[k]) == _types[Int(i)].utcOffsetSeconds, "offset table out of step")

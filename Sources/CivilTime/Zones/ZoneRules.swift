@@ -119,7 +119,7 @@ public struct ZoneRules: Sendable {
         var rule: PosixTZRule? = nil
         if let footer = file.footer, !footer.isEmpty {
             do { rule = try PosixTZRule(parsing: footer) } catch {
-                throw ZoneError.badFooter(zone: identifier, footer: footer, position: error.position + 1, fault: error.fault)
+                throw ZoneError.badFooter(zone: identifier, footer: footer, position: error.position, fault: error.fault)
             }
         }
         var b = TableBuilder()
@@ -384,6 +384,10 @@ struct TableBuilder {
 
     /// Appends a transition at `t` (after every one so far) unless it changes nothing.
     mutating func append(_ t: Int64, _ type: UInt16) {
+        if t == .min && times.isEmpty {   // nothing precedes it: it sets the initial type
+            initial = type
+            return
+        }
         guard type != typeIndices[typeIndices.count - 1] else { return }
         times.append(t)
         typeIndices.append(type)
