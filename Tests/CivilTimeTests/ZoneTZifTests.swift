@@ -137,6 +137,26 @@ struct ZoneTZifTests {
         #expect(z._types.count == 3)
     }
 
+    @Test func fileEndingBefore1900WithARule() throws {
+        // Last transition in 1874, DST footer: the rule governs from then on, also before 1900.
+        var w = ZoneTZifWriter.sample
+        w.times = [-3_000_000_000]
+        w.indices = [2]
+        let z = try load(w.bytes)
+        #expect(z.utcOffset(atSecondsSinceEpoch: -3_000_000_001) == -17762)
+        #expect(z.utcOffset(atSecondsSinceEpoch: -3_000_000_000) == -18000)
+        #expect(z.utcOffset(atSecondsSinceEpoch: zoneTestSeconds(1880, 7, 1)) == -14400)
+        #expect(z.utcOffset(atSecondsSinceEpoch: zoneTestSeconds(1950, 7, 1)) == -14400)
+        #expect(z.nextTransition(after: -3_000_000_000) == zoneTestSeconds(1875, 3, 14, 7))
+        #expect(z.previousTransition(before: zoneTestSeconds(1875, 3, 14, 7)) == -3_000_000_000)
+        // Across 1900 (a Monday; DST began 1900-03-11, ended 1899-11-05).
+        #expect(z.nextTransition(after: zoneTestSeconds(1899, 12, 1)) == zoneTestSeconds(1900, 3, 11, 7))
+        #expect(z.previousTransition(before: zoneTestSeconds(1900, 3, 1)) == zoneTestSeconds(1899, 11, 5, 6))
+        for L in stride(from: zoneTestSeconds(1874, 12, 1), to: zoneTestSeconds(1901, 1, 1), by: 86_400 * 7 + 3_601) {
+            #expect(z.resolve(localSeconds: L) == ZoneGlibcOracleTests.bruteForceResolve(z, L))
+        }
+    }
+
     // MARK: Errors, one per fault
 
     @Test func badMagicAndVersion() {

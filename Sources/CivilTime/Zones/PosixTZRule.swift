@@ -23,23 +23,27 @@ struct PosixTZRule: Sendable, Equatable {
         /// `Mm.w.d`: weekday `d` (0 = Sunday) of week `w` (1…5, 5 = last) of month `m`.
         case monthWeekDay(month: Int, week: Int, weekday: Int)
 
-        /// The day number (days since 1970-01-01) of this date in `year`.
-        func dayNumber(year: Int64) -> Int64 {
+        /// The day number (days since 1970-01-01) of this date in the year that starts on day
+        /// number `jan1` and is a leap year or not.
+        @inline(__always)
+        func dayNumber(jan1: Int64, leap: Bool) -> Int64 {
             switch self {
             case .julianNoLeap(let n):
-                let jan1 = CivilDays.dayNumber(year: year, month: 1, day: 1)
-                return jan1 + Int64(n - 1) + (n >= 60 && CivilDays.isLeapYear(year) ? 1 : 0)
+                return jan1 + Int64(n - 1) + (n >= 60 && leap ? 1 : 0)
             case .zeroBased(let n):
-                return CivilDays.dayNumber(year: year, month: 1, day: 1) + Int64(n)
+                return jan1 + Int64(n)
             case .monthWeekDay(let m, let w, let d):
-                let first = CivilDays.dayNumber(year: year, month: m, day: 1)
-                let firstWeekday = CivilDays.weekday(dayNumber: first) - 1       // 0 = Sunday
-                var day = 1 + (d - firstWeekday + 7) % 7 + (w - 1) * 7
-                let length = CivilDays.daysInMonth(year: year, month: m)
-                while day > length { day -= 7 }
-                return first + Int64(day - 1)
+                let first = jan1 + Int64(Self.daysBeforeMonth[m - 1]) + (m > 2 && leap ? 1 : 0)
+                let firstWeekday = Int(floorMod(first + 4, 7))                  // 0 = Sunday
+                var day = (d - firstWeekday + 7) % 7 + (w - 1) * 7              // 0-based
+                let length = Self.daysInMonth[m - 1] + (m == 2 && leap ? 1 : 0)
+                while day >= length { day -= 7 }
+                return first + Int64(day)
             }
         }
+
+        static let daysBeforeMonth = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]
+        static let daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
     }
 
     /// Standard time.
@@ -52,87 +56,11 @@ struct PosixTZRule: Sendable, Equatable {
     struct DST: Sendable, Equatable {
         @usableFromInline let name: String
         @usableFromInline let offset: Int32
-        let start: DateRule
-        /// Seconds after local midnight, in standard time (−167 h…167 h).
-        let startTime: Int32
-        let end: DateRule
-        /// Seconds after local midnight, in daylight time.
-        let endTime: Int32
+        @usableFromInline let schedule: DaylightSchedule
     }
 
     /// The text it was parsed from.
     let text: String
-
-    // MARK: Evaluation
-
-    /// Whether the rule is in daylight time at `t`, the last change at or before `t`, and the first
-    /// change after it (`nil`: the rule never changes, or the result would not fit in `Int64`).
-    ///
-    /// A change is an instant at which the rule switches between standard and daylight time;
-    /// coinciding events (an all-year DST rule ending one year at the instant it starts the next)
-    /// cancel out.
-    ///
-    /// - Complexity: O(1): the events of five years around `t`, no allocation.
-    @usableFromInline
-    func state(at t: Int64) -> (isDST: Bool, next: Int64?, previous: Int64?) {
-        guard let dst else { return (false, nil, nil) }
-        // Reduce into [0, P): 1970-01-01 … 2370-01-01.
-        let r = floorMod(t, Self.period)
-        let year = CivilDays.date(dayNumber: floorDiv(r, 86400)).year
-        // Events of years year-2 … year+2, sorted by (time, year, start-before-end). Every event of
-        // year y lies within 8 days of year y (rule times are within ±167 h, offsets within ±25 h),
-        // so the state at r is decided by this window, and the neighbouring changes fall inside it
-        // when the rule changes at all (an annual rule changes at least once a year).
-        return withUnsafeTemporaryAllocation(of: (time: Int64, isDST: Bool).self, capacity: 10) { ev in
-            var n = 0
-            // Insertion sort, stable: an event inserted later with an equal time goes after.
-            func insert(_ time: Int64, _ isDST: Bool) {
-                var k = n
-                while k > 0 && ev[k - 1].time > time { ev[k] = ev[k - 1]; k -= 1 }
-                ev[k] = (time, isDST)
-                n += 1
-            }
-            for y in (year - 2)...(year + 2) {
-                insert(dst.start.dayNumber(year: y) * 86400 + Int64(dst.startTime) - Int64(standardOffset), true)
-                insert(dst.end.dayNumber(year: y) * 86400 + Int64(dst.endTime) - Int64(dst.offset), false)
-            }
-            // Walk groups of equal times; the state after a group is its last event's. Events of
-            // years outside the window lie before jan1(year-2) + 8 days or after jan1(year+3) − 8
-            // days, so a change is known only between groups inside those bounds.
-            let lowBound = CivilDays.dayNumber(year: year - 2, month: 1, day: 1) * 86400 + 9 * 86400
-            let highBound = CivilDays.dayNumber(year: year + 3, month: 1, day: 1) * 86400 - 9 * 86400
-            var current = false
-            var previous: Int64? = nil, next: Int64? = nil
-            var previousGroup: (time: Int64, isDST: Bool)? = nil
-            var i = 0
-            while i < n {
-                let time = ev[i].time
-                var j = i
-                while j + 1 < n && ev[j + 1].time == time { j += 1 }
-                let after = ev[j].isDST
-                var isChange = false
-                if let g = previousGroup, g.time > lowBound && time < highBound { isChange = g.isDST != after }
-                if time <= r {
-                    current = after           // year-2's events all precede r: always reached
-                    if isChange { previous = time }
-                } else if isChange && next == nil {
-                    next = time
-                }
-                previousGroup = (time, after)
-                i = j + 1
-            }
-            // Back to t's own period: t + (x - r); x - r is a few years at most.
-            func unreduce(_ x: Int64?) -> Int64? {
-                guard let x else { return nil }
-                let (v, o) = t.addingReportingOverflow(x - r)
-                return o ? nil : v
-            }
-            return (current, unreduce(next), unreduce(previous))
-        }
-    }
-
-    /// 400 Gregorian years in seconds.
-    static let period: Int64 = 146_097 * 86_400
 
     // MARK: Parsing
 
@@ -163,8 +91,9 @@ struct PosixTZRule: Sendable, Equatable {
             if p.peek == UInt8(ascii: "/") { p.i += 1; endTime = try p.offset(maxHours: 167, required: true)! }
             guard p.atEnd else { throw PosixTZParseError(position: p.i, fault: .trailingCharacters) }
         }
-        self.dst = DST(name: dstName, offset: -dstWest, start: start, startTime: startTime,
-                       end: end, endTime: endTime)
+        let schedule = DaylightSchedule(standardOffset: -stdWest, daylightOffset: -dstWest, start: start,
+                                        startTime: startTime, end: end, endTime: endTime)
+        self.dst = DST(name: dstName, offset: -dstWest, schedule: schedule)
     }
 
     private struct Parser {
@@ -277,6 +206,122 @@ struct PosixTZRule: Sendable, Equatable {
             }
         }
     }
+}
+
+/// When a POSIX rule switches between standard and daylight time: plain numbers only, so that
+/// evaluating it retains nothing.
+@usableFromInline
+struct DaylightSchedule: Sendable, Equatable {
+    @usableFromInline let standardOffset: Int32
+    @usableFromInline let daylightOffset: Int32
+    @usableFromInline let start: PosixTZRule.DateRule
+    /// Seconds after local midnight, in standard time (−167 h…167 h).
+    @usableFromInline let startTime: Int32
+    @usableFromInline let end: PosixTZRule.DateRule
+    /// Seconds after local midnight, in daylight time.
+    @usableFromInline let endTime: Int32
+
+    // MARK: Evaluation
+
+    /// Whether the rule is in daylight time at `t`, the last change at or before `t`, and the first
+    /// change after it (`nil`: the rule never changes, or the result would not fit in `Int64`).
+    ///
+    /// A change is an instant at which the rule switches between standard and daylight time;
+    /// coinciding events (an all-year DST rule ending one year at the instant it starts the next)
+    /// cancel out.
+    ///
+    /// - Complexity: O(1): the events of five years around `t`, no allocation.
+    @usableFromInline
+    func state(at t: Int64) -> (isDST: Bool, next: Int64?, previous: Int64?) {
+        // Reduce into [0, P): 1970-01-01 … 2370-01-01.
+        let r = floorMod(t, Self.period)
+        let year = CivilDays.date(dayNumber: floorDiv(r, 86400)).year
+        // Events of years year-2 … year+2, sorted by (time, year, start-before-end). Every event of
+        // year y lies within 8 days of year y (rule times are within ±167 h, offsets within ±25 h),
+        // so the state at r is decided by this window, and the neighbouring changes fall inside it
+        // when the rule changes at all (an annual rule changes at least once a year).
+        return withUnsafeTemporaryAllocation(of: (time: Int64, isDST: Bool).self, capacity: 10) { ev in
+            var n = 0
+            // Insertion sort, stable: an event inserted later with an equal time goes after.
+            func insert(_ time: Int64, _ isDST: Bool) {
+                var k = n
+                while k > 0 && ev[k - 1].time > time { ev[k] = ev[k - 1]; k -= 1 }
+                ev[k] = (time, isDST)
+                n += 1
+            }
+            for y in (year - 2)...(year + 2) {
+                let (s, e) = events(year: y)
+                insert(s, true)
+                insert(e, false)
+            }
+            // Walk groups of equal times; the state after a group is its last event's. Events of
+            // years outside the window lie before jan1(year-2) + 8 days or after jan1(year+3) − 8
+            // days, so a change is known only between groups inside those bounds.
+            let lowBound = CivilDays.dayNumber(year: year - 2, month: 1, day: 1) * 86400 + 9 * 86400
+            let highBound = CivilDays.dayNumber(year: year + 3, month: 1, day: 1) * 86400 - 9 * 86400
+            var current = false
+            var previous: Int64? = nil, next: Int64? = nil
+            var previousGroup: (time: Int64, isDST: Bool)? = nil
+            var i = 0
+            while i < n {
+                let time = ev[i].time
+                var j = i
+                while j + 1 < n && ev[j + 1].time == time { j += 1 }
+                let after = ev[j].isDST
+                var isChange = false
+                if let g = previousGroup, g.time > lowBound && time < highBound { isChange = g.isDST != after }
+                if time <= r {
+                    current = after           // year-2's events all precede r: always reached
+                    if isChange { previous = time }
+                } else if isChange && next == nil {
+                    next = time
+                }
+                previousGroup = (time, after)
+                i = j + 1
+            }
+            // Back to t's own period: t + (x - r); x - r is a few years at most.
+            func unreduce(_ x: Int64?) -> Int64? {
+                guard let x else { return nil }
+                let (v, o) = t.addingReportingOverflow(x - r)
+                return o ? nil : v
+            }
+            return (current, unreduce(next), unreduce(previous))
+        }
+    }
+
+    /// The UTC instants at which DST starts and ends in `year`.
+    @inline(__always)
+    func events(year: Int64) -> (start: Int64, end: Int64) {
+        let jan1 = CivilDays.dayNumber(year: year, month: 1, day: 1)
+        let leap = CivilDays.isLeapYear(year)
+        return (start.dayNumber(jan1: jan1, leap: leap) * 86400 + Int64(startTime) - Int64(standardOffset),
+                end.dayNumber(jan1: jan1, leap: leap) * 86400 + Int64(endTime) - Int64(daylightOffset))
+    }
+
+    /// Whether the rule is in daylight time at `t`: `state(at:).isDST` without the neighbouring
+    /// changes, so no sorting (the hot path after 2200).
+    ///
+    /// - Complexity: O(1): the events of four years.
+    @usableFromInline
+    func isDST(at t: Int64) -> Bool {
+        let r = floorMod(t, Self.period)
+        let year = CivilDays.date(dayNumber: floorDiv(r, 86400)).year
+        // The last event at or before r, ties going to the later (year, start-before-end) order,
+        // as in `state(at:)`. Events of year+2 all lie after r; year-2's all before it.
+        var bestTime = Int64.min, bestOrder = -1, result = false
+        var order = 0
+        for y in (year - 2)...(year + 1) {
+            let (s, e) = events(year: y)
+            if s <= r && (s > bestTime || (s == bestTime && order > bestOrder)) { bestTime = s; bestOrder = order; result = true }
+            order += 1
+            if e <= r && (e > bestTime || (e == bestTime && order > bestOrder)) { bestTime = e; bestOrder = order; result = false }
+            order += 1
+        }
+        return result
+    }
+
+    /// 400 Gregorian years in seconds.
+    @usableFromInline static let period: Int64 = 146_097 * 86_400
 }
 
 /// A POSIX TZ parse failure before it is given a zone name.

@@ -6,8 +6,13 @@ extension ZoneRules {
         precondition(_offsets.count == _times.count + 1 && _typeIndices.count == _offsets.count,
                      "table arrays out of step")
         for i in _times.indices.dropFirst() { precondition(_times[i - 1] < _times[i], "transitions not ascending") }
-        if let first = _times.first { precondition(first > _ruleBefore, "transition before the table region") }
-        if let last = _times.last, _rule != nil { precondition(last < _ruleFrom, "transition after the table region") }
+        precondition(_fileEnd <= _ruleBefore && _ruleBefore <= _ruleFrom, "regions out of order")
+        if _rule != nil {
+            for t in _times {
+                precondition(t < _fileEnd || (t >= _ruleBefore && t < _ruleFrom), "table entry inside a rule region")
+            }
+            if _fileEnd == .min, let first = _times.first { precondition(first > _ruleBefore, "entry at the start of the table") }
+        }
         for (k, i) in _typeIndices.enumerated() {
             precondition(Int(i) < _types.count, "type index out of range")
             precondition(Int(_offsets[k]) == _types[Int(i)].utcOffsetSeconds, "offset table out of step")
@@ -22,8 +27,9 @@ extension ZoneRules {
                          "rule type out of range")
             precondition(_ruleFrom < .max || _ruleBefore > .min, "rule without a region")
         } else {
-            precondition(_ruleBefore == .min && _ruleFrom == .max, "rule regions without a rule")
+            precondition(_fileEnd == .min && _ruleBefore == .min && _ruleFrom == .max, "rule regions without a rule")
         }
+        precondition(_buckets == Self.buckets(_times), "bucket index out of step")
         for i in _typeIndices {
             let o = Int64(_types[Int(i)].utcOffsetSeconds)
             precondition(_minOffset <= o && o <= _maxOffset, "offset bounds")
