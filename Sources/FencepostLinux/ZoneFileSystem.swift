@@ -34,7 +34,8 @@ enum ZoneFileSystem {
     // MARK: Operations
 
     /// The whole contents of a regular file (at most ``maximumFileSize`` bytes; larger is `EFBIG`),
-    /// with the file's identity for cache validation.
+    /// with the file's identity for cache validation. The corresponding C functions are `open`,
+    /// `fstat`, `read` and `close`.
     static func _readFile(path: String) -> Result<(bytes: [UInt8], identity: FileIdentity), ZoneErrno> {
         let fd: Int32
         switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
@@ -61,7 +62,7 @@ enum ZoneFileSystem {
         return .success((bytes, FileIdentity(st)))
     }
 
-    /// Up to `count` bytes from the start of a file.
+    /// Up to `count` bytes from the start of a file (`open`, `read`, `close`).
     static func _readPrefix(path: String, count: Int) -> Result<[UInt8], ZoneErrno> {
         let fd: Int32
         switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
@@ -74,13 +75,15 @@ enum ZoneFileSystem {
             .map { n in Array(buffer[..<n]) }
     }
 
-    /// The identity of the file a path leads to (symlinks followed).
+    /// The identity of the file a path leads to (symlinks followed). The corresponding C function
+    /// is `stat`.
     static func _identity(path: String) -> Result<FileIdentity, ZoneErrno> {
         var st = stat()
         return valueOrErrno({ system_stat(path, &st) }).map { _ in FileIdentity(st) }
     }
 
-    /// The target of a symbolic link, as written in the link.
+    /// The target of a symbolic link, as written in the link. The corresponding C function is
+    /// `readlink`.
     static func _readLink(path: String) -> Result<String, ZoneErrno> {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = buffer.count
@@ -92,7 +95,8 @@ enum ZoneFileSystem {
     enum EntryKind { case directory, regularFile, other }
 
     /// The entries of a directory except `.` and `..`, sorted, with their kinds (symlinks
-    /// followed; a dangling link is `.other`).
+    /// followed; a dangling link is `.other`). The corresponding C functions are `opendir`,
+    /// `readdir`, `closedir` and `stat`.
     static func _listDirectory(path: String) -> Result<[(name: String, kind: EntryKind, identity: FileIdentity?)], ZoneErrno> {
         guard let dir = system_opendir(path) else { return .failure(ZoneErrno(code: errno)) }
         defer { _ = system_closedir(dir) }

@@ -28,6 +28,8 @@ public struct SystemZones: Sendable {
     }
 
     /// The value of the `TZ` environment variable, `nil` when unset.
+    ///
+    /// - Complexity: O(length).
     public static func environmentTZ() -> String? {
         getenv("TZ").map { String(cString: $0) }
     }
@@ -53,6 +55,8 @@ public struct SystemZones: Sendable {
     ///
     /// - Parameter identifier: the zone's name; by default the part of `path` after its last
     ///   `zoneinfo/`, else the path itself.
+    /// - Throws: ``ZoneError/unreadableFile(path:errno:message:)``, or the parse errors.
+    /// - Complexity: as ``rules(named:)``.
     public func rules(atPath path: String, identifier: String? = nil) throws(ZoneError) -> ZoneRules {
         try load(path: path, identifier: identifier ?? Self.identifier(fromPath: path) ?? path)
     }
@@ -71,6 +75,8 @@ public struct SystemZones: Sendable {
     ///   - localtimePath: the system default, a parameter so that tests can point it elsewhere.
     /// - Throws: ``ZoneError/unknownZone(_:searchedDirectory:)`` for a name that is neither a file
     ///   nor a rule; errors of reading or parsing the file.
+    /// - Complexity: a `readlink` and a `stat` when cached, else one file read and parse, or one
+    ///   rule parse (~100 µs).
     public func deviceZone(tzVariable: String?, localtimePath: String = "/etc/localtime") throws(ZoneError) -> ZoneRules {
         guard var tz = tzVariable else {
             let id: String

@@ -20,10 +20,11 @@
 //
 //   America/New_York: 236 file transitions + 326 generated = 562 entries
 //     times 562 × 8 B + offsets 563 × 4 B + type indices 563 × 2 B + buckets 3011 × 2 B ≈ 13 KB
-//   measured (x86_64, release): utcOffset ~3 ns, resolve ~8 ns, nextTransition ~4 ns
+//   measured (x86_64, release, random instants 2023–2027): utcOffset 3.5 ns, offset(at:) 8 ns,
+//   resolve 8–10 ns, nextTransition 6.5 ns; loading a TZif file 80–350 µs
 //
-// Rule evaluation (regions A and C) looks at the events of five years around the instant
-// (~150 ns); it is only reached before 1900 in rule-only zones and after 2200.
+// Rule evaluation (regions A and C) looks at the events of four or five years around the instant
+// (utcOffset ~190 ns); it is only reached before 1900 in rule-only zones and after 2200.
 //
 // The table never holds a transition that changes nothing: consecutive entries always differ in
 // offset, DST flag or abbreviation. Types are deduplicated the same way, so "same type index" means
@@ -108,13 +109,14 @@ public struct ZoneRules: Sendable {
 
     // MARK: Construction
 
-    /// Coordinated Universal Time.
+    /// Coordinated Universal Time (abbreviation `UTC`).
     public static let utc = ZoneRules(fixedOffsetSeconds: 0, identifier: "UTC", abbreviation: "UTC")
 
     /// A zone that is always `fixedOffsetSeconds` east of UTC, abbreviated like tzdata's
     /// numeric abbreviations (`+0530`, `-03`).
     ///
     /// - Precondition: `fixedOffsetSeconds` is within −89999…93599 (RFC 8536's range).
+    /// - Complexity: O(1).
     public init(fixedOffsetSeconds: Int, identifier: String) {
         self.init(fixedOffsetSeconds: fixedOffsetSeconds, identifier: identifier,
                   abbreviation: Self.numericAbbreviation(fixedOffsetSeconds))
@@ -264,8 +266,8 @@ public struct ZoneRules: Sendable {
     ///
     /// The hot path of calendar computations: no allocation, no rule evaluation for 1900…2200.
     ///
-    /// - Complexity: O(log n) for n table transitions (a binary search, ~10 steps) within the
-    ///   table's span; O(1) (~150 ns) outside it.
+    /// - Complexity: O(1) for 1800…2200 (a bucket index, then the bucket's 0–2 transitions,
+    ///   ~3.5 ns); O(log n) before 1800; O(1) but ~190 ns where the rule is evaluated.
     @inlinable
     public func utcOffset(atSecondsSinceEpoch t: Int64) -> Int {
         if _fastPath(t >= _ruleBefore && t < _ruleFrom) {
@@ -322,9 +324,10 @@ public struct ZoneRules: Sendable {
     /// The first instant after `t` at which the offset, DST flag or abbreviation changes; nil if
     /// none does.
     ///
-    /// The offset is constant on `[t, nextTransition(after: t))`.
+    /// The offset is constant on `[t, nextTransition(after: t))`. A transition may change only
+    /// the DST flag or the abbreviation; compare offsets when only the offset matters.
     ///
-    /// - Complexity: O(log n) within the table's span, O(1) outside.
+    /// - Complexity: as ``utcOffset(atSecondsSinceEpoch:)`` (~6.5 ns in 1800…2200).
     public func nextTransition(after t: Int64) -> Int64? {
         if _fastPath(t >= _ruleBefore && t < _ruleFrom) {
             let i = _tableIndex(t)
@@ -376,7 +379,7 @@ public struct ZoneRules: Sendable {
     /// The last instant before `t` at which the offset, DST flag or abbreviation changed; nil if
     /// none did.
     ///
-    /// - Complexity: O(log n) within the table's span, O(1) outside.
+    /// - Complexity: as ``utcOffset(atSecondsSinceEpoch:)``.
     public func previousTransition(before t: Int64) -> Int64? {
         if _fastPath(t > _ruleBefore && t <= _ruleFrom) {
             let i = _tableIndex(t &- 1)
@@ -416,8 +419,8 @@ public struct ZoneRules: Sendable {
     /// first jump of the clock over `L` is reported. Within 26 h of the limits of `Int64` the
     /// result is clamped.
     ///
-    /// - Complexity: O(log n + k) for k transitions within the zone's offset range of `L`
-    ///   (usually 0 or 1).
+    /// - Complexity: O(1 + k) for k transitions within the zone's offset range of `L` (usually 0:
+    ///   ~8 ns); each further stretch costs a table step, or a rule evaluation outside 1900…2200.
     public func resolve(localSeconds L: Int64) -> LocalTimeResolution {
         let lo = Self.saturatingSubtract(L, _maxOffset)
         let hi = Self.saturatingSubtract(L, _minOffset)
