@@ -120,11 +120,11 @@ struct ZoneGlibcOracleTests {
                 let u = Int64.random(in: ZoneTestFiles.y1900..<ZoneTestFiles.y2200, using: &rng)
                 check(u + Int64(rules.utcOffset(atSecondsSinceEpoch: u)))
             }
-            // ... and both edges of every gap or overlap, and its middle.
+            // ... and both edges of every gap or overlap.
             for t in rules.transitions(from: ZoneTestFiles.y1900, to: ZoneTestFiles.y2200) {
                 let before = Int64(rules.utcOffset(atSecondsSinceEpoch: t - 1)), after = Int64(rules.utcOffset(atSecondsSinceEpoch: t))
                 let (low, high) = (t + min(before, after), t + max(before, after))
-                for L in [low - 1, low, (low + high) / 2, high - 1, high] { check(L) }
+                for L in [low - 1, low, high - 1, high] { check(L) }
             }
         }
         #expect(kinds[1] > 0 && kinds[2] > 0, "the sample should contain repeated and skipped times: \(kinds)")
