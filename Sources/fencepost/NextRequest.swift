@@ -1,0 +1,160 @@
+// One `fencepost next` question — "when does this calendar match fire after this instant?" — in the
+// form both modes share: the human mode builds it from options, the script mode from a JSON line.
+import CivilTime
+import FencepostJSON
+
+/// A question for the calendar: the next `count` fires of `match` strictly after `after`.
+struct NextRequest: Sendable {
+    /// nil: now (read by the shell).
+    var after: WallInstant?
+    /// An IANA zone name; nil: the device zone.
+    var zoneName: String?
+    var match = CalendarMatch()
+    var policy: MatchingPolicy = .nextTime
+    var repeatedTime: RepeatedTimePolicy = .first
+    var count = 1
+    var weekRules: WeekRules = .gregorianDefault
+
+    /// The largest `count` one request may ask for; above it the request is an error, so one line
+    /// cannot make the run spend minutes or megabytes.
+    static let maximumCount = 10_000
+
+    /// Calendar components by their `CalendarMatch` name, in the order of the type.
+    static let componentNames = [
+        "year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal", "weekOfMonth",
+        "weekOfYear", "yearForWeekOfYear", "dayOfYear",
+    ]
+
+    /// Sets component `name`; false when there is no such component.
+    static func setComponent(_ name: String, to value: Int, in m: inout CalendarMatch) -> Bool {
+        switch name {
+        case "year": m.year = value
+        case "month": m.month = value
+        case "day": m.day = value
+        case "hour": m.hour = value
+        case "minute": m.minute = value
+        case "second": m.second = value
+        case "weekday": m.weekday = value
+        case "weekdayOrdinal": m.weekdayOrdinal = value
+        case "weekOfMonth": m.weekOfMonth = value
+        case "weekOfYear": m.weekOfYear = value
+        case "yearForWeekOfYear": m.yearForWeekOfYear = value
+        case "dayOfYear": m.dayOfYear = value
+        default: return false
+        }
+        return true
+    }
+
+    /// The components that are set, as `name=value`, for messages.
+    static func describe(_ m: CalendarMatch) -> String {
+        let values: [Int?] = [
+            m.year, m.month, m.day, m.hour, m.minute, m.second, m.weekday, m.weekdayOrdinal, m.weekOfMonth,
+            m.weekOfYear, m.yearForWeekOfYear, m.dayOfYear,
+        ]
+        let set = zip(componentNames, values).compactMap { name, v in v.map { "\(name)=\($0)" } }
+        return set.isEmpty ? "(no components)" : set.joined(separator: " ")
+    }
+
+    /// Weekday from a number 1…7 (1 = Sunday) or an English name or its first three letters,
+    /// any case: `mon`, `Monday`.
+    static func weekday(named text: String) -> Int? {
+        if let n = Int(text) { return n }
+        let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+        let t = text.lowercased()
+        guard t.count >= 3 else { return nil }
+        for (k, name) in names.enumerated() where t == name || t == name.prefix(3) { return k + 1 }
+        return nil
+    }
+}
+
+/// A bad request: the sentence goes back to the user as is.
+struct NextRequestError: Error, Equatable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+// MARK: - From JSON (script mode)
+
+extension NextRequest {
+    /// The top-level keys of a script-mode line.
+    static let requestKeys = ["after", "tz", "match", "policy", "repeatedTime", "count", "firstWeekday", "minimumDaysInFirstWeek"]
+
+    /// Reads a request object:
+    /// `{"after":"2026-03-08T06:59:00Z","tz":"America/New_York","match":{"hour":2,"minute":30},
+    ///   "policy":"nextTime","repeatedTime":"first","count":3,"firstWeekday":2,"minimumDaysInFirstWeek":4}`.
+    /// Only `match` is required. An unknown key, a value of the wrong type or out of range is an
+    /// error that names it.
+    ///
+    /// - Complexity: O(k²) in the number of keys (k ≤ 8 in a valid request).
+    init(json: JSONValue) throws(NextRequestError) {
+        guard case .object(let members) = json else {
+            throw NextRequestError("expected a JSON object, got \(json.kindDescription)")
+        }
+        self.init()
+        var sawMatch = false
+        for (key, value) in members {
+            switch key {
+            case "after":
+                guard case .string(let text) = value else { throw Self.typeError(key, "a timestamp string", value) }
+                switch InstantText.parse(text.utf8) {
+                case .success(let instant): after = instant
+                case .failure(let e): throw NextRequestError("\"after\": \(e)")
+                }
+            case "tz":
+                guard case .string(let name) = value else { throw Self.typeError(key, "a zone name string", value) }
+                zoneName = name
+            case "match":
+                guard case .object(let components) = value else { throw Self.typeError(key, "an object", value) }
+                sawMatch = true
+                for (name, v) in components {
+                    let n: Int
+                    if name == "weekday", case .string(let s) = v, let w = Self.weekday(named: s) {
+                        n = w
+                    } else if let i = v.int {
+                        n = i
+                    } else {
+                        throw Self.typeError("match.\(name)", "an integer", v)
+                    }
+                    guard Self.setComponent(name, to: n, in: &match) else {
+                        throw NextRequestError(
+                            "unknown key \"match.\(name)\" (components: \(Self.componentNames.joined(separator: ", ")))")
+                    }
+                }
+            case "policy":
+                guard case .string(let s) = value else { throw Self.typeError(key, "a string", value) }
+                guard let p = MatchingPolicy(rawValue: s) else {
+                    throw NextRequestError("unknown policy \"\(s)\" (\(MatchingPolicy.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                policy = p
+            case "repeatedTime":
+                guard case .string(let s) = value else { throw Self.typeError(key, "a string", value) }
+                guard let r = RepeatedTimePolicy(rawValue: s) else {
+                    throw NextRequestError("unknown repeatedTime \"\(s)\" (first, last)")
+                }
+                repeatedTime = r
+            case "count":
+                guard let c = value.int else { throw Self.typeError(key, "an integer", value) }
+                guard (1...Self.maximumCount).contains(c) else {
+                    throw NextRequestError("\"count\" must be 1...\(Self.maximumCount), got \(c)")
+                }
+                count = c
+            case "firstWeekday":
+                guard let d = value.int else { throw Self.typeError(key, "an integer", value) }
+                guard (1...7).contains(d) else { throw NextRequestError("\"firstWeekday\" must be 1...7 (1 = Sunday), got \(d)") }
+                weekRules.firstWeekday = d
+            case "minimumDaysInFirstWeek":
+                guard let d = value.int else { throw Self.typeError(key, "an integer", value) }
+                guard (1...7).contains(d) else { throw NextRequestError("\"minimumDaysInFirstWeek\" must be 1...7, got \(d)") }
+                weekRules.minimumDaysInFirstWeek = d
+            default:
+                throw NextRequestError("unknown key \"\(key)\" (keys: \(Self.requestKeys.joined(separator: ", ")))")
+            }
+        }
+        guard sawMatch else { throw NextRequestError("missing key \"match\"") }
+    }
+
+    static func typeError(_ key: String, _ expected: String, _ got: JSONValue) -> NextRequestError {
+        NextRequestError("\"\(key)\" must be \(expected), got \(got.kindDescription)")
+    }
+}
