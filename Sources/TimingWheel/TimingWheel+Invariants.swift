@@ -36,47 +36,46 @@ extension _WheelStorage {
         var seen = 0
         var list = 0
         while list < _WheelLayout.listCount {
-            let head = heads[list]
-            let isWheel = list < _WheelLayout.wheelListCount
-            if isWheel {
+            var mask = chainMasks[list]
+            if list < _WheelLayout.wheelListCount {
                 let bit = occupied[list &>> 6] &>> UInt64(list & 63) & 1 == 1
-                precondition(bit == (head >= 0), "bitmap of list \(list) disagrees with its list")
+                precondition(bit == (mask != 0), "bitmap of list \(list) disagrees with its chains")
+            } else {
+                precondition(mask <= 1, "the due list uses one chain only")
             }
-            if head < 0 {
-                precondition(tails[list] < 0, "empty list \(list) has a tail")
-                list += 1
-                continue
-            }
-            var prev: Int32 = -1
-            var n = head
-            var previousDeadline: UInt64 = 0
-            while n >= 0 {
-                precondition(Int(n) < highWater, "node index \(n) beyond the slab")
-                let node = nodes + Int(n)
-                let deadline = node.pointee.deadline
-                precondition(Int(node.pointee.list) == list, "node \(n) in list \(list) says \(node.pointee.list)")
-                precondition(node.pointee.prev == prev, "node \(n): broken prev link")
-                precondition(node.pointee.payload != nil, "live node \(n) without payload")
-                if isWheel {
-                    precondition(deadline > now, "node \(n) in the wheel is not after now")
-                    let level = _WheelLayout.level(now: now, deadline: deadline)
+            while mask != 0 {
+                let chain = list &* _WheelLayout.stripes &+ mask.trailingZeroBitCount
+                mask &= mask &- 1
+                var prev: Int32 = -1
+                var n = heads[chain]
+                precondition(n >= 0, "chain \(chain) marked non-empty has no head")
+                var previousDeadline: UInt64 = 0
+                while n >= 0 {
+                    precondition(Int(n) < highWater, "node index \(n) beyond the slab")
+                    let link = self.link(n).pointee
+                    let deadline = link.deadline
+                    precondition(isLive(Int(n)), "free node \(n) in chain \(chain)")
+                    precondition(link.prev == prev, "node \(n): broken prev link")
                     precondition(
-                        _WheelLayout.list(level: level, deadline: deadline) == list,
-                        "node \(n) (deadline \(deadline), now \(now)) is in list \(list)")
-                } else {
-                    precondition(deadline <= now, "due node \(n) is after now")
-                    precondition(!dueSorted || deadline >= previousDeadline, "due list not sorted")
-                    previousDeadline = deadline
+                        _WheelLayout.chain(now: now, deadline: deadline) == chain,
+                        "node \(n) (deadline \(deadline), now \(now)) is in chain \(chain)")
+                    if list < _WheelLayout.wheelListCount {
+                        precondition(deadline > now, "node \(n) in the wheel is not after now")
+                    } else {
+                        precondition(deadline <= now, "due node \(n) is after now")
+                        precondition(!dueSorted || deadline >= previousDeadline, "due list not sorted")
+                        previousDeadline = deadline
+                    }
+                    seen += 1
+                    precondition(seen <= highWater, "cycle in chain \(chain)")
+                    prev = n
+                    n = link.next
                 }
-                seen += 1
-                precondition(seen <= highWater, "cycle in list \(list)")
-                prev = n
-                n = node.pointee.next
+                precondition(tails[chain] == prev, "tail of chain \(chain)")
             }
-            precondition(tails[list] == prev, "tail of list \(list)")
             list += 1
         }
-        if heads[_WheelLayout.dueList] < 0 { precondition(dueSorted, "an empty due list is sorted") }
+        if chainMasks[_WheelLayout.dueList] == 0 { precondition(dueSorted, "an empty due list is sorted") }
         var level = 0
         while level < _WheelLayout.levelCount {
             precondition((levelMask &>> UInt64(level) & 1 == 1) == (occupied[level] != 0), "levelMask")
@@ -90,12 +89,10 @@ extension _WheelStorage {
         var n = freeHead
         while n >= 0 {
             precondition(Int(n) < highWater, "free node index \(n) beyond the slab")
-            let node = nodes + Int(n)
-            precondition(node.pointee.list == _WheelLayout.freeMarker, "free-list node \(n) is live")
-            precondition(node.pointee.payload == nil, "free node \(n) keeps a payload")
+            precondition(!isLive(Int(n)), "free-list node \(n) is live")
             free += 1
             precondition(free <= highWater, "cycle in the free list")
-            n = node.pointee.next
+            n = link(n).pointee.next
         }
         precondition(free + count == highWater, "\(free) free + \(count) live != \(highWater) nodes")
 

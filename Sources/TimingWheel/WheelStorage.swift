@@ -1,30 +1,38 @@
 // The storage behind `TimingWheel`: the slab of nodes, the slot lists, the occupancy bitmaps.
 //
-// This class is the only reference type and the only unsafe code of the target. Memory it owns:
+// This class is the only reference type and the only unsafe code of the target. Memory it owns,
+// all through `let` pointers (a class's stored `var` costs a dynamic exclusivity check on every
+// access, which tripled the cost of `schedule` + `cancel`):
 //
-// - `nodes`:    `capacity` nodes; `nodes[0 ..< highWater]` are initialized (live or free), the
-//               rest are raw. Free nodes form a singly-linked list through `next` from `freeHead`.
-// - `heads`, `tails`: one entry per list: 704 wheel slots (`level * 64 + slot`), then the due list.
-//               -1 is "none". Live nodes form doubly-linked FIFO lists through `prev`/`next`.
-// - `occupied`: one bitmap per level, bit s set iff slot s of that level is non-empty.
+// - `header`:      the scalar state (`now`, `count`, free-list head, the slab's pointers, …).
+// - the slab, three parallel arrays of `capacity` entries, entries `0 ..< highWater` in use:
+//   `links`        deadline, next, prev: the 16 bytes a cascade walks. Kept apart from the rest
+//                  so that a million timers' links fit in a last-level cache (16 MB, not 40).
+//   `generations`  odd while the node is live; bumped at allocation and at release, so a handle
+//                  (index, generation) of a fired or cancelled timer no longer matches.
+//   `payloads`     initialized exactly while the node is live.
+//   Free nodes form a singly-linked list through `links[n].next` from `freeHead`.
+// - `heads`, `tails`, `chainMasks`: lists are the 704 wheel slots (`level * 64 + slot`), then the
+//   due list; each list is 16 chains (`list * 16 + stripe`, the stripe a hash of the deadline).
+//   Live nodes form doubly-linked FIFO chains through `prev`/`next`, -1 ending them. A chain's
+//   head and tail mean something only while its bit in its list's mask is set. A node does not
+//   record its chain: it is a function of its deadline and `now` (the central invariant).
+// - `occupied`:    one bitmap per level, bit s set iff slot s of that level is non-empty.
 //
 // Everything is `@inlinable` so that clients get code specialized for their payload type.
 
-/// One timer, or a free node of the slab.
+/// The fixed part of a slab node; the payload follows it in the same node (see `_WheelNodeLayout`).
 @usableFromInline
-struct _WheelNode<Payload> {
+struct _WheelLink {
     /// The deadline in ticks.
     @usableFromInline var deadline: UInt64
-    /// Next node in the same list (or in the free list), -1 at the end.
+    /// Next node in the same chain (or in the free list), -1 at the end.
     @usableFromInline var next: Int32
-    /// Previous node in the same list, -1 at the head. Unused while free.
+    /// Previous node in the same chain, -1 at the head. Unused while free.
     @usableFromInline var prev: Int32
-    /// Bumped whenever the node is freed, which makes old handles stale.
+    /// Odd while the node is live; bumped at allocation and at release, so that a handle
+    /// (index, generation) of a fired or cancelled timer no longer matches.
     @usableFromInline var generation: UInt32
-    /// The list the node is in: a wheel slot, `dueList`, or `freeMarker`.
-    @usableFromInline var list: UInt16
-    /// The payload of a live node; `nil` while free.
-    @usableFromInline var payload: Payload?
 
     @inlinable
     init() {
@@ -32,8 +40,21 @@ struct _WheelNode<Payload> {
         next = -1
         prev = -1
         generation = 0
-        list = _WheelLayout.freeMarker
-        payload = nil
+    }
+}
+
+/// Where things are in a slab node: a `_WheelLink`, then the payload, initialized exactly while
+/// the node is live. One node is one stretch of memory (32 bytes for an `Int` payload), so firing
+/// a timer touches the cache line its last cascade already brought in.
+@usableFromInline
+enum _WheelNodeLayout<Payload> {
+    @inlinable static var payloadOffset: Int {
+        let alignment = MemoryLayout<Payload>.alignment
+        return (MemoryLayout<_WheelLink>.size &+ alignment &- 1) & ~(alignment &- 1)
+    }
+    @inlinable static var alignment: Int { max(MemoryLayout<_WheelLink>.alignment, MemoryLayout<Payload>.alignment) }
+    @inlinable static var stride: Int {
+        (payloadOffset &+ MemoryLayout<Payload>.size &+ alignment &- 1) & ~(alignment &- 1)
     }
 }
 
@@ -42,16 +63,11 @@ struct _WheelNode<Payload> {
 enum _WheelLayout {
     /// Levels: 11 × 6 bits cover all 64 bits of a deadline.
     @inlinable static var levelCount: Int { 11 }
-    /// Slots per level, and bits of deadline per level.
-    @inlinable static var slotsPerLevel: Int { 64 }
-    @inlinable static var bitsPerLevel: Int { 6 }
-    /// Lists `0 ..< wheelListCount` are wheel slots.
+    /// Lists `0 ..< wheelListCount` are wheel slots, `level * 64 + slot`.
     @inlinable static var wheelListCount: Int { 704 }
     /// The list of timers scheduled at or before `now`.
     @inlinable static var dueList: Int { 704 }
     @inlinable static var listCount: Int { 705 }
-    /// `_WheelNode.list` of a free node.
-    @inlinable static var freeMarker: UInt16 { .max }
 
     /// The level a deadline later than `now` belongs to: that of the highest base-64 digit in
     /// which the two differ.
@@ -67,6 +83,31 @@ enum _WheelLayout {
         level &* 64 &+ Int(truncatingIfNeeded: (deadline &>> UInt64(truncatingIfNeeded: level &* 6)) & 63)
     }
 
+    /// Chains per list. A slot's timers are striped over four FIFO chains by a hash of their
+    /// deadline, so a cascade walks four independent chains (four cache misses in flight rather
+    /// than one) while timers with equal deadlines still share one chain and keep their order.
+    @inlinable static var stripes: Int { 16 }
+    /// One bit per chain of a list.
+    @usableFromInline typealias ChainMask = UInt16
+    /// Chains `list * stripes + stripe`; the due list uses one chain only.
+    @inlinable static var chainCount: Int { listCount &* stripes }
+    @inlinable static var dueChain: Int { dueList &* stripes }
+
+    /// The chain of a deadline within its list: the top two bits of a multiplicative hash, so that
+    /// deadlines in any pattern (all on whole seconds, say) spread evenly.
+    @inlinable @inline(__always)
+    static func stripe(deadline: UInt64) -> Int {
+        Int(truncatingIfNeeded: (deadline &* 0x9E37_79B9_7F4A_7C15) &>> UInt64(64 &- stripes.trailingZeroBitCount))
+    }
+
+    /// The chain a pending timer is in: its wheel slot's stripe given `now`, or the due chain.
+    @inlinable @inline(__always)
+    static func chain(now: UInt64, deadline: UInt64) -> Int {
+        deadline > now
+            ? list(level: level(now: now, deadline: deadline), deadline: deadline) &* stripes &+ stripe(deadline: deadline)
+            : dueChain
+    }
+
     /// The first tick of `slot` on `level`, in the block of that level that contains `now`.
     @inlinable @inline(__always)
     static func slotStart(level: Int, slot: Int, now: UInt64) -> UInt64 {
@@ -76,67 +117,148 @@ enum _WheelLayout {
     }
 }
 
+/// The scalar state of `_WheelStorage`, kept in memory the storage allocates.
 @usableFromInline
-final class _WheelStorage<Payload> {
-    @usableFromInline typealias Node = _WheelNode<Payload>
-
-    @usableFromInline var nodes: UnsafeMutablePointer<Node>
+struct _WheelHeader<Payload> {
+    @usableFromInline var nodes: UnsafeMutableRawPointer
     @usableFromInline var capacity: Int
-    /// Nodes `0 ..< highWater` are initialized.
     @usableFromInline var highWater: Int
     @usableFromInline var freeHead: Int32
-    @usableFromInline let heads: UnsafeMutablePointer<Int32>
-    @usableFromInline let tails: UnsafeMutablePointer<Int32>
-    @usableFromInline let occupied: UnsafeMutablePointer<UInt64>
-    /// Bit L set iff `occupied[L] != 0`.
     @usableFromInline var levelMask: UInt64
     @usableFromInline var now: UInt64
     @usableFromInline var count: Int
-    /// Whether the due list is in deadline order (it is unless a past deadline was scheduled after
-    /// a later one).
     @usableFromInline var dueSorted: Bool
-    /// `nextDeadline` memoized; meaningful only while `cacheValid`.
-    @usableFromInline var cachedNext: UInt64?
     @usableFromInline var cacheValid: Bool
+    @usableFromInline var cachedNext: UInt64?
 
     @inlinable
-    init(now: UInt64, capacity: Int) {
-        self.nodes = UnsafeMutablePointer<Node>.allocate(capacity: capacity)
+    init(capacity: Int, now: UInt64) {
+        self.nodes = .allocate(
+            byteCount: capacity &* _WheelNodeLayout<Payload>.stride, alignment: _WheelNodeLayout<Payload>.alignment)
         self.capacity = capacity
         self.highWater = 0
         self.freeHead = -1
-        self.heads = .allocate(capacity: _WheelLayout.listCount)
-        self.heads.initialize(repeating: -1, count: _WheelLayout.listCount)
-        self.tails = .allocate(capacity: _WheelLayout.listCount)
-        self.tails.initialize(repeating: -1, count: _WheelLayout.listCount)
-        self.occupied = .allocate(capacity: _WheelLayout.levelCount)
-        self.occupied.initialize(repeating: 0, count: _WheelLayout.levelCount)
         self.levelMask = 0
         self.now = now
         self.count = 0
         self.dueSorted = true
-        self.cachedNext = nil
         self.cacheValid = true
+        self.cachedNext = nil
+    }
+}
+
+@usableFromInline
+final class _WheelStorage<Payload> {
+    @usableFromInline let header: UnsafeMutablePointer<_WheelHeader<Payload>>
+    /// Head and tail of each chain; meaningful only while the chain's bit in `chainMasks` is set.
+    @usableFromInline let heads: UnsafeMutablePointer<Int32>
+    @usableFromInline let tails: UnsafeMutablePointer<Int32>
+    /// Per list, bit s set iff chain s of the list is non-empty.
+    @usableFromInline let chainMasks: UnsafeMutablePointer<_WheelLayout.ChainMask>
+    @usableFromInline let occupied: UnsafeMutablePointer<UInt64>
+
+    /// The slab: `capacity` nodes of `_WheelNodeLayout<Payload>.stride` bytes.
+    @inlinable var nodes: UnsafeMutableRawPointer { @inline(__always) get { header.pointee.nodes } }
+
+    /// The link of node `n`.
+    @inlinable @inline(__always)
+    func link(_ n: Int32) -> UnsafeMutablePointer<_WheelLink> { link(Int(n)) }
+
+    @inlinable @inline(__always)
+    func link(_ n: Int) -> UnsafeMutablePointer<_WheelLink> {
+        (nodes + n &* _WheelNodeLayout<Payload>.stride).assumingMemoryBound(to: _WheelLink.self)
+    }
+
+    /// The payload of node `n`; initialized exactly while the node is live.
+    @inlinable @inline(__always)
+    func payload(_ n: Int) -> UnsafeMutablePointer<Payload> {
+        (nodes + n &* _WheelNodeLayout<Payload>.stride + _WheelNodeLayout<Payload>.payloadOffset)
+            .assumingMemoryBound(to: Payload.self)
+    }
+    @inlinable var capacity: Int { @inline(__always) get { header.pointee.capacity } }
+    /// Slab entries `0 ..< highWater` have been used.
+    @inlinable var highWater: Int { @inline(__always) get { header.pointee.highWater } }
+    @inlinable var freeHead: Int32 {
+        @inline(__always) get { header.pointee.freeHead }
+        @inline(__always) set { header.pointee.freeHead = newValue }
+    }
+    /// Bit L set iff `occupied[L] != 0`.
+    @inlinable var levelMask: UInt64 {
+        @inline(__always) get { header.pointee.levelMask }
+        @inline(__always) set { header.pointee.levelMask = newValue }
+    }
+    @inlinable var now: UInt64 {
+        @inline(__always) get { header.pointee.now }
+        @inline(__always) set { header.pointee.now = newValue }
+    }
+    @inlinable var count: Int {
+        @inline(__always) get { header.pointee.count }
+        @inline(__always) set { header.pointee.count = newValue }
+    }
+    /// Whether the due list is in deadline order (it is unless a past deadline was scheduled after
+    /// a later one).
+    @inlinable var dueSorted: Bool {
+        @inline(__always) get { header.pointee.dueSorted }
+        @inline(__always) set { header.pointee.dueSorted = newValue }
+    }
+    /// `nextDeadline` memoized; meaningful only while `cacheValid`.
+    @inlinable var cachedNext: UInt64? {
+        @inline(__always) get { header.pointee.cachedNext }
+        @inline(__always) set { header.pointee.cachedNext = newValue }
+    }
+    @inlinable var cacheValid: Bool {
+        @inline(__always) get { header.pointee.cacheValid }
+        @inline(__always) set { header.pointee.cacheValid = newValue }
+    }
+
+    @inlinable
+    init(now: UInt64, capacity: Int) {
+        self.header = .allocate(capacity: 1)
+        self.header.initialize(to: _WheelHeader(capacity: capacity, now: now))
+        self.heads = .allocate(capacity: _WheelLayout.chainCount)
+        self.heads.initialize(repeating: -1, count: _WheelLayout.chainCount)
+        self.tails = .allocate(capacity: _WheelLayout.chainCount)
+        self.tails.initialize(repeating: -1, count: _WheelLayout.chainCount)
+        self.chainMasks = .allocate(capacity: _WheelLayout.listCount)
+        self.chainMasks.initialize(repeating: 0, count: _WheelLayout.listCount)
+        self.occupied = .allocate(capacity: _WheelLayout.levelCount)
+        self.occupied.initialize(repeating: 0, count: _WheelLayout.levelCount)
     }
 
     deinit {
-        nodes.deinitialize(count: highWater)
+        if !_isPOD(Payload.self) {
+            for n in 0 ..< highWater where isLive(n) { payload(n).deinitialize(count: 1) }
+        }
         nodes.deallocate()
+        header.deinitialize(count: 1)
+        header.deallocate()
         heads.deallocate()
         tails.deallocate()
+        chainMasks.deallocate()
         occupied.deallocate()
     }
+
+    @inlinable @inline(__always)
+    func isLive(_ n: Int) -> Bool { link(n).pointee.generation & 1 == 1 }
 
     /// A deep copy, for copy-on-write.
     @inlinable
     func copy() -> _WheelStorage {
         let copy = _WheelStorage(now: now, capacity: capacity)
-        copy.nodes.initialize(from: nodes, count: highWater)
-        copy.highWater = highWater
-        copy.freeHead = freeHead
-        copy.heads.update(from: heads, count: _WheelLayout.listCount)
-        copy.tails.update(from: tails, count: _WheelLayout.listCount)
+        for n in 0 ..< highWater {
+            let link = self.link(n).pointee
+            (copy.nodes + n &* _WheelNodeLayout<Payload>.stride).initializeMemory(as: _WheelLink.self, to: link)
+            if link.generation & 1 == 1 {
+                (copy.nodes + n &* _WheelNodeLayout<Payload>.stride + _WheelNodeLayout<Payload>.payloadOffset)
+                    .initializeMemory(as: Payload.self, to: payload(n).pointee)
+            }
+        }
+        copy.heads.update(from: heads, count: _WheelLayout.chainCount)
+        copy.tails.update(from: tails, count: _WheelLayout.chainCount)
+        copy.chainMasks.update(from: chainMasks, count: _WheelLayout.listCount)
         copy.occupied.update(from: occupied, count: _WheelLayout.levelCount)
+        copy.header.pointee.highWater = highWater
+        copy.freeHead = freeHead
         copy.levelMask = levelMask
         copy.count = count
         copy.dueSorted = dueSorted
@@ -145,40 +267,47 @@ final class _WheelStorage<Payload> {
         return copy
     }
 
-    /// Moves the slab to a buffer of at least `minimumCapacity` nodes.
+    /// Moves the slab to a buffer of at least `minimumCapacity` nodes. Nodes move bitwise, as
+    /// every Swift value may.
     @inlinable
     func grow(to minimumCapacity: Int) {
         precondition(minimumCapacity <= Int(Int32.max), "TimingWheel: more than 2^31 - 1 timers")
         let newCapacity = min(Int(Int32.max), max(minimumCapacity, 16, capacity &* 2))
-        let newNodes = UnsafeMutablePointer<Node>.allocate(capacity: newCapacity)
-        newNodes.moveInitialize(from: nodes, count: highWater)
+        let newNodes = UnsafeMutableRawPointer.allocate(
+            byteCount: newCapacity &* _WheelNodeLayout<Payload>.stride, alignment: _WheelNodeLayout<Payload>.alignment)
+        newNodes.copyMemory(from: nodes, byteCount: highWater &* _WheelNodeLayout<Payload>.stride)
         nodes.deallocate()
-        nodes = newNodes
-        capacity = newCapacity
+        header.pointee.nodes = newNodes
+        header.pointee.capacity = newCapacity
     }
 
-    /// A node off the free list, or a fresh one; its `generation` is the new handle's.
+    /// A node off the free list, or a fresh one, made live (odd generation) with `deadline`;
+    /// its payload is still to be initialized.
     @inlinable @inline(__always)
-    func allocateNode() -> Int32 {
+    func allocateNode(deadline: UInt64) -> Int32 {
+        let n: Int32
         if freeHead >= 0 {
-            let n = freeHead
-            freeHead = nodes[Int(n)].next
-            return n
+            n = freeHead
+            freeHead = link(n).pointee.next
+        } else {
+            if highWater == capacity { grow(to: capacity &+ 1) }
+            n = Int32(truncatingIfNeeded: highWater)
+            (nodes + highWater &* _WheelNodeLayout<Payload>.stride).initializeMemory(as: _WheelLink.self, to: _WheelLink())
+            header.pointee.highWater &+= 1
         }
-        if highWater == capacity { grow(to: capacity &+ 1) }
-        (nodes + highWater).initialize(to: Node())
-        highWater &+= 1
-        return Int32(truncatingIfNeeded: highWater &- 1)
+        let link = self.link(n)
+        link.pointee.generation &+= 1
+        link.pointee.deadline = deadline
+        return n
     }
 
     /// Returns a node (already unlinked) to the free list and hands back its payload.
     @inlinable @inline(__always)
     func releaseNode(_ n: Int32) -> Payload {
-        let node = nodes + Int(n)
-        let payload = node.pointee.payload.take()!
-        node.pointee.generation &+= 1
-        node.pointee.list = _WheelLayout.freeMarker
-        node.pointee.next = freeHead
+        let payload = self.payload(Int(n)).move()
+        let link = self.link(n)
+        link.pointee.generation &+= 1
+        link.pointee.next = freeHead
         freeHead = n
         count &-= 1
         return payload
@@ -200,47 +329,56 @@ final class _WheelStorage<Payload> {
         if occupied[level] == 0 { levelMask &= ~(1 &<< UInt64(truncatingIfNeeded: level)) }
     }
 
-    /// Appends node `n` to `list`.
+    /// Appends node `n` to `chain`.
     @inlinable @inline(__always)
-    func append(_ n: Int32, to list: Int) {
-        let tail = tails[list]
-        let node = nodes + Int(n)
-        node.pointee.prev = tail
+    func append(_ n: Int32, to chain: Int) {
+        let list = chain / _WheelLayout.stripes
+        let bit: _WheelLayout.ChainMask = 1 &<< _WheelLayout.ChainMask(truncatingIfNeeded: chain % _WheelLayout.stripes)
+        let mask = chainMasks[list]
+        let node = self.link(n)
         node.pointee.next = -1
-        node.pointee.list = UInt16(truncatingIfNeeded: list)
-        if tail < 0 {
-            heads[list] = n
-            if list < _WheelLayout.wheelListCount { markOccupied(list) }
+        if mask & bit == 0 {
+            node.pointee.prev = -1
+            heads[chain] = n
+            if mask == 0 && list < _WheelLayout.wheelListCount { markOccupied(list) }
+            chainMasks[list] = mask | bit
         } else {
-            nodes[Int(tail)].next = n
+            let tail = tails[chain]
+            node.pointee.prev = tail
+            link(tail).pointee.next = n
         }
-        tails[list] = n
+        tails[chain] = n
     }
 
-    /// Removes node `n` from the list it is in.
+    /// Removes node `n` from the chain it is in (which its deadline and `now` say).
     @inlinable @inline(__always)
     func unlink(_ n: Int32) {
-        let node = nodes + Int(n)
-        let list = Int(node.pointee.list)
+        let node = self.link(n)
+        let chain = _WheelLayout.chain(now: now, deadline: node.pointee.deadline)
         let prev = node.pointee.prev
         let next = node.pointee.next
-        if prev < 0 { heads[list] = next } else { nodes[Int(prev)].next = next }
-        if next < 0 { tails[list] = prev } else { nodes[Int(next)].prev = prev }
+        if prev < 0 { heads[chain] = next } else { link(prev).pointee.next = next }
+        if next < 0 { tails[chain] = prev } else { link(next).pointee.prev = prev }
         if prev < 0 && next < 0 {
-            if list < _WheelLayout.wheelListCount { markEmpty(list) } else { dueSorted = true }
+            let list = chain / _WheelLayout.stripes
+            let mask = chainMasks[list] & ~(1 &<< _WheelLayout.ChainMask(truncatingIfNeeded: chain % _WheelLayout.stripes))
+            chainMasks[list] = mask
+            if mask == 0 {
+                if list < _WheelLayout.wheelListCount { markEmpty(list) } else { dueSorted = true }
+            }
         }
     }
 
-    /// Files node `n` (deadline > `now`) in its wheel slot, or (deadline <= `now`) in the due list.
+    /// Files node `n` (deadline > `now`) in its wheel chain, or (deadline <= `now`) in the due list.
     @inlinable @inline(__always)
     func file(_ n: Int32, deadline: UInt64) {
         if deadline > now {
-            let level = _WheelLayout.level(now: now, deadline: deadline)
-            append(n, to: _WheelLayout.list(level: level, deadline: deadline))
+            append(n, to: _WheelLayout.chain(now: now, deadline: deadline))
         } else {
-            let tail = tails[_WheelLayout.dueList]
-            if tail >= 0 && nodes[Int(tail)].deadline > deadline { dueSorted = false }
-            append(n, to: _WheelLayout.dueList)
+            if chainMasks[_WheelLayout.dueList] != 0 && link(tails[_WheelLayout.dueChain]).pointee.deadline > deadline {
+                dueSorted = false
+            }
+            append(n, to: _WheelLayout.dueChain)
         }
     }
 
@@ -248,23 +386,20 @@ final class _WheelStorage<Payload> {
 
     @inlinable
     func schedule(at deadline: UInt64, _ payload: Payload) -> TimerHandle {
-        let n = allocateNode()
-        let node = nodes + Int(n)
-        node.pointee.deadline = deadline
-        node.pointee.payload = payload
+        let n = allocateNode(deadline: deadline)
+        self.payload(Int(n)).initialize(to: payload)
         file(n, deadline: deadline)
         count &+= 1
         if cacheValid {
             if let cached = cachedNext, cached <= deadline {} else { cachedNext = deadline }
         }
-        return TimerHandle(index: UInt32(truncatingIfNeeded: n), generation: node.pointee.generation)
+        return TimerHandle(index: UInt32(truncatingIfNeeded: n), generation: link(n).pointee.generation)
     }
 
     @inlinable @inline(__always)
     func isPending(_ handle: TimerHandle) -> Bool {
         let i = Int(handle.index)
-        return i < highWater && nodes[i].generation == handle.generation
-            && nodes[i].list != _WheelLayout.freeMarker
+        return i < highWater && link(i).pointee.generation == handle.generation && handle.generation & 1 == 1
     }
 
     /// Cancels the timer `handle` names; it must be pending (`isPending(handle)`).
@@ -272,7 +407,7 @@ final class _WheelStorage<Payload> {
     func cancel(_ handle: TimerHandle) -> Payload {
         let n = Int32(truncatingIfNeeded: handle.index)
         unlink(n)
-        if cacheValid && cachedNext == nodes[Int(n)].deadline { cacheValid = false }
+        if cacheValid && cachedNext == link(n).pointee.deadline { cacheValid = false }
         return releaseNode(n)
     }
 
@@ -285,28 +420,37 @@ final class _WheelStorage<Payload> {
         return next
     }
 
-    /// The earliest deadline, from the bitmaps plus at most one list scan.
+    /// The earliest deadline, from the bitmaps plus at most one slot's scan.
     @inlinable
     func computeNextDeadline() -> UInt64? {
-        let due = heads[_WheelLayout.dueList]
-        if due >= 0 {
+        if chainMasks[_WheelLayout.dueList] != 0 {
+            let due = heads[_WheelLayout.dueChain]
             // Due deadlines are all <= now < every wheel deadline.
-            return dueSorted ? nodes[Int(due)].deadline : minimumDeadline(from: due)
+            return dueSorted ? link(due).pointee.deadline : minimumDeadline(from: due)
         }
         if levelMask == 0 { return nil }
         let level = levelMask.trailingZeroBitCount
         let slot = occupied[level].trailingZeroBitCount
         if level == 0 { return _WheelLayout.slotStart(level: 0, slot: slot, now: now) }
-        return minimumDeadline(from: heads[level &* 64 &+ slot])
+        let list = level &* 64 &+ slot
+        var mask = chainMasks[list]
+        var minimum = UInt64.max
+        while mask != 0 {
+            let chain = list &* _WheelLayout.stripes &+ mask.trailingZeroBitCount
+            minimum = min(minimum, minimumDeadline(from: heads[chain]))
+            mask &= mask &- 1
+        }
+        return minimum
     }
 
+    /// The minimum deadline of the chain starting at `head`; `UInt64.max` when empty.
     @inlinable
     func minimumDeadline(from head: Int32) -> UInt64 {
         var n = head
         var minimum = UInt64.max
         while n >= 0 {
-            minimum = min(minimum, nodes[Int(n)].deadline)
-            n = nodes[Int(n)].next
+            minimum = min(minimum, link(n).pointee.deadline)
+            n = link(n).pointee.next
         }
         return minimum
     }
@@ -314,17 +458,29 @@ final class _WheelStorage<Payload> {
     /// Frees node `n` (unlinked) and passes it to `body`.
     @inlinable @inline(__always)
     func fire(_ n: Int32, _ body: (TimerHandle, UInt64, Payload) -> Void) {
-        let node = nodes + Int(n)
-        let deadline = node.pointee.deadline
-        let handle = TimerHandle(index: UInt32(truncatingIfNeeded: n), generation: node.pointee.generation)
+        let deadline = link(n).pointee.deadline
+        let handle = TimerHandle(index: UInt32(truncatingIfNeeded: n), generation: link(n).pointee.generation)
         body(handle, deadline, releaseNode(n))
+    }
+
+    /// Cascades node `n` from a slot that opens at `start`: fires it if due then, else re-files it
+    /// lower. Returns the next node of its chain.
+    @inlinable @inline(__always)
+    func cascade(_ n: Int32, start: UInt64, _ body: (TimerHandle, UInt64, Payload) -> Void) -> Int32 {
+        let link = link(n).pointee
+        if link.deadline == start {
+            fire(n, body)
+        } else {
+            append(n, to: _WheelLayout.chain(now: start, deadline: link.deadline))
+        }
+        return link.next
     }
 
     /// See `TimingWheel.advance(to:_:)`, which documents the never-early guarantee kept here.
     @inlinable
     func advance(to target: UInt64, _ body: (TimerHandle, UInt64, Payload) -> Void) {
         var changed = false
-        if heads[_WheelLayout.dueList] >= 0 {
+        if chainMasks[_WheelLayout.dueList] != 0 {
             changed = true
             fireDueList(body)
         }
@@ -337,29 +493,42 @@ final class _WheelStorage<Payload> {
             changed = true
             now = start
             let list = level &* 64 &+ slot
-            var n = heads[list]
-            heads[list] = -1
-            tails[list] = -1
+            let first = list &* _WheelLayout.stripes
+            var mask = chainMasks[list]
+            chainMasks[list] = 0
             markEmpty(list)
             if level == 0 {
-                // A level-0 slot holds the single deadline `start`.
+                // A level-0 slot holds the single deadline `start`, so a single chain.
+                var n = heads[first &+ mask.trailingZeroBitCount]
                 while n >= 0 {
-                    let next = nodes[Int(n)].next
+                    let next = link(n).pointee.next
                     fire(n, body)
                     n = next
                 }
             } else {
-                // Cascade: due now, or re-filed in a lower level (now == start < deadline).
-                while n >= 0 {
-                    let next = nodes[Int(n)].next
-                    let deadline = nodes[Int(n)].deadline
-                    if deadline == start {
-                        fire(n, body)
-                    } else {
-                        append(n, to: _WheelLayout.list(
-                            level: _WheelLayout.level(now: start, deadline: deadline), deadline: deadline))
+                // Cascade: each node is due now (deadline == start, all in one chain, so they
+                // fire in schedule order) or is re-filed lower (now == start < deadline). The
+                // chains are walked together so that several cache misses are in flight.
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: _WheelLayout.stripes) { cursors in
+                    var live = 0
+                    while mask != 0 {
+                        cursors[live] = heads[first &+ mask.trailingZeroBitCount]
+                        live &+= 1
+                        mask &= mask &- 1
                     }
-                    n = next
+                    while live > 0 {
+                        var i = 0
+                        while i < live {
+                            let next = cascade(cursors[i], start: start, body)
+                            if next >= 0 {
+                                cursors[i] = next
+                                i &+= 1
+                            } else {
+                                live &-= 1
+                                cursors[i] = cursors[live]
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -371,12 +540,11 @@ final class _WheelStorage<Payload> {
     @inlinable
     func fireDueList(_ body: (TimerHandle, UInt64, Payload) -> Void) {
         if !dueSorted { sortDueList() }
-        var n = heads[_WheelLayout.dueList]
-        heads[_WheelLayout.dueList] = -1
-        tails[_WheelLayout.dueList] = -1
+        var n = heads[_WheelLayout.dueChain]
+        chainMasks[_WheelLayout.dueList] = 0
         dueSorted = true
         while n >= 0 {
-            let next = nodes[Int(n)].next
+            let next = link(n).pointee.next
             fire(n, body)
             n = next
         }
@@ -386,7 +554,7 @@ final class _WheelStorage<Payload> {
     /// (S. Tatham's), O(d log d) time, no allocation.
     @inlinable
     func sortDueList() {
-        var list = heads[_WheelLayout.dueList]
+        var list = heads[_WheelLayout.dueChain]
         var runLength = 1
         while true {
             var p = list
@@ -399,32 +567,32 @@ final class _WheelStorage<Payload> {
                 var pSize = 0
                 while pSize < runLength && q >= 0 {
                     pSize &+= 1
-                    q = nodes[Int(q)].next
+                    q = link(q).pointee.next
                 }
                 var qSize = runLength
                 while pSize > 0 || (qSize > 0 && q >= 0) {
                     let e: Int32
                     if pSize == 0 || (pSize > 0 && qSize > 0 && q >= 0
-                        && nodes[Int(q)].deadline < nodes[Int(p)].deadline)
+                        && link(q).pointee.deadline < link(p).pointee.deadline)
                     {
                         e = q
-                        q = nodes[Int(q)].next
+                        q = link(q).pointee.next
                         qSize &-= 1
                     } else {
                         e = p
-                        p = nodes[Int(p)].next
+                        p = link(p).pointee.next
                         pSize &-= 1
                     }
-                    if tail >= 0 { nodes[Int(tail)].next = e } else { list = e }
-                    nodes[Int(e)].prev = tail
+                    if tail >= 0 { link(tail).pointee.next = e } else { list = e }
+                    link(e).pointee.prev = tail
                     tail = e
                 }
                 p = q
             }
-            nodes[Int(tail)].next = -1
+            link(tail).pointee.next = -1
             if merges <= 1 {
-                heads[_WheelLayout.dueList] = list
-                tails[_WheelLayout.dueList] = tail
+                heads[_WheelLayout.dueChain] = list
+                tails[_WheelLayout.dueChain] = tail
                 dueSorted = true
                 return
             }

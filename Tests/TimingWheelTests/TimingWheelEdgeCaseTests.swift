@@ -226,6 +226,33 @@ struct TimingWheelEdgeCaseTests {
         #expect(wheel.capacity >= 1_000)
     }
 
+    @Test("payloads are released exactly once: fired, cancelled, copied, grown or dropped")
+    func payloadLifetimes() {
+        final class Census { var alive = 0 }
+        final class Token {
+            let census: Census
+            init(_ census: Census) { self.census = census; census.alive += 1 }
+            deinit { census.alive -= 1 }
+        }
+        let census = Census()
+        do {
+            var wheel = TimingWheel<Token>()
+            var handles: [TimerHandle] = []
+            for i in 0 ..< 1_000 { handles.append(wheel.schedule(at: UInt64(i * 37 % 5_000), Token(census))) }
+            #expect(census.alive == 1_000)
+            for handle in handles.prefix(300) { _ = wheel.cancel(handle) }
+            #expect(census.alive == 700)
+            var copy = wheel
+            copy.advance(to: 2_000) { _, _, _ in }
+            #expect(census.alive == 700)  // the original still holds every token
+            wheel.advance(to: 2_500) { _, _, _ in }
+            #expect(census.alive == copy.count)  // the wheel holds a subset of the copy's tokens
+            copy = TimingWheel()
+            #expect(census.alive == wheel.count)
+        }
+        #expect(census.alive == 0)
+    }
+
     @Test("the array and callback forms of advance agree")
     func callbackMatchesArray() {
         var a = TimingWheel<Int>(now: 0)
