@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+//
+// Fencepost benchmarks: a package of its own so that `swift test` at the root never builds
+// ordo-one/package-benchmark. Run from this folder:
+//
+//     swift package --disable-sandbox benchmark --target TimingWheelBenchmarks
+//
+// Each benchmark suite is one executable target under its own folder; to add one, append a
+// `benchmarkTarget(...)` line to `targets` below.
+import PackageDescription
+
+/// An executable target run by the benchmark plugin; `path` defaults to a folder named like it.
+func benchmarkTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "package-benchmark")] + dependencies,
+        path: name,
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+}
+
+/// The root package is a path dependency, so SwiftPM names it after its folder (`main` in a
+/// work tree, anything in a fresh clone): read that name rather than hard-coding it.
+let root = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main")
+
+let package = Package(
+    name: "FencepostBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        .package(
+            url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0",
+            traits: ["MallocInterposer"]
+        ),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        benchmarkTarget(
+            "TimingWheelBenchmarks",
+            dependencies: [
+                .product(name: "TimingWheel", package: root),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
