@@ -4,14 +4,13 @@
 // all through `let` pointers (a class's stored `var` costs a dynamic exclusivity check on every
 // access, which tripled the cost of `schedule` + `cancel`):
 //
-// - `header`:      the scalar state (`now`, `count`, free-list head, the slab's pointers, …).
-// - the slab, three parallel arrays of `capacity` entries, entries `0 ..< highWater` in use:
-//   `links`        deadline, next, prev: the 16 bytes a cascade walks. Kept apart from the rest
-//                  so that a million timers' links fit in a last-level cache (16 MB, not 40).
-//   `generations`  odd while the node is live; bumped at allocation and at release, so a handle
-//                  (index, generation) of a fired or cancelled timer no longer matches.
-//   `payloads`     initialized exactly while the node is live.
-//   Free nodes form a singly-linked list through `links[n].next` from `freeHead`.
+// - `header`:      the scalar state (`now`, `count`, free-list head, the slab pointer, …).
+// - `nodes`:       the slab, `capacity` nodes of `_WheelNodeLayout<Payload>.stride` bytes, the
+//                  first `highWater` in use. A node is a `_WheelLink` (deadline, next, prev,
+//                  generation) followed by the payload, which is initialized exactly while the
+//                  node is live (odd generation). Free nodes form a singly-linked list through
+//                  `next` from `freeHead`. Keeping the payload in the node matters: firing reads
+//                  it, and a separate payload array was one more cache miss per timer at 1M.
 // - `heads`, `tails`, `chainMasks`: lists are the 704 wheel slots (`level * 64 + slot`), then the
 //   due list; each list is 8 chains (`list * 8 + stripe`, the stripe a hash of the deadline).
 //   Live nodes form doubly-linked FIFO chains through `prev`/`next`, -1 ending them. A chain's
