@@ -82,8 +82,8 @@ enum _WheelLayout {
         level &* 64 &+ Int(truncatingIfNeeded: (deadline &>> UInt64(truncatingIfNeeded: level &* 6)) & 63)
     }
 
-    /// Chains per list. A slot's timers are striped over four FIFO chains by a hash of their
-    /// deadline, so a cascade walks four independent chains (four cache misses in flight rather
+    /// Chains per list. A slot's timers are striped over 8 FIFO chains by a hash of their
+    /// deadline, so a cascade walks 8 independent chains (several cache misses in flight rather
     /// than one) while timers with equal deadlines still share one chain and keep their order.
     @inlinable static var stripes: Int { 8 }
     /// One bit per chain of a list.
@@ -92,7 +92,7 @@ enum _WheelLayout {
     @inlinable static var chainCount: Int { listCount &* stripes }
     @inlinable static var dueChain: Int { dueList &* stripes }
 
-    /// The chain of a deadline within its list: the top two bits of a multiplicative hash, so that
+    /// The chain of a deadline within its list: the top bits of a multiplicative hash, so that
     /// deadlines in any pattern (all on whole seconds, say) spread evenly.
     @inlinable @inline(__always)
     static func stripe(deadline: UInt64) -> Int {
@@ -266,15 +266,26 @@ final class _WheelStorage<Payload> {
         return copy
     }
 
-    /// Moves the slab to a buffer of at least `minimumCapacity` nodes. Nodes move bitwise, as
-    /// every Swift value may.
+    /// Moves the slab to a buffer of at least `minimumCapacity` nodes.
     @inlinable
     func grow(to minimumCapacity: Int) {
         precondition(minimumCapacity <= Int(Int32.max), "TimingWheel: more than 2^31 - 1 timers")
         let newCapacity = min(Int(Int32.max), max(minimumCapacity, 16, capacity &* 2))
         let newNodes = UnsafeMutableRawPointer.allocate(
             byteCount: newCapacity &* _WheelNodeLayout<Payload>.stride, alignment: _WheelNodeLayout<Payload>.alignment)
-        newNodes.copyMemory(from: nodes, byteCount: highWater &* _WheelNodeLayout<Payload>.stride)
+        if _isBitwiseTakable(Payload.self) {
+            newNodes.copyMemory(from: nodes, byteCount: highWater &* _WheelNodeLayout<Payload>.stride)
+        } else {
+            for n in 0 ..< highWater {
+                let node = newNodes + n &* _WheelNodeLayout<Payload>.stride
+                let link = self.link(n).pointee
+                node.initializeMemory(as: _WheelLink.self, to: link)
+                if link.generation & 1 == 1 {
+                    (node + _WheelNodeLayout<Payload>.payloadOffset)
+                        .moveInitializeMemory(as: Payload.self, from: payload(n), count: 1)
+                }
+            }
+        }
         nodes.deallocate()
         header.pointee.nodes = newNodes
         header.pointee.capacity = newCapacity
@@ -386,7 +397,8 @@ final class _WheelStorage<Payload> {
     @inlinable
     func schedule(at deadline: UInt64, _ payload: Payload) -> TimerHandle {
         let n = allocateNode(deadline: deadline)
-        self.payload(Int(n)).initialize(to: payload)
+        (nodes + Int(n) &* _WheelNodeLayout<Payload>.stride + _WheelNodeLayout<Payload>.payloadOffset)
+            .initializeMemory(as: Payload.self, to: payload)
         file(n, deadline: deadline)
         count &+= 1
         if cacheValid {
