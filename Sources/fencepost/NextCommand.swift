@@ -1,0 +1,245 @@
+// `fencepost next`: when does a calendar trigger fire? Human mode answers one question from options;
+// script mode (`--jsonl`) answers one JSON request per line of standard input.
+import ArgumentParser
+import CivilTime
+import FencepostJSON
+import FencepostLinux
+
+struct NextCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "next",
+        abstract: "Show the next fires of a calendar trigger.",
+        discussion: """
+            Human mode prints one line per fire: local time, zone abbreviation, UTC offset, the \
+            instant in UTC, and how long after --after it is.
+
+              fencepost next --tz America/New_York --after 2026-03-08T06:59:00Z \\
+                  --hour 2 --minute 30 --count 3
+
+            Script mode (--jsonl) reads one JSON object per line from standard input and writes \
+            one JSON line per input line, in order:
+
+              echo '{"after":"2026-03-08T06:59:00Z","match":{"hour":7},"count":2}' |
+                  TZ=UTC fencepost next --jsonl
+              {"next":["2026-03-08T07:00:00Z","2026-03-09T07:00:00Z"]}
+
+            Keys: match (required; component names as the options, in camelCase: year, month, \
+            day, hour, minute, second, weekday, weekdayOrdinal, weekOfMonth, weekOfYear, \
+            yearForWeekOfYear, dayOfYear), after (RFC 3339, Z or ±HH:MM, fraction allowed; \
+            default now), tz (default the device zone), policy (default nextTime), repeatedTime \
+            (default first), count (1...10000, default 1), firstWeekday, minimumDaysInFirstWeek. \
+            Answers list UTC instants in whole seconds; fewer than count when no more exist. A \
+            line that cannot be answered (not JSON, an unknown key, a wrong type, an unknown \
+            zone, a component out of range) gets {"error":"..."} and the run goes on. A blank \
+            line is answered {"error":"empty line"}, so answers always pair with lines.
+
+            Exit status: 0 success (also when there is no next fire), 64 usage error, 65 data \
+            error (unknown zone, component out of range), 74 I/O error.
+            """
+    )
+
+    // MARK: Components
+
+    @Option(help: "Year to match.") var year: Int?
+    @Option(help: "Month to match, 1-12.") var month: Int?
+    @Option(help: "Day of the month to match, 1-31.") var day: Int?
+    @Option(help: "Hour to match, 0-23.") var hour: Int?
+    @Option(help: "Minute to match, 0-59.") var minute: Int?
+    @Option(help: "Second to match, 0-59.") var second: Int?
+    @Option(help: "Weekday to match: 1-7 (1 = Sunday) or a name (mon, monday, ...).")
+    var weekday: WeekdayArgument?
+    @Option(help: "The n-th such weekday in the month (with --weekday).") var weekdayOrdinal: Int?
+    @Option(help: "Week of the month to match.") var weekOfMonth: Int?
+    @Option(help: "Week of the year to match.") var weekOfYear: Int?
+    @Option(help: "Year of --week-of-year (the week-numbering year).") var yearForWeekOfYear: Int?
+    @Option(help: "Day of the year to match, 1-366.") var dayOfYear: Int?
+
+    // MARK: Question
+
+    @Option(help: "IANA time zone of the trigger (default: the device zone, from TZ or /etc/localtime).")
+    var tz: String?
+    @Option(help: "Fires strictly after this instant: 2026-03-28T00:00:00Z or with a ±HH:MM offset (default: now).")
+    var after: InstantArgument?
+    @Option(help: "How many fires to show, 1-\(NextRequest.maximumCount).") var count = 1
+    @Option(help: "When the local time does not exist: \(MatchingPolicy.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var policy = "nextTime"
+    @Option(help: "When the local time exists twice: first, last.") var repeatedTime = "first"
+    @Option(help: "First day of a week, 1-7 (1 = Sunday).") var firstWeekday: Int?
+    @Option(help: "Days of a year's first week that must fall in that year, 1-7.") var minimumDaysInFirstWeek: Int?
+
+    @Flag(help: "Script mode: read one JSON request per line from standard input, answer one JSON line each.")
+    var jsonl = false
+
+    // MARK: Validation (errors here exit 64)
+
+    var match: CalendarMatch {
+        CalendarMatch(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            weekday: weekday?.value, weekdayOrdinal: weekdayOrdinal, weekOfMonth: weekOfMonth,
+            weekOfYear: weekOfYear, yearForWeekOfYear: yearForWeekOfYear, dayOfYear: dayOfYear)
+    }
+
+    func validate() throws {
+        if jsonl {
+            guard match == CalendarMatch(), tz == nil, after == nil, count == 1, policy == "nextTime",
+                  repeatedTime == "first", firstWeekday == nil, minimumDaysInFirstWeek == nil
+            else { throw ValidationError("--jsonl takes its questions from standard input; give no other options.") }
+            return
+        }
+        guard (1...NextRequest.maximumCount).contains(count) else {
+            throw ValidationError("--count must be 1...\(NextRequest.maximumCount).")
+        }
+        guard MatchingPolicy(rawValue: policy) != nil else {
+            throw ValidationError("--policy must be one of \(MatchingPolicy.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard RepeatedTimePolicy(rawValue: repeatedTime) != nil else {
+            throw ValidationError("--repeated-time must be first or last.")
+        }
+        if let d = firstWeekday, !(1...7).contains(d) { throw ValidationError("--first-weekday must be 1...7.") }
+        if let d = minimumDaysInFirstWeek, !(1...7).contains(d) {
+            throw ValidationError("--minimum-days-in-first-week must be 1...7.")
+        }
+        guard match != CalendarMatch() else {
+            throw ValidationError("Give at least one component, e.g. --hour 7 --minute 30.")
+        }
+    }
+
+    // MARK: Run
+
+    func run() throws {
+        if jsonl { try runScriptMode() } else { try runHumanMode() }
+    }
+
+    func runHumanMode() throws {
+        let zones = SystemZones()
+        let zone: ZoneRules
+        do {
+            zone = try tz.map { name throws(ZoneError) in try zones.rules(named: name) }
+                ?? zones.deviceZone(tzVariable: SystemZones.environmentTZ())
+        } catch {
+            throw dataError(tz == nil ? "no device time zone: \(error)" : "\(error)")
+        }
+        let match = self.match
+        var weekRules = WeekRules.gregorianDefault
+        if let d = firstWeekday { weekRules.firstWeekday = d }
+        if let d = minimumDaysInFirstWeek { weekRules.minimumDaysInFirstWeek = d }
+        let schedule: CalendarSchedule
+        do { schedule = try CalendarSchedule(match, weekRules: weekRules) } catch { throw dataError("\(error)") }
+
+        let start = after?.instant ?? wallClockNow()
+        let policy = MatchingPolicy(rawValue: self.policy)!
+        let repeatedTime = RepeatedTimePolicy(rawValue: self.repeatedTime)!
+        let fires = NextRequest.fires(
+            of: schedule, after: start, in: zone, policy: policy, repeatedTime: repeatedTime, count: count)
+        print(HumanReport.render(
+            match: match, zone: zone, after: start, policy: policy, repeatedTime: repeatedTime,
+            fires: fires, requested: count))
+    }
+
+    func runScriptMode() throws {
+        var handler = NextRequestHandler(zones: SystemZones(), tzVariable: SystemZones.environmentTZ())
+        var writer = BufferedWriter(fd: .standardOutput)
+        var reader = LineReader(fd: .standardInput)
+        var now = wallClockNow()
+        let overlong = #"{"error":"line longer than \#(reader.splitter.maximumLineLength) bytes"}"# + "\n"
+        do {
+            try reader.run({ (event) throws(Errno) in
+                switch event {
+                case .line(let line): handler.handle(line: line, now: now, into: &writer.buffer)
+                case .overlong: writer.buffer.append(contentsOf: overlong.utf8)
+                }
+                try writer.flushIfFull()
+            }, afterChunk: { () throws(Errno) in
+                try writer.flush()
+                now = wallClockNow()
+            })
+        } catch {
+            writeStandardError("fencepost next: \(error)\n")
+            throw ExitCode(74)  // EX_IOERR
+        }
+    }
+
+    /// Prints `message` to standard error and returns the exit code for a data error (65, EX_DATAERR).
+    func dataError(_ message: String) -> ExitCode {
+        writeStandardError("fencepost next: \(message)\n")
+        return ExitCode(65)
+    }
+}
+
+func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
+}
+
+/// `--weekday`: 1…7 (1 = Sunday) or an English weekday name or its first three letters.
+struct WeekdayArgument: ExpressibleByArgument, Equatable {
+    var value: Int
+    init?(argument: String) {
+        guard let n = NextRequest.weekday(named: argument) else { return nil }
+        value = n
+    }
+    static var defaultCompletionKind: CompletionKind {
+        .list(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])
+    }
+}
+
+/// `--after`: an RFC 3339 timestamp.
+struct InstantArgument: ExpressibleByArgument, Equatable {
+    var instant: WallInstant
+    init?(argument: String) {
+        guard case .success(let t) = InstantText.parse(argument.utf8) else { return nil }
+        instant = t
+    }
+}
+
+/// The human-mode report, in the spirit of `systemd-analyze calendar --iterations`.
+enum HumanReport {
+    static func render(
+        match: CalendarMatch, zone: ZoneRules, after: WallInstant, policy: MatchingPolicy,
+        repeatedTime: RepeatedTimePolicy, fires: [WallInstant], requested: Int
+    ) -> String {
+        let width = String(fires.count).count
+        let labelWidth = max(7, 5 + width)
+        func label(_ text: String) -> String { String(repeating: " ", count: labelWidth - text.count) + text + ": " }
+        var lines = [
+            label("Trigger") + NextRequest.describe(match),
+            label("Policy") + "\(policy.rawValue), repeated time \(repeatedTime.rawValue)",
+            label("Zone") + zone.identifier,
+            label("After") + "\(local(after, in: zone)) = \(after)",
+        ]
+        if fires.isEmpty {
+            lines.append(label("Next") + "none: the trigger never fires after \(after)")
+            return lines.joined(separator: "\n")
+        }
+        for (k, fire) in fires.enumerated() {
+            let name = fires.count == 1 ? "Next" : "Next \(k + 1)"
+            let relative = InstantText.duration(fire.secondsSinceEpoch - after.secondsSinceEpoch)
+            lines.append(label(name) + "\(local(fire, in: zone)) = \(fire) (in \(relative))")
+        }
+        if fires.count < requested {
+            lines.append(String(repeating: " ", count: labelWidth + 2) + "no more fires after \(fires.last!)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `Sat 2026-03-28 02:30:00 CET +01:00`
+    static func local(_ t: WallInstant, in zone: ZoneRules) -> String {
+        let o = zone.offset(at: t)
+        let seconds = Int64(o.utcOffsetSeconds)
+        let localSeconds = t.secondsSinceEpoch + seconds
+        let c = CivilDateTime(localSeconds: localSeconds)
+        let dayNumber = localSeconds >= 0 ? localSeconds / 86400 : (localSeconds - 86399) / 86400
+        let weekday = InstantText.weekdayNames[CivilDays.weekday(dayNumber: dayNumber) - 1]
+        let text = c.iso8601.replacingFirst("T", with: " ")
+        return "\(weekday) \(text) \(o.abbreviation) \(InstantText.offset(Int(seconds)))"
+    }
+}
+
+extension String {
+    func replacingFirst(_ a: Character, with b: Character) -> String {
+        guard let i = firstIndex(of: a) else { return self }
+        var s = self
+        s.replaceSubrange(i...i, with: String(b))
+        return s
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Runs the built `fencepost` binary as a real child process.
+///
+/// The binary is looked up next to the running test bundle (SwiftPM puts both in the products
+/// directory, whatever `--scratch-path` is), or at `$FENCEPOST_BINARY`.
+enum ChildProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutLines: [String] {
+            var lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            return lines
+        }
+    }
+
+    static let binary: URL? = {
+        let fm = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["FENCEPOST_BINARY"], fm.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path)
+        }
+        var candidates: [URL] = []
+        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for dir in candidates {
+            // Inside an .xctest bundle on macOS the products directory is further up.
+            var d = dir
+            for _ in 0..<4 {
+                let f = d.appendingPathComponent("fencepost")
+                if fm.isExecutableFile(atPath: f.path) { return f }
+                d.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// Runs `fencepost arguments…` with `input` on standard input (through a file, so that neither
+    /// side blocks on a full pipe) and collects both outputs.
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"]) throws -> Output {
+        guard let binary else { throw NotFound() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inURL = dir.appendingPathComponent("in"), outURL = dir.appendingPathComponent("out")
+        let errURL = dir.appendingPathComponent("err")
+        try Data(input.utf8).write(to: inURL)
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let stdin = try FileHandle(forReadingFrom: inURL)
+        let stdout = try FileHandle(forWritingTo: outURL), stderr = try FileHandle(forWritingTo: errURL)
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        try stdin.close(); try stdout.close(); try stderr.close()
+        return Output(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    struct NotFound: Error, CustomStringConvertible {
+        var description: String { "fencepost binary not found next to the test bundle; set FENCEPOST_BINARY" }
+    }
+}
