@@ -63,9 +63,14 @@ public struct CalendarSchedule: Hashable, Sendable {
         after: WallInstant, in zone: ZoneRules,
         policy: MatchingPolicy = .nextTime, repeatedTime: RepeatedTimePolicy = .first
     ) -> WallInstant? {
-        var search = Search(schedule: self, zone: zone, after: after.secondsSinceEpoch,
-                            policy: policy, repeatedTime: repeatedTime)
-        return search.run().map(WallInstant.init(secondsSinceEpoch:))
+        // Foundation applies the repeated-time policy only when the hour is specified.
+        let search = SearchParameters(
+            after: after.secondsSinceEpoch, policy: policy,
+            pickLast: repeatedTime == .last && match.hour != nil)
+        // The zone is passed down as a borrowed argument, never stored: storing it would retain its
+        // arrays on every call.
+        let r = unit.isSubDay ? runSubDay(zone, search) : runDays(zone, search)
+        return r.map(WallInstant.init(secondsSinceEpoch:))
     }
 }
 
@@ -103,35 +108,22 @@ enum PeriodUnit: Sendable {
     @inlinable var isSubDay: Bool { self == .hour || self == .minute }
 }
 
-/// One search: the schedule, the zone, the start and the policies.
+/// The scalar inputs of one search.
 @usableFromInline
-struct Search {
-    let s: CalendarSchedule
-    let zone: ZoneRules
+struct SearchParameters {
     let after: Int64
     let policy: MatchingPolicy
     let pickLast: Bool
+}
 
-    init(schedule: CalendarSchedule, zone: ZoneRules, after: Int64, policy: MatchingPolicy,
-         repeatedTime: RepeatedTimePolicy) {
-        s = schedule
-        self.zone = zone
-        self.after = after
-        self.policy = policy
-        // Foundation applies the repeated-time policy only when the hour is specified.
-        pickLast = repeatedTime == .last && schedule.match.hour != nil
-    }
-
+extension CalendarSchedule {
+    /// Beyond one Gregorian cycle (400 years) after the start, a match that has not happened never will.
     static let horizonDays: Int64 = 146_097 + 366
-
-    mutating func run() -> Int64? {
-        s.unit.isSubDay ? runSubDay() : runDays()
-    }
 
     // MARK: Periods of a day or longer
 
     private func periodStart(_ d: Int64) -> Int64 {
-        switch s.unit {
+        switch unit {
         case .year:
             let (y, _, _) = CivilDays.date(dayNumber: d)
             return CivilDays.dayNumber(year: y, month: 1, day: 1)
@@ -142,18 +134,18 @@ struct Search {
             return d
         case .weekOfMonth:
             let (_, _, dd) = CivilDays.date(dayNumber: d)
-            return max(d - s.weekRules.daysIntoWeek(d), d - Int64(dd - 1))
+            return max(d - weekRules.daysIntoWeek(d), d - Int64(dd - 1))
         case .yearForWeekOfYear:
             let (y, _, _) = CivilDays.date(dayNumber: d)
-            let (wy, _) = s.weekRules.weekOfYear(day: d, year: y)
-            return s.weekRules.startOfWeekOne(year: wy)
+            let (wy, _) = weekRules.weekOfYear(day: d, year: y)
+            return weekRules.startOfWeekOne(year: wy)
         case .hour, .minute:
             preconditionFailure("sub-day periods are walked by runSubDay")
         }
     }
 
     private func periodEnd(_ start: Int64) -> Int64 {
-        switch s.unit {
+        switch unit {
         case .year:
             let (y, _, _) = CivilDays.date(dayNumber: start)
             return CivilDays.dayNumber(year: y + 1, month: 1, day: 1)
@@ -164,50 +156,32 @@ struct Search {
             return start + 1
         case .weekOfMonth:
             let (y, m, _) = CivilDays.date(dayNumber: start)
-            return min(start - s.weekRules.daysIntoWeek(start) + 7, DateFilter.firstOfNextMonth(y, m))
+            return min(start - weekRules.daysIntoWeek(start) + 7, DateFilter.firstOfNextMonth(y, m))
         case .yearForWeekOfYear:
             let (y, _, _) = CivilDays.date(dayNumber: start)
-            let (wy, _) = s.weekRules.weekOfYear(day: start, year: y)
-            return s.weekRules.startOfWeekOne(year: wy + 1)
+            let (wy, _) = weekRules.weekOfYear(day: start, year: y)
+            return weekRules.startOfWeekOne(year: wy + 1)
         case .hour, .minute:
             preconditionFailure("sub-day periods are walked by runSubDay")
         }
     }
 
-    private func runDays() -> Int64? {
-        let localAfter = after + Int64(zone.utcOffset(atSecondsSinceEpoch: after))
+    private func runDays(_ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
+        let localAfter = p.after + Int64(zone.utcOffset(atSecondsSinceEpoch: p.after))
         let dayAfter = floorDiv(localAfter, 86400)
+        if isPlainDate { return runPlainDate(zone, p, dayAfter: dayAfter) }
         let horizon = dayAfter + Self.horizonDays
         // Start one period early: a substitute for a missing time of the previous period (nextTime
-        // after a gap, the 1st of the month for a missing 31st) can fall after `after`.
+        // after a gap) can fall after `after`.
         var start = periodStart(periodStart(dayAfter) - 1)
         while start <= horizon {
+            guard let d = filter.nextMatchingDay(from: start, through: horizon) else { return nil }
             let end = periodEnd(start)
-            let candidateDay: Int64
-            if s.isPlainDate {
-                let (py, pm, _) = CivilDays.date(dayNumber: start)
-                if let wanted = s.filter.year, py != wanted {
-                    if py > wanted { return nil }
-                    start = CivilDays.dayNumber(year: wanted, month: 1, day: 1)
-                    continue
-                }
-                let month = s.filter.month ?? (s.unit == .month ? pm : 1)
-                let day = s.filter.day ?? 1
-                if day > CivilDays.daysInMonth(year: py, month: month) {
-                    if let r = missingDay(year: py, month: month), r > after { return r }
-                    start = end
-                    continue
-                }
-                candidateDay = CivilDays.dayNumber(year: py, month: month, day: day)
-            } else {
-                guard let d = s.filter.nextMatchingDay(from: start, through: horizon) else { return nil }
-                if d >= end {
-                    start = periodStart(d)
-                    continue
-                }
-                candidateDay = d
+            if d >= end {
+                start = periodStart(d)
+                continue
             }
-            if let r = candidate(candidateDay * 86400 + s.timeOfDay, periodEndDay: end), r > after {
+            if let r = candidate(d * 86400 + timeOfDay, periodEndDay: end, zone, p), r > p.after {
                 return r
             }
             start = end
@@ -215,28 +189,57 @@ struct Search {
         return nil
     }
 
+    /// Year and month periods of a match whose date components are among year, month and day:
+    /// the candidate of each period is computed directly, and a missing day is seen (SEMANTICS.md §3).
+    private func runPlainDate(_ zone: ZoneRules, _ p: SearchParameters, dayAfter: Int64) -> Int64? {
+        var (y, m, _) = CivilDays.date(dayNumber: dayAfter)
+        let yearly = unit == .year
+        // Start one period early (see runDays).
+        if yearly { y -= 1 } else if m == 1 { y -= 1; m = 12 } else { m -= 1 }
+        if let wanted = filter.year {
+            if y > wanted { return nil }
+            if y < wanted { y = wanted; m = 1 }
+        }
+        let lastYear = y + 401
+        let day = filter.day ?? 1
+        while y <= lastYear {
+            let month = filter.month ?? (yearly ? 1 : m)
+            if day > CivilDays.daysInMonth(year: y, month: month) {
+                if let r = missingDay(year: y, month: month, zone, p), r > p.after { return r }
+            } else {
+                let d = CivilDays.dayNumber(year: y, month: month, day: day)
+                let end = yearly ? CivilDays.dayNumber(year: y + 1, month: 1, day: 1) : DateFilter.firstOfNextMonth(y, m)
+                if let r = candidate(d * 86400 + timeOfDay, periodEndDay: end, zone, p), r > p.after { return r }
+            }
+            if yearly || m == 12 { y += 1; m = 1 } else { m += 1 }
+            if let wanted = filter.year, y > wanted { return nil }
+        }
+        return nil
+    }
+
     /// The instant of a period's candidate civil time, by the repeated-time and matching policies.
-    private func candidate(_ civil: Int64, periodEndDay: Int64) -> Int64? {
+    private func candidate(_ civil: Int64, periodEndDay: Int64, _ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
         switch zone.resolve(localSeconds: civil) {
         case let .unique(u):
             return u
         case let .repeated(first, last):
-            return pickLast ? last : first
+            return p.pickLast ? last : first
         case let .skipped(transition, _):
             let civilT = transition + Int64(zone.utcOffset(atSecondsSinceEpoch: transition))
-            if s.unit == .day && civilT >= periodEndDay * 86400 {
+            if unit == .day && civilT >= periodEndDay * 86400 {
                 // The whole day may be missing (Pacific/Apia, 2011-12-30): then it is no period at all.
                 if case .skipped = zone.resolve(localSeconds: (periodEndDay - 1) * 86400) { return nil }
             }
             if matchesAll(civil: civilT) { return transition }
-            return gap(civil: civil, transition: transition, civilTransition: civilT)
+            return gap(civil: civil, transition: transition, civilTransition: civilT, zone, p)
         }
     }
 
     /// A candidate inside a gap that no instant of the gap's end matches: SEMANTICS.md §3, "time gap".
-    private func gap(civil: Int64, transition: Int64, civilTransition civilT: Int64) -> Int64? {
+    private func gap(civil: Int64, transition: Int64, civilTransition civilT: Int64,
+                     _ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
         let minuteAndSecond = floorMod(civil, 3600)
-        switch policy {
+        switch p.policy {
         case .strict:
             return nil
         case .nextTime:
@@ -244,7 +247,7 @@ struct Search {
         case .nextTimePreservingSmallerComponents:
             var x = floorDiv(civilT, 3600) * 3600 + minuteAndSecond
             if x < civilT { x += 3600 }
-            return instant(ofCivil: x)
+            return instant(ofCivil: x, zone)
         case .previousTimePreservingSmallerComponents:
             let before = transition - 1
             let offsetBefore = Int64(zone.utcOffset(atSecondsSinceEpoch: before))
@@ -256,32 +259,32 @@ struct Search {
     }
 
     /// A day of month the month lacks (Sep 31): SEMANTICS.md §3, "missing day".
-    private func missingDay(year: Int64, month: Int) -> Int64? {
+    private func missingDay(year: Int64, month: Int, _ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
         let nextMonth = DateFilter.firstOfNextMonth(year, month)
-        switch policy {
+        switch p.policy {
         case .strict:
             return nil
         case .nextTime:
-            return instant(ofCivil: nextMonth * 86400)
+            return instant(ofCivil: nextMonth * 86400, zone)
         case .nextTimePreservingSmallerComponents:
-            return timeOnSubstituteDay(nextMonth * 86400 + s.timeOfDay)
+            return timeOnSubstituteDay(nextMonth * 86400 + timeOfDay, zone, p)
         case .previousTimePreservingSmallerComponents:
-            return timeOnSubstituteDay((nextMonth - 1) * 86400 + s.timeOfDay)
+            return timeOnSubstituteDay((nextMonth - 1) * 86400 + timeOfDay, zone, p)
         }
     }
 
-    private func timeOnSubstituteDay(_ civil: Int64) -> Int64? {
+    private func timeOnSubstituteDay(_ civil: Int64, _ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
         switch zone.resolve(localSeconds: civil) {
         case let .unique(u): return u
-        case let .repeated(first, last): return pickLast ? last : first
+        case let .repeated(first, last): return p.pickLast ? last : first
         case let .skipped(transition, _):
             let civilT = transition + Int64(zone.utcOffset(atSecondsSinceEpoch: transition))
-            return gap(civil: civil, transition: transition, civilTransition: civilT)
+            return gap(civil: civil, transition: transition, civilTransition: civilT, zone, p)
         }
     }
 
     /// The instant of a civil time: its first occurrence, or the end of the gap it falls in.
-    private func instant(ofCivil civil: Int64) -> Int64 {
+    private func instant(ofCivil civil: Int64, _ zone: ZoneRules) -> Int64 {
         switch zone.resolve(localSeconds: civil) {
         case let .unique(u): return u
         case let .repeated(first, _): return first
@@ -293,43 +296,43 @@ struct Search {
     private func matchesAll(civil: Int64) -> Bool {
         let day = floorDiv(civil, 86400)
         let sod = Int(civil - day * 86400)
-        if let h = s.match.hour, h != sod / 3600 { return false }
-        if let m = s.match.minute, m != (sod / 60) % 60 { return false }
-        if let sec = s.match.second, sec != sod % 60 { return false }
-        return s.filter.matches(day)
+        if let h = match.hour, h != sod / 3600 { return false }
+        if let m = match.minute, m != (sod / 60) % 60 { return false }
+        if let sec = match.second, sec != sod % 60 { return false }
+        return filter.matches(day)
     }
 
     // MARK: Hour and minute periods
 
     /// `{minute: 15}` (hourly) and `{second: 30}` (every minute), possibly on matching days only.
     /// Periods are real hours/minutes: a repeated hour gives two results, a skipped one none.
-    private func runSubDay() -> Int64? {
-        let step: Int64 = s.unit == .hour ? 3600 : 60
-        let offset: Int64 = s.unit == .hour
-            ? Int64((s.match.minute ?? 0) * 60 + (s.match.second ?? 0))
-            : Int64(s.match.second ?? 0)
+    private func runSubDay(_ zone: ZoneRules, _ p: SearchParameters) -> Int64? {
+        let step: Int64 = unit == .hour ? 3600 : 60
+        let offset: Int64 = unit == .hour
+            ? Int64((match.minute ?? 0) * 60 + (match.second ?? 0))
+            : Int64(match.second ?? 0)
         // The earliest civil time any instant after `after` can show: lower when an overlap is near.
-        let offsetNow = zone.utcOffset(atSecondsSinceEpoch: after)
-        let offsetSoon = zone.utcOffset(atSecondsSinceEpoch: after + 2 * 86400)
-        var start = floorDiv(after + Int64(min(offsetNow, offsetSoon)), step) * step
+        let offsetNow = zone.utcOffset(atSecondsSinceEpoch: p.after)
+        let offsetSoon = zone.utcOffset(atSecondsSinceEpoch: p.after + 2 * 86400)
+        var start = floorDiv(p.after + Int64(min(offsetNow, offsetSoon)), step) * step
         let horizon = floorDiv(start, 86400) + Self.horizonDays
         while true {
             let day = floorDiv(start, 86400)
-            if !s.filter.isEmpty && !s.filter.matches(day) {
-                guard let next = s.filter.nextMatchingDay(from: day + 1, through: horizon) else { return nil }
+            if !filter.isEmpty && !filter.matches(day) {
+                guard let next = filter.nextMatchingDay(from: day + 1, through: horizon) else { return nil }
                 start = next * 86400
                 continue
             }
             let civil = start + offset
             switch zone.resolve(localSeconds: civil) {
             case let .unique(u):
-                if u > after { return u }
+                if u > p.after { return u }
             case let .repeated(first, last):
-                if first > after { return first }
-                if last > after { return last }
+                if first > p.after { return first }
+                if last > p.after { return last }
             case let .skipped(transition, _):
                 let civilT = transition + Int64(zone.utcOffset(atSecondsSinceEpoch: transition))
-                if transition > after && matchesAll(civil: civilT) { return transition }
+                if transition > p.after && matchesAll(civil: civilT) { return transition }
             }
             start += step
         }

@@ -18,6 +18,8 @@ struct DateFilter: Sendable {
     @usableFromInline let rules: WeekRules
     /// No date component at all: every day matches.
     @usableFromInline let isEmpty: Bool
+    /// Some component needs the year, month and day of a day number (all but weekday do).
+    @usableFromInline let needsCivilDate: Bool
 
     init(_ m: CalendarMatch, rules: WeekRules) {
         year = m.year.map(Int64.init); month = m.month; day = m.day
@@ -27,6 +29,9 @@ struct DateFilter: Sendable {
         self.rules = rules
         isEmpty = year == nil && month == nil && day == nil && weekday == nil && weekdayOrdinal == nil
             && weekOfMonth == nil && weekOfYear == nil && yearForWeekOfYear == nil && dayOfYear == nil
+        needsCivilDate = !isEmpty && !(weekday != nil && year == nil && month == nil && day == nil
+            && weekdayOrdinal == nil && weekOfMonth == nil && weekOfYear == nil && yearForWeekOfYear == nil
+            && dayOfYear == nil)
     }
 
     /// Whether `d` matches every date component.
@@ -41,6 +46,11 @@ struct DateFilter: Sendable {
     func nextMatchingDay(from: Int64, through limit: Int64) -> Int64? {
         if isEmpty { return from <= limit ? from : nil }
         var d = from
+        if !needsCivilDate, let wanted = weekday {
+            // Weekday alone: pure arithmetic.
+            d += Int64((wanted - CivilDays.weekday(dayNumber: d) + 7) % 7)
+            return d <= limit ? d : nil
+        }
         while d <= limit {
             let (y, m, dd) = CivilDays.date(dayNumber: d)
             if let wanted = year {
