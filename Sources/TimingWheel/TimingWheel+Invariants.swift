@@ -4,6 +4,8 @@
 extension TimingWheel {
     /// Whether this build of the target checks invariants after every mutation (debug builds).
     /// Benchmarks refuse to run when it is `true`.
+    ///
+    /// - Complexity: O(1).
     public static var _invariantChecksEnabled: Bool {
         #if DEBUG
         return true

@@ -255,5 +255,8 @@ public struct TimerHandle: Hashable, Sendable, CustomStringConvertible {
         self.generation = generation
     }
 
+    /// `TimerHandle(index#generation)`.
+    ///
+    /// - Complexity: O(1).
     public var description: String { "TimerHandle(\(index)#\(generation))" }
 }
