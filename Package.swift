@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TimingWheel", targets: ["TimingWheel"]),
         .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
+        .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "CivilTime"),
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
+        // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
+        .target(name: "FencepostWorkloads", dependencies: ["CivilTime"]),
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime"]),
         .executableTarget(

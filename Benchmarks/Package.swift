@@ -4,6 +4,7 @@
 // ordo-one/package-benchmark. Run from this folder:
 //
 //     swift package --disable-sandbox benchmark --target TimingWheelBenchmarks
+//     swift package --disable-sandbox benchmark --target NextFireBenchmarks
 //
 // Each benchmark suite is one executable target under its own folder; to add one, append a
 // `benchmarkTarget(...)` line to `targets` below.
@@ -40,6 +41,14 @@ let package = Package(
             dependencies: [
                 .product(name: "TimingWheel", package: root),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        benchmarkTarget(
+            "NextFireBenchmarks",
+            dependencies: [
+                .product(name: "CivilTime", package: root),
+                .product(name: "FencepostLinux", package: root),
+                .product(name: "FencepostWorkloads", package: root),
             ]
         ),
     ],
