@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
         .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
+        .library(name: "Position", targets: ["Position"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "CivilTime"),
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
+        .target(name: "Position", dependencies: ["CivilTime"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
         .target(name: "FencepostWorkloads", dependencies: ["CivilTime"]),
         // Shell.
