@@ -38,10 +38,10 @@ struct OracleDisagreementCase {
         return result
     }
 
-    /// Transitions within `days` days of ours or Foundation's result (or of the start).
+    /// Transitions within `days` days of the start, ours or Foundation's result.
     func transitionsNearResults(days: Int64 = 1) -> [(at: Int64, before: Int, after: Int)] {
         var result: [(at: Int64, before: Int, after: Int)] = []
-        for t in [ours, foundation].compactMap({ $0 }) {
+        for t in [c.after, ours, foundation].compactMap({ $0 }) {
             for x in transitions(t - days * 86_400, t + days * 86_400) where !result.contains(where: { $0.at == x.at }) {
                 result.append(x)
             }
@@ -73,8 +73,12 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
     case missingDayCarriedIntoNextMonth
     case yearIsAFilter
     case dayOfYearKeepsStartTime
-    case specifiedMonthWithWeekComponentSkipsToNextYear
-    case previousTimeGapAtMidnight
+    case specifiedMonthWithWeekComponentSkipsYear
+    case gapAtMidnight
+    case gapAdjustedResultPassedOver
+    case missingDayFromTheMonthBefore
+    case nextTimeGapKeepsSeconds
+    case missingDayOntoTransitionDay
     case gapWithUnspecifiedHour
     case yearForWeekOfYearWithoutWeek
     case inexactApproximation
@@ -109,18 +113,26 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             return "year specified and the start inside that year: Foundation matches the smaller components onward from the start (so {year, hour} fires daily within the year); the documented semantics take the year's first candidate (one per period)"
         case .dayOfYearKeepsStartTime:
             return "dayOfYear specified without hour and the start on that day: Foundation keeps the start's hour and matches minute/second from there (hourly that day); documented: the day's first candidate (hour 0)"
-        case .specifiedMonthWithWeekComponentSkipsToNextYear:
-            return "month specified with weekOfMonth or weekdayOrdinal and the start inside that month: Foundation passes over the rest of the month and returns next year's match"
-        case .previousTimeGapAtMidnight:
-            return "a DST gap at local midnight (Tehran, Sao Paulo …) under previousTimePreservingSmallerComponents: the documented result falls on the day before; Foundation rejects it and moves to the next period"
+        case .specifiedMonthWithWeekComponentSkipsYear:
+            return "month specified with a week-based component (weekday, weekdayOrdinal, weekOfMonth, weekOfYear) and the start inside that month: Foundation passes over the rest of the month and returns next year's match"
+        case .gapAtMidnight:
+            return "a DST gap at local midnight (Sao Paulo, Tehran …): Foundation's day arithmetic around it goes wrong: it returns the gap's end on the wrong day, or (previousTime*) rejects the documented result on the day before and moves to the next period"
+        case .gapAdjustedResultPassedOver:
+            return "the documented result is a DST-gap adjustment (02:41:57 in a 02:00→03:00 gap → 03:41:57 or 01:41:57) and Foundation passes over it to a later exact match: seen when the start lies just after the gap, and for previousTime* in weekly searches"
+        case .missingDayFromTheMonthBefore:
+            return "a missing day (Feb 29/30) searched from the month before, after that month's day (Jan 31): under *Preserving policies Foundation's substitute takes the start's whole wall-clock time, even the specified hour and minute (nextTime*), or is the start of the 1st of the next month (previousTime*)"
+        case .nextTimeGapKeepsSeconds:
+            return "the candidate falls in a DST gap under nextTime with second given and minute left open (00:00:22 in a 00:00–01:00 gap): Foundation keeps the seconds (01:00:22); documented: the end of the gap (01:00:00)"
+        case .missingDayOntoTransitionDay:
+            return "a missing day (Sep 31) whose substitute (Oct 1) is a DST transition day: Foundation passes over the substitute and returns the next exact match"
         case .gapWithUnspecifiedHour:
             return "hour unspecified and the candidate (00:40) falls in a DST gap: Foundation returns the first existing time with the specified components (01:40); documented: the gap rule (strict: nothing, nextTime: the gap's end …)"
         case .yearForWeekOfYearWithoutWeek:
             return "yearForWeekOfYear without weekOfYear: Foundation jumps to the start's week of the year in that week-year (or gives up) instead of taking the week-year's first candidate"
         case .inexactApproximation:
-            return "a combination that does not occur (weekOfMonth 6 on a weekday it lacks, day 25 with weekdayOrdinal 2, a passed date in the specified year …): under nextTime* Foundation returns an approximation that does not match (often the 1st of a month, with the start's time); documented: only a day of month the month lacks is approximated"
+            return "week-based or year-bound components that do not match in the current month or year (weekOfMonth 6 on a weekday it lacks, the first Friday already passed, a passed date in the specified year …): under nextTime* Foundation returns an approximation that does not match: the start of a day (mostly the 1st of the next month) or a day at the start's wall-clock time; documented: only a day of month the month lacks is approximated, other combinations wait for their next exact match"
         case .skipsMatchOfCombinedWeekComponents:
-            return "a week-based component combined with another day-level component, or non-default week rules: Foundation's step-wise search passes over an exact match and returns a later one"
+            return "a week-based component combined with another date component (month, day, another week component), or non-default week rules: Foundation's step-wise search passes over an exact match and returns a later one"
         case .givesUpOnRareMatch:
             return "a rare match (weekOfYear 53, yearForWeekOfYear with day and weekday …) more than two months ahead: Foundation gives up after its bounded number of search steps and returns nil"
         }
@@ -191,16 +203,43 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             let a = d.local(d.c.after), lf = d.local(f)
             return lf.year == a.year && lf.month == a.month && lf.day == a.day && (d.ours.map { f < $0 } ?? true)
 
-        case .specifiedMonthWithWeekComponentSkipsToNextYear:
-            guard let mo = m.month, m.weekOfMonth != nil || m.weekdayOrdinal != nil, let ours = d.ours,
+        case .specifiedMonthWithWeekComponentSkipsYear:
+            guard let mo = m.month, d.hasWeekComponents, let ours = d.ours,
                   let f = d.foundation, f > ours, d.matchesAll(f) else { return false }
             let a = d.local(d.c.after), o = d.local(ours)
             return a.month == mo && o.month == mo && o.year == a.year
 
-        case .previousTimeGapAtMidnight:
-            guard d.c.policy == .previousTimePreservingSmallerComponents, let ours = d.ours,
-                  !BruteForceNextDate.dateMatches(m, d.day(ours)) else { return false }
-            return d.transitionsNearResults().contains { $0.after > $0.before && (Int64($0.at) + Int64($0.before)) % 86_400 == 0 }
+        case .gapAtMidnight:
+            let f = d.foundation
+            guard f == nil || !d.matchesAll(f!) || (d.ours.map { f! > $0 } ?? false) else { return false }
+            var near: [(at: Int64, before: Int, after: Int)] = []
+            for t in [d.ours, f].compactMap({ $0 }) { near += d.transitions(t - 86_400, t + 86_400) }
+            return near.contains { $0.after > $0.before && (Int64($0.at) + Int64($0.before)) % 86_400 == 0 }
+
+        case .gapAdjustedResultPassedOver:
+            guard d.c.policy != .strict, let ours = d.ours, !d.matchesAll(ours), d.foundation.map({ $0 > ours }) ?? true
+            else { return false }
+            return d.transitions(ours - 3 * 3600, ours + 3 * 3600).contains { $0.after > $0.before }
+
+        case .missingDayFromTheMonthBefore:
+            guard d.c.policy == .nextTimePreservingSmallerComponents || d.c.policy == .previousTimePreservingSmallerComponents,
+                  m.day != nil, let ours = d.ours, let f = d.foundation, !d.matchesAll(ours) else { return false }
+            let o = d.local(ours), lf = d.local(f), a = d.local(d.c.after)
+            let days = BruteForceNextDate.floorDiv(lf.localSeconds, 86_400) - BruteForceNextDate.floorDiv(o.localSeconds, 86_400)
+            let sameOrNextDay = days == 0 || days == 1
+            let time = [lf.hour, lf.minute, lf.second]
+            return sameOrNextDay && (time == [a.hour, a.minute, a.second] || time == [0, 0, 0])
+                && (a.year * 12 + Int64(a.month)) + 1 == o.year * 12 + Int64(o.month) + (o.day == 1 ? -1 : 0)
+
+        case .nextTimeGapKeepsSeconds:
+            guard d.c.policy == .nextTime, let s = m.second, s > 0, m.minute == nil, let ours = d.ours,
+                  let f = d.foundation, f == ours + Int64(s) else { return false }
+            return d.offset(ours - 1) != d.offset(ours)
+
+        case .missingDayOntoTransitionDay:
+            guard m.day != nil, let ours = d.ours, !d.matchesAll(ours), d.foundation.map({ $0 > ours }) ?? true
+            else { return false }
+            return !d.transitions(ours - 86_400, ours + 86_400).isEmpty
 
         case .gapWithUnspecifiedHour:
             guard m.hour == nil, let f = d.foundation, d.matchesAll(f), d.ours.map({ f < $0 }) ?? true else { return false }
@@ -214,13 +253,19 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             return m.yearForWeekOfYear != nil && m.weekOfYear == nil
 
         case .inexactApproximation:
-            guard d.c.policy != .strict, let f = d.foundation else { return false }
-            return !BruteForceNextDate.dateMatches(m, d.day(f))
+            guard d.c.policy != .strict, let f = d.foundation, !d.matchesAll(f), d.hasWeekComponents || m.year != nil
+            else { return false }
+            // Foundation's approximations: the start of a day, or a day at the start's wall-clock time
+            // (in the unspecified components, or in all of them).
+            let lf = d.local(f), a = d.local(d.c.after)
+            let time = [lf.hour, lf.minute, lf.second]
+            return time == [0, 0, 0] || time == [a.hour, a.minute, a.second]
+                || time == [m.hour ?? a.hour, m.minute ?? a.minute, m.second ?? a.second]
 
         case .skipsMatchOfCombinedWeekComponents:
             guard let ours = d.ours, let f = d.foundation, f > ours, d.matchesAll(ours), d.matchesAll(f),
                   d.hasWeekComponents else { return false }
-            let dayLevel = [m.day, m.dayOfYear, m.weekday, m.weekdayOrdinal, m.weekOfMonth, m.weekOfYear,
+            let dayLevel = [m.month, m.day, m.dayOfYear, m.weekday, m.weekdayOrdinal, m.weekOfMonth, m.weekOfYear,
                             m.yearForWeekOfYear].compactMap { $0 }.count
             return dayLevel >= 2 || d.c.weekRules != .gregorianDefault
 
