@@ -34,6 +34,7 @@ let package = Package(
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
         .target(name: "Position", dependencies: ["CivilTime"]),
+        .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
         .target(name: "FencepostWorkloads", dependencies: ["CivilTime"]),
         // Shell.
@@ -50,6 +51,7 @@ let package = Package(
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON"]),
+        .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats"]),
     ],
     swiftLanguageModes: [.v6]
 )
