@@ -245,8 +245,11 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             guard m.hour == nil, let f = d.foundation, d.matchesAll(f), d.ours.map({ f < $0 }) ?? true else { return false }
             let lf = d.local(f)
             return d.transitions(f - 86_400, f).contains { x in
-                let before = d.local(x.at - 1)
-                return x.after > x.before && before.year == lf.year && before.month == lf.month && before.day == lf.day
+                // The gap's day: the day its first or its last skipped second is on (a gap at midnight
+                // starts on the day before).
+                let first = CivilDateTime(localSeconds: x.at + Int64(x.before))
+                let last = CivilDateTime(localSeconds: x.at + Int64(x.after) - 1)
+                return x.after > x.before && [first, last].contains { $0.year == lf.year && $0.month == lf.month && $0.day == lf.day }
             }
 
         case .yearForWeekOfYearWithoutWeek:
