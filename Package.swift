@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
         .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
         .library(name: "Position", targets: ["Position"]),
+        .library(name: "NMEA", targets: ["NMEA"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
         .target(name: "Position", dependencies: ["CivilTime"]),
+        .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
         .target(name: "FencepostWorkloads", dependencies: ["CivilTime"]),
@@ -51,6 +53,7 @@ let package = Package(
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats"]),
     ],
     swiftLanguageModes: [.v6]
