@@ -134,3 +134,43 @@ import TrackFormats
         #expect(!GPXReader.looksLikeXML([UInt8]()))
     }
 }
+
+/// Mangled documents: every mutation either reads or is refused with a position inside the text;
+/// nothing traps. Seeded; a failure prints its seed.
+@Suite struct GPXMutationTests {
+    struct SplitMix64 {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    @Test func mutationsNeverTrap() {
+        let base = Array(GPXReaderTests.gpx10.utf8)
+        let alphabet = Array("<>/&;\"'=![]-?:#x \n".utf8) + [0x00, 0xC3, 0xFF]
+        for seed in UInt64(1)...3000 {
+            var rng = SplitMix64(state: seed)
+            var doc = base
+            for _ in 0...rng.below(4) {
+                let i = rng.below(doc.count)
+                switch rng.below(3) {
+                case 0: doc[i] = alphabet[rng.below(alphabet.count)]
+                case 1: doc.remove(at: i)
+                default: doc.insert(alphabet[rng.below(alphabet.count)], at: i)
+                }
+            }
+            if rng.below(4) == 0 { doc.removeLast(rng.below(doc.count)) }
+            do {
+                _ = try GPXReader().fixes(doc)
+            } catch {
+                let lines = doc.split(separator: 0x0A, omittingEmptySubsequences: false).count
+                #expect(error.line >= 1 && error.line <= lines && error.column >= 1, "seed \(seed): \(error)")
+            }
+        }
+    }
+}
