@@ -134,7 +134,7 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
         case .skipsMatchOfCombinedWeekComponents:
             return "a week-based component combined with another date component (month, day, another week component), or non-default week rules: Foundation's step-wise search passes over an exact match and returns a later one"
         case .givesUpOnRareMatch:
-            return "a rare match (weekOfYear 53, yearForWeekOfYear with day and weekday …) more than two months ahead: Foundation gives up after its bounded number of search steps and returns nil"
+            return "a match more than two months ahead, or one combining a week-based component with other date components (weekOfYear 53, {year, day, weekday}, {month, weekOfYear} …): Foundation gives up after its bounded number of search steps and returns nil"
         }
     }
 
@@ -274,7 +274,9 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
 
         case .givesUpOnRareMatch:
             guard let ours = d.ours, d.foundation == nil else { return false }
-            return ours - d.c.after > 60 * 86_400
+            let dateLevel = [m.year, m.month, m.day, m.dayOfYear, m.weekday, m.weekdayOrdinal, m.weekOfMonth, m.weekOfYear,
+                             m.yearForWeekOfYear].compactMap { $0 }.count
+            return ours - d.c.after > 60 * 86_400 || (d.hasWeekComponents && dateLevel >= 2)
         }
     }
 
