@@ -5,6 +5,7 @@
 //
 //     swift package --disable-sandbox benchmark --target TimingWheelBenchmarks
 //     swift package --disable-sandbox benchmark --target NextFireBenchmarks
+//     swift package --disable-sandbox benchmark --target NMEABenchmarks
 //
 // Each benchmark suite is one executable target under its own folder; to add one, append a
 // `benchmarkTarget(...)` line to `targets` below.
@@ -48,6 +49,14 @@ let package = Package(
             dependencies: [
                 .product(name: "CivilTime", package: root),
                 .product(name: "FencepostLinux", package: root),
+                .product(name: "FencepostWorkloads", package: root),
+            ]
+        ),
+        benchmarkTarget(
+            "NMEABenchmarks",
+            dependencies: [
+                .product(name: "NMEA", package: root),
+                .product(name: "Position", package: root),
                 .product(name: "FencepostWorkloads", package: root),
             ]
         ),

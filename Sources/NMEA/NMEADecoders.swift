@@ -53,6 +53,15 @@ public struct NMEAGGA: Hashable, Sendable {
     public var hdop: Double?
     /// Metres above mean sea level.
     public var altitudeMSL: Double?
+
+    public init(time: NMEATimeOfDay? = nil, coordinate: Coordinate? = nil, quality: Int, satellitesUsed: Int? = nil, hdop: Double? = nil, altitudeMSL: Double? = nil) {
+        self.time = time
+        self.coordinate = coordinate
+        self.quality = quality
+        self.satellitesUsed = satellitesUsed
+        self.hdop = hdop
+        self.altitudeMSL = altitudeMSL
+    }
 }
 
 /// RMC: the recommended minimum: time, status, position, speed, course, date.
@@ -66,6 +75,15 @@ public struct NMEARMC: Hashable, Sendable {
     /// Degrees from true north.
     public var course: Double?
     public var date: NMEADate?
+
+    public init(time: NMEATimeOfDay? = nil, isValid: Bool, coordinate: Coordinate? = nil, speed: Double? = nil, course: Double? = nil, date: NMEADate? = nil) {
+        self.time = time
+        self.isValid = isValid
+        self.coordinate = coordinate
+        self.speed = speed
+        self.course = course
+        self.date = date
+    }
 }
 
 /// GLL: position, time, status.
@@ -73,6 +91,12 @@ public struct NMEAGLL: Hashable, Sendable {
     public var coordinate: Coordinate?
     public var time: NMEATimeOfDay?
     public var isValid: Bool
+
+    public init(coordinate: Coordinate? = nil, time: NMEATimeOfDay? = nil, isValid: Bool) {
+        self.coordinate = coordinate
+        self.time = time
+        self.isValid = isValid
+    }
 }
 
 /// GSA: fix mode and dilutions of precision (no time).
@@ -82,6 +106,13 @@ public struct NMEAGSA: Hashable, Sendable {
     public var pdop: Double?
     public var hdop: Double?
     public var vdop: Double?
+
+    public init(mode: FixMode? = nil, pdop: Double? = nil, hdop: Double? = nil, vdop: Double? = nil) {
+        self.mode = mode
+        self.pdop = pdop
+        self.hdop = hdop
+        self.vdop = vdop
+    }
 }
 
 /// GST: error statistics: 1σ errors in metres.
@@ -91,6 +122,14 @@ public struct NMEAGST: Hashable, Sendable {
     public var latitudeSigma: Double?
     public var longitudeSigma: Double?
     public var altitudeSigma: Double?
+
+    public init(time: NMEATimeOfDay? = nil, rms: Double? = nil, latitudeSigma: Double? = nil, longitudeSigma: Double? = nil, altitudeSigma: Double? = nil) {
+        self.time = time
+        self.rms = rms
+        self.latitudeSigma = latitudeSigma
+        self.longitudeSigma = longitudeSigma
+        self.altitudeSigma = altitudeSigma
+    }
 }
 
 /// VTG: course and speed over ground (no time).
@@ -99,12 +138,22 @@ public struct NMEAVTG: Hashable, Sendable {
     public var course: Double?
     /// Metres per second.
     public var speed: Double?
+
+    public init(course: Double? = nil, speed: Double? = nil) {
+        self.course = course
+        self.speed = speed
+    }
 }
 
 /// ZDA: time and full date.
 public struct NMEAZDA: Hashable, Sendable {
     public var time: NMEATimeOfDay?
     public var date: NMEADate?
+
+    public init(time: NMEATimeOfDay? = nil, date: NMEADate? = nil) {
+        self.time = time
+        self.date = date
+    }
 }
 
 /// GNS: the multi-constellation GGA: time, position, per-system mode letters, satellites, HDOP,
@@ -117,6 +166,15 @@ public struct NMEAGNS: Hashable, Sendable {
     public var satellitesUsed: Int?
     public var hdop: Double?
     public var altitudeMSL: Double?
+
+    public init(time: NMEATimeOfDay? = nil, coordinate: Coordinate? = nil, isValid: Bool, satellitesUsed: Int? = nil, hdop: Double? = nil, altitudeMSL: Double? = nil) {
+        self.time = time
+        self.coordinate = coordinate
+        self.isValid = isValid
+        self.satellitesUsed = satellitesUsed
+        self.hdop = hdop
+        self.altitudeMSL = altitudeMSL
+    }
 }
 
 /// What a decoder returns.
@@ -150,12 +208,14 @@ public struct NMEADecoderCounters: Hashable, Sendable {
     public init() {}
 }
 
-/// One row of the dispatch table.
+/// One row of the dispatch table: a sentence type, its minimum field count and its decoder.
+/// Plain data (no closures), so scanning the table costs no reference counting.
 @usableFromInline
 struct NMEADecoderRow: Sendable {
+    enum Decoder: Sendable { case gga, rmc, gsa, gll, vtg, zda, gst, gns }
     let type: (UInt8, UInt8, UInt8)
     let minimumFields: Int
-    let decode: @Sendable (inout NMEAFieldReader) -> NMEAReport?
+    let decoder: Decoder
 }
 
 /// Turns sentences into `NMEAReport`s through the dispatch table, and counts what it skips.
@@ -164,16 +224,17 @@ public struct NMEADecoder: Sendable {
 
     public init() {}
 
-    /// The dispatch table: one row per sentence type with its minimum field count.
+    /// The dispatch table: one row per sentence type with its minimum field count (most frequent
+    /// types first).
     static let table: [NMEADecoderRow] = [
-        NMEADecoderRow(type: ascii3("GGA"), minimumFields: 9, decode: decodeGGA),
-        NMEADecoderRow(type: ascii3("RMC"), minimumFields: 9, decode: decodeRMC),
-        NMEADecoderRow(type: ascii3("GSA"), minimumFields: 17, decode: decodeGSA),
-        NMEADecoderRow(type: ascii3("GLL"), minimumFields: 6, decode: decodeGLL),
-        NMEADecoderRow(type: ascii3("VTG"), minimumFields: 8, decode: decodeVTG),
-        NMEADecoderRow(type: ascii3("ZDA"), minimumFields: 4, decode: decodeZDA),
-        NMEADecoderRow(type: ascii3("GST"), minimumFields: 8, decode: decodeGST),
-        NMEADecoderRow(type: ascii3("GNS"), minimumFields: 10, decode: decodeGNS),
+        NMEADecoderRow(type: ascii3("GGA"), minimumFields: 9, decoder: .gga),
+        NMEADecoderRow(type: ascii3("RMC"), minimumFields: 9, decoder: .rmc),
+        NMEADecoderRow(type: ascii3("GSA"), minimumFields: 17, decoder: .gsa),
+        NMEADecoderRow(type: ascii3("GLL"), minimumFields: 6, decoder: .gll),
+        NMEADecoderRow(type: ascii3("VTG"), minimumFields: 8, decoder: .vtg),
+        NMEADecoderRow(type: ascii3("ZDA"), minimumFields: 4, decoder: .zda),
+        NMEADecoderRow(type: ascii3("GST"), minimumFields: 8, decoder: .gst),
+        NMEADecoderRow(type: ascii3("GNS"), minimumFields: 10, decoder: .gns),
     ]
 
     /// The talker and report of a sentence, or nil (counted) when it is not one we decode.
@@ -193,21 +254,32 @@ public struct NMEADecoder: Sendable {
             return nil
         }
         let type = (sentence[2], sentence[3], sentence[4])
-        for row in Self.table where row.type == type {
-            guard sentence.fieldCount >= row.minimumFields else {
-                counters.tooFewFields += 1
-                return nil
-            }
-            var fields = sentence.fields
-            guard let report = row.decode(&fields) else {
-                counters.invalidFields += 1
-                return nil
-            }
-            counters.decoded += 1
-            return (talker, report)
+        guard let row = Self.table.withUnsafeBufferPointer({ rows in rows.first { $0.type == type } }) else {
+            counters.unsupportedType += 1
+            return nil
         }
-        counters.unsupportedType += 1
-        return nil
+        guard sentence.fieldCount >= row.minimumFields else {
+            counters.tooFewFields += 1
+            return nil
+        }
+        var fields = sentence.fields
+        let report: NMEAReport?
+        switch row.decoder {
+        case .gga: report = decodeGGA(&fields)
+        case .rmc: report = decodeRMC(&fields)
+        case .gsa: report = decodeGSA(&fields)
+        case .gll: report = decodeGLL(&fields)
+        case .vtg: report = decodeVTG(&fields)
+        case .zda: report = decodeZDA(&fields)
+        case .gst: report = decodeGST(&fields)
+        case .gns: report = decodeGNS(&fields)
+        }
+        guard let report else {
+            counters.invalidFields += 1
+            return nil
+        }
+        counters.decoded += 1
+        return (talker, report)
     }
 }
 

@@ -28,8 +28,8 @@
 //   (`maximumLength`, counted from `$` to the last checksum digit). A longer line is dropped whole
 //   and counted (`overlong`): it is far more likely two spliced sentences than a real one.
 //
-// Cost: one pass over the bytes, the checksum is XORed on the way, each sentence is copied into a
-// fixed buffer allocated once at initialization and handed out as a borrowed `NMEASentence`. No
+// Cost: one pass over the bytes, eight at a time where they are plain text (SWAR), the checksum
+// is XORed on the way, each sentence is copied into a fixed buffer allocated once at initialization and handed out as a borrowed `NMEASentence`. No
 // allocation per sentence or per call.
 
 /// Counters of what the framer saw. Every byte ends up in exactly one sentence (accepted or
@@ -112,21 +112,51 @@ public struct NMEAFramer: ~Copyable {
         guard let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let n = bytes.count
         let cap = maximumLength - 1   // `$` is not stored
+        let buf = buffer
         var i = 0
         while i < n {
-            let b = start[i]
-            i += 1
-            switch state {
-            case .inSentence:
-                // Hot path: printable bytes that are not `$`, `*`, CR, LF.
-                if b >= 0x20 && b < 0x7F && b != 0x24 && b != 0x2A {
-                    if length == cap { state = .skippingOverlong; continue }
-                    buffer[length] = b
-                    length += 1
-                    checksum ^= b
-                    continue
+            if state == .inSentence {
+                // Hot path: copy plain bytes (printable, not `$` or `*`) with the state in registers.
+                var len = length
+                var sum = checksum
+                // Eight bytes at a time while they are all plain (SWAR: one 64-bit load, test,
+                // unaligned store and XOR per eight bytes), then byte by byte.
+                var words: UInt64 = 0
+                while i &+ 8 <= n && len &+ 8 <= cap {
+                    let x = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+                    guard Self.allPlain(x) else { break }
+                    UnsafeMutableRawPointer(buf + len).storeBytes(of: x, as: UInt64.self)
+                    words ^= x
+                    i &+= 8
+                    len &+= 8
                 }
-                handleSpecial(b, onSentence)
+                words ^= words >> 32
+                words ^= words >> 16
+                words ^= words >> 8
+                sum ^= UInt8(truncatingIfNeeded: words)
+                while i < n {
+                    let b = start[i]
+                    guard Self.isPlain(b), len < cap else { break }
+                    buf[len] = b
+                    len &+= 1
+                    sum ^= b
+                    i &+= 1
+                }
+                length = len
+                checksum = sum
+                if i == n { break }
+                let b = start[i]
+                i &+= 1
+                if Self.isPlain(b) {   // no room left: the line is too long
+                    state = .skippingOverlong
+                } else {
+                    handleSpecial(b, onSentence)
+                }
+                continue
+            }
+            let b = start[i]
+            i &+= 1
+            switch state {
             case .hunting:
                 if b == UInt8(ascii: "$") {
                     state = .started
@@ -137,7 +167,13 @@ public struct NMEAFramer: ~Copyable {
                 if b == UInt8(ascii: "$") { continue }   // `$$`: gpsd's doubled start
                 length = 0; checksum = 0; starIndex = -1
                 state = .inSentence
-                handleSpecialOrStore(b, onSentence)
+                if Self.isPlain(b) {
+                    buf[0] = b
+                    length = 1
+                    checksum = b
+                } else {
+                    handleSpecial(b, onSentence)
+                }
             case .skippingOverlong:
                 if b == 0x0D || b == 0x0A {
                     counters.overlong += 1
@@ -147,9 +183,31 @@ public struct NMEAFramer: ~Copyable {
                     counters.overlong += 1
                     state = .started
                 }
+            case .inSentence:
+                preconditionFailure("handled above")
             }
         }
         _checkInvariants()
+    }
+
+    /// Whether all eight bytes of `x` are plain (see `isPlain`). Exact, from the bit tricks in
+    /// "Bit Twiddling Hacks" (haszero, hasless, hasmore).
+    @inline(__always)
+    private static func allPlain(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        let below20 = (x &- ones &* 0x20) & ~x & highs             // some byte < 0x20
+        let above7E = ((x &+ ones &* (127 - 0x7E)) | x) & highs     // some byte > 0x7E
+        return below20 | above7E == 0
+            && !hasZero(x ^ (ones &* UInt64(UInt8(ascii: "$"))))
+            && !hasZero(x ^ (ones &* UInt64(UInt8(ascii: "*"))))
+    }
+
+    /// Printable ASCII other than `$` and `*`: a byte stored without further thought.
+    @inline(__always)
+    private static func isPlain(_ b: UInt8) -> Bool {
+        b &- 0x20 < 0x5F && b != UInt8(ascii: "$") && b != UInt8(ascii: "*")
     }
 
     /// Ends the stream: an unterminated last sentence is counted as truncated, and the framer is
@@ -166,17 +224,6 @@ public struct NMEAFramer: ~Copyable {
 
     /// Clears the counters (the framing state is kept).
     public mutating func resetCounters() { counters = NMEAFramerCounters() }
-
-    @inline(__always)
-    private mutating func handleSpecialOrStore(_ b: UInt8, _ onSentence: (NMEASentence) -> Void) {
-        if b >= 0x20 && b < 0x7F && b != 0x24 && b != 0x2A {
-            buffer[0] = b
-            length = 1
-            checksum = b
-        } else {
-            handleSpecial(b, onSentence)
-        }
-    }
 
     /// `$`, `*`, CR, LF, and non-printable bytes inside a sentence.
     private mutating func handleSpecial(_ b: UInt8, _ onSentence: (NMEASentence) -> Void) {
@@ -196,16 +243,9 @@ public struct NMEAFramer: ~Copyable {
             if length == 0 { counters.empty += 1 } else { counters.truncated += 1 }
             state = .started
         default:
-            if b >= 0x20 && b < 0x7F {
-                // Printable, reached only right after `$`.
-                if length == maximumLength - 1 { state = .skippingOverlong; return }
-                buffer[length] = b
-                length += 1
-                checksum ^= b
-            } else {
-                counters.nonPrintable += 1
-                state = .hunting
-            }
+            // Plain bytes never get here (the caller stores them): this is a control or non-ASCII byte.
+            counters.nonPrintable += 1
+            state = .hunting
         }
     }
 

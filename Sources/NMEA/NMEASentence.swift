@@ -40,10 +40,25 @@ public struct NMEASentence {
     }
 
     /// Number of data fields after the address (commas in the sentence).
+    ///
+    /// Eight bytes at a time: the exact count of zero bytes in `x ^ ",,,,,,,,"` (Bit Twiddling
+    /// Hacks), then the tail byte by byte.
     @inlinable
     public var fieldCount: Int {
+        let commas: UInt64 = 0x2C2C_2C2C_2C2C_2C2C
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         var n = 0
-        for i in 0..<count where base[i] == UInt8(ascii: ",") { n += 1 }
+        var i = 0
+        while i &+ 8 <= count {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ commas
+            let zeroBytes = ~(((v & low7) &+ low7) | v | low7)
+            n &+= zeroBytes.nonzeroBitCount
+            i &+= 8
+        }
+        while i < count {
+            if base[i] == UInt8(ascii: ",") { n &+= 1 }
+            i &+= 1
+        }
         return n
     }
 
@@ -92,15 +107,28 @@ public struct NMEAFieldReader {
     }
 }
 
-/// Powers of ten as exact doubles, for scaling parsed fractions.
-@usableFromInline
-let powersOfTen: (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double,
-                  Double, Double, Double, Double, Double, Double) =
-    (1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15)
-
+/// 10^n as an exact double, 0 ≤ n ≤ 15 (for scaling parsed fractions; exact powers keep the
+/// division correctly rounded).
 @inlinable
 func powerOfTen(_ n: Int) -> Double {
-    withUnsafeBytes(of: powersOfTen) { $0.load(fromByteOffset: n * 8, as: Double.self) }
+    switch n {
+    case 0: 1
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    default: 1e15
+    }
 }
 
 /// One field of a sentence: a borrowed byte range. The parsers return nil for an empty field and
