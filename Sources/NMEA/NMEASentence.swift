@@ -95,7 +95,7 @@ public struct NMEAFieldReader {
         if position > end { return NMEAField(base: base, count: 0) }
         let start = position
         var i = start
-        while i < end && base[i] != UInt8(ascii: ",") { i += 1 }
+        while i < end && base[i] != UInt8(ascii: ",") { i &+= 1 }
         position = i + 1
         return NMEAField(base: base + start, count: i - start)
     }
@@ -172,7 +172,7 @@ public struct NMEAField {
         for i in 0..<count {
             let d = base[i] &- UInt8(ascii: "0")
             guard d < 10 else { return nil }
-            v = v * 10 + Int(d)
+            v = v &* 10 &+ Int(d)
         }
         return v
     }
@@ -191,9 +191,9 @@ public struct NMEAField {
             let d = base[i] &- UInt8(ascii: "0")
             if d >= 10 { break }
             guard integerDigits < 15 else { return nil }
-            integer = integer * 10 + Int64(d)
-            integerDigits += 1
-            i += 1
+            integer = integer &* 10 &+ Int64(d)
+            integerDigits &+= 1
+            i &+= 1
         }
         var fraction: Int64 = 0
         var fractionDigits = 0
@@ -203,10 +203,10 @@ public struct NMEAField {
                 let d = base[i] &- UInt8(ascii: "0")
                 guard d < 10 else { return nil }
                 if fractionDigits < 15 {
-                    fraction = fraction * 10 + Int64(d)
-                    fractionDigits += 1
+                    fraction = fraction &* 10 &+ Int64(d)
+                    fractionDigits &+= 1
                 }
-                i += 1
+                i &+= 1
             }
         }
         guard i == count, integerDigits > 0 || fractionDigits > 0 else { return nil }
