@@ -69,6 +69,17 @@ import Testing
                          after: "2026-06-01T00:00:00Z", weekRules: .iso8601) == "2027-01-04T00:00:00Z")
     }
 
+    @Test func everyMinuteInsideAnOverlapTakesTheEarliestInstant() throws {
+        // Found by the Foundation oracle (seed 12345, case 62750): inside a fall-back overlap, civil
+        // order is not instant order; 01:30:32 EDT comes before 01:00:32 EST.
+        #expect(try next(CalendarMatch(second: 32), "America/New_York", after: "2043-11-01T05:29:59Z") == "2043-11-01T05:30:32Z")
+    }
+
+    @Test func gapWithUnspecifiedHourKeepsTheMinute() throws {
+        // São Paulo jumped from 00:00 to 01:00 on 2018-11-04: {day: 4, minute: 40} finds 01:40.
+        #expect(try next(CalendarMatch(day: 4, minute: 40), "America/Sao_Paulo", after: "2018-11-01T00:00:00Z", .strict) == "2018-11-04T03:40:00Z")
+    }
+
     @Test func gapsThatAreNotWholeHours() throws {
         // Lord Howe: 02:00 → 02:30 on 2026-10-04. Foundation skips the whole day here (listed).
         let lh = "Australia/Lord_Howe"

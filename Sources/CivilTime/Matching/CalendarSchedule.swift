@@ -231,8 +231,24 @@ extension CalendarSchedule {
                 if case .skipped = zone.resolve(localSeconds: (periodEndDay - 1) * 86400) { return nil }
             }
             if matchesAll(civil: civilT) { return transition }
+            if match.hour == nil, let u = laterSameDay(civil: civil, civilTransition: civilT, zone) { return u }
             return gap(civil: civil, transition: transition, civilTransition: civilT, zone, p)
         }
+    }
+
+    /// With the hour unspecified, a candidate in a gap (`{day: 5, minute: 40}` at 00:40 when the
+    /// clocks jump from 00:00 to 01:00) still has an exact match later that day: the first time
+    /// after the gap with the specified minute and second (01:40), as in Foundation.
+    private func laterSameDay(civil: Int64, civilTransition civilT: Int64, _ zone: ZoneRules) -> Int64? {
+        guard match.minute != nil || match.second != nil else { return nil }
+        let day = floorDiv(civil, 86400)
+        guard floorDiv(civilT, 86400) == day else { return nil }
+        let step: Int64 = match.minute != nil ? 3600 : 60
+        let phase = floorMod(civil, step)
+        var x = floorDiv(civilT, step) * step + phase
+        if x < civilT { x += step }
+        guard floorDiv(x, 86400) == day, case let .unique(u) = zone.resolve(localSeconds: x) else { return nil }
+        return u
     }
 
     /// A candidate inside a gap that no instant of the gap's end matches: SEMANTICS.md §3, "time gap".
@@ -311,29 +327,36 @@ extension CalendarSchedule {
         let offset: Int64 = unit == .hour
             ? Int64((match.minute ?? 0) * 60 + (match.second ?? 0))
             : Int64(match.second ?? 0)
-        // The earliest civil time any instant after `after` can show: lower when an overlap is near.
-        let offsetNow = zone.utcOffset(atSecondsSinceEpoch: p.after)
-        let offsetSoon = zone.utcOffset(atSecondsSinceEpoch: p.after + 2 * 86400)
-        var start = floorDiv(p.after + Int64(min(offsetNow, offsetSoon)), step) * step
+        // Civil times are walked in civil order, which is not instant order inside a fall-back
+        // overlap (01:30:32 EDT comes before 01:00:32 EST): keep the earliest instant found and stop
+        // once no later civil time can map before it (u = c − offset ≥ c − the largest offset).
+        let offsetNow = Int64(zone.utcOffset(atSecondsSinceEpoch: p.after))
+        let offsetSoon = Int64(zone.utcOffset(atSecondsSinceEpoch: p.after + 2 * 86400))
+        let largestOffset = max(offsetNow, offsetSoon)
+        var start = floorDiv(p.after + min(offsetNow, offsetSoon), step) * step
         let horizon = floorDiv(start, 86400) + Self.horizonDays
+        var best: Int64? = nil
         while true {
+            if let b = best, start + offset - largestOffset >= b { return b }
             let day = floorDiv(start, 86400)
             if !filter.isEmpty && !filter.matches(day) {
+                if best != nil { return best }
                 guard let next = filter.nextMatchingDay(from: day + 1, through: horizon) else { return nil }
                 start = next * 86400
                 continue
             }
             let civil = start + offset
+            var found: Int64? = nil
             switch zone.resolve(localSeconds: civil) {
             case let .unique(u):
-                if u > p.after { return u }
+                if u > p.after { found = u }
             case let .repeated(first, last):
-                if first > p.after { return first }
-                if last > p.after { return last }
+                if first > p.after { found = first } else if last > p.after { found = last }
             case let .skipped(transition, _):
                 let civilT = transition + Int64(zone.utcOffset(atSecondsSinceEpoch: transition))
-                if transition > p.after && matchesAll(civil: civilT) { return transition }
+                if transition > p.after && matchesAll(civil: civilT) { found = transition }
             }
+            if let f = found, f < (best ?? .max) { best = f }
             start += step
         }
     }

@@ -426,6 +426,18 @@ struct BruteForceNextDate {
                 return t
             }
         }
+        if checkExact && m.hour == nil && (m.minute != nil || m.second != nil) {
+            // Hour unspecified: the first instant after the gap, on the candidate's day, with the
+            // specified minute and second (second 0 when only the minute is given).
+            let day = Self.floorDiv(L, 86_400)
+            var u = t
+            while Self.floorDiv(tl.local(u), 86_400) == day {
+                let lt = tl.local(u)
+                let sod = Int(lt - day * 86_400)
+                if (m.minute.map { $0 == (sod / 60) % 60 } ?? true) && sod % 60 == (m.second ?? 0) { return u }
+                u += 1
+            }
+        }
         let wantedMinuteSecond = ((L % 3600) + 3600) % 3600
         func minuteSecond(_ u: Int64) -> Int64 { ((tl.local(u) % 3600) + 3600) % 3600 }
         switch policy {

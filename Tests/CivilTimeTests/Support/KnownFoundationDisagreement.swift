@@ -79,7 +79,6 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
     case missingDayFromTheMonthBefore
     case nextTimeGapKeepsSeconds
     case missingDayOntoTransitionDay
-    case gapWithUnspecifiedHour
     case yearForWeekOfYearWithoutWeek
     case inexactApproximation
     case skipsMatchOfCombinedWeekComponents
@@ -125,8 +124,6 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             return "the candidate falls in a DST gap under nextTime with second given and minute left open (00:00:22 in a 00:00–01:00 gap): Foundation keeps the seconds (01:00:22); documented: the end of the gap (01:00:00)"
         case .missingDayOntoTransitionDay:
             return "a missing day (Sep 31) whose substitute (Oct 1) is a DST transition day: Foundation passes over the substitute and returns the next exact match"
-        case .gapWithUnspecifiedHour:
-            return "hour unspecified and the candidate (00:40) falls in a DST gap: Foundation returns the first existing time with the specified components (01:40); documented: the gap rule (strict: nothing, nextTime: the gap's end …)"
         case .yearForWeekOfYearWithoutWeek:
             return "yearForWeekOfYear without weekOfYear: Foundation jumps to the start's week of the year in that week-year (or gives up) instead of taking the week-year's first candidate"
         case .inexactApproximation:
@@ -240,17 +237,6 @@ enum KnownFoundationDisagreement: String, CaseIterable, Sendable {
             guard m.day != nil, let ours = d.ours, !d.matchesAll(ours), d.foundation.map({ $0 > ours }) ?? true
             else { return false }
             return !d.transitions(ours - 86_400, ours + 86_400).isEmpty
-
-        case .gapWithUnspecifiedHour:
-            guard m.hour == nil, let f = d.foundation, d.matchesAll(f), d.ours.map({ f < $0 }) ?? true else { return false }
-            let lf = d.local(f)
-            return d.transitions(f - 86_400, f).contains { x in
-                // The gap's day: the day its first or its last skipped second is on (a gap at midnight
-                // starts on the day before).
-                let first = CivilDateTime(localSeconds: x.at + Int64(x.before))
-                let last = CivilDateTime(localSeconds: x.at + Int64(x.after) - 1)
-                return x.after > x.before && [first, last].contains { $0.year == lf.year && $0.month == lf.month && $0.day == lf.day }
-            }
 
         case .yearForWeekOfYearWithoutWeek:
             return m.yearForWeekOfYear != nil && m.weekOfYear == nil
