@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
         .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
         .library(name: "Position", targets: ["Position"]),
+        .library(name: "Geofencing", targets: ["Geofencing"]),
         .library(name: "NMEA", targets: ["NMEA"]),
     ],
     dependencies: [
@@ -35,10 +36,11 @@ let package = Package(
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
         .target(name: "Position", dependencies: ["CivilTime"]),
+        .target(name: "Geofencing", dependencies: ["Position", "CivilTime"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
-        .target(name: "FencepostWorkloads", dependencies: ["CivilTime"]),
+        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing"]),
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime"]),
         .executableTarget(
@@ -53,6 +55,7 @@ let package = Package(
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON"]),
+        .testTarget(name: "GeofencingTests", dependencies: ["Geofencing"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats"]),
     ],

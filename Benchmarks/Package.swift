@@ -60,6 +60,14 @@ let package = Package(
                 .product(name: "FencepostWorkloads", package: root),
             ]
         ),
+        benchmarkTarget(
+            "GeofenceBenchmarks",
+            dependencies: [
+                .product(name: "Geofencing", package: root),
+                .product(name: "Position", package: root),
+                .product(name: "FencepostWorkloads", package: root),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,106 @@
+// Geofencing: RegionIndex (a packed Hilbert R-tree over region boxes, exact test per hit) against a
+// brute-force haversine scan, in the same run, on the same seeded circles and fixes
+// (FencepostWorkloads.GeofenceWorkload): 20, 1k, 100k and 1M circles over Germany, and 100k
+// circles within 10 km of Berlin. Plus the index build at 1M, its bytes per circle, and the whole
+// RegionMonitor per fix at 1M.
+//
+// Index queries: each iteration is 1,000 queries (`scalingFactor: .kilo`), so scaled figures are ns
+// per query. Brute force: each iteration is one query. mallocCountTotal is per iteration.
+
+import Benchmark
+import FencepostWorkloads
+import Geofencing
+import Position
+
+let benchmarks: @Sendable () -> Void = {
+    #if DEBUG
+    fatalError("Benchmarks must be built in release.")
+    #endif
+
+    let sets: [(Int, GeofenceWorkload.Spread)] = [
+        (20, .uniform), (1_000, .uniform), (100_000, .uniform), (1_000_000, .uniform), (100_000, .clustered),
+    ]
+    for (count, spread) in sets {
+        let circles = GeofenceWorkload.circles(count: count, spread: spread)
+        let index = GeofenceWorkload.index(circles)
+        let points = GeofenceWorkload.queries(count: 4096, spread: spread, near: circles)
+        let label = "\(count) circles, \(spread.rawValue)"
+
+        Benchmark(
+            "Index query, \(label)",
+            configuration: .init(
+                metrics: [.wallClock, .throughput, .mallocCountTotal],
+                warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 10_000)
+        ) { benchmark in
+            var results: [Int32] = []
+            results.reserveCapacity(64)
+            var i = 0
+            for _ in benchmark.scaledIterations {
+                index.query(points[i & 4095], into: &results)
+                blackHole(results.count)
+                i &+= 1
+            }
+        }
+
+        Benchmark(
+            "Brute force, \(label)",
+            configuration: .init(
+                metrics: [.wallClock, .throughput, .mallocCountTotal],
+                warmupIterations: 1, scalingFactor: count <= 1_000 ? .kilo : .one,
+                maxDuration: .seconds(1), maxIterations: 10_000)
+        ) { benchmark in
+            var i = 0
+            for _ in benchmark.scaledIterations {
+                blackHole(GeofenceWorkload.bruteForceCount(circles, points[i & 4095]))
+                i &+= 1
+            }
+        }
+    }
+
+    let million = GeofenceWorkload.circles(count: 1_000_000, spread: .uniform)
+    let shapes = million.enumerated().map { i, c in
+        (slot: Int32(i), shape: RegionShape.circle(try! CircularRegion(center: c.center, radius: c.radius)))
+    }
+    Benchmark(
+        "Index build, 1M circles",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, .mallocCountTotal,
+                      .custom("bytes per circle", polarity: .prefersSmaller, useScalingFactor: false)],
+            warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 5)
+    ) { benchmark in
+        var footprint = 0
+        for _ in benchmark.scaledIterations {
+            let index = RegionIndex(shapes)
+            footprint = index.memoryFootprint
+            blackHole(index)
+        }
+        benchmark.measurement(.custom("bytes per circle", polarity: .prefersSmaller, useScalingFactor: false),
+                              footprint / million.count)
+    }
+
+    var monitor = RegionMonitor()
+    monitor.add(contentsOf: GeofenceWorkload.regions(million))
+    let drive = GeofenceWorkload.drive(count: 36_000, spread: .uniform)
+    var scratch: [RegionEvent] = []
+    monitor.process(drive[0], at: 0, into: &scratch)   // builds the index
+    // The drive is run forwards then backwards (a U-turn at each end), the clock always forwards.
+    nonisolated(unsafe) var state = (monitor: monitor, step: 1, events: 0)
+    Benchmark(
+        "RegionMonitor.process per fix, 1M circles",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
+    ) { benchmark in
+        var events: [RegionEvent] = []
+        events.reserveCapacity(64)
+        for _ in benchmark.scaledIterations {
+            let phase = state.step % (2 * drive.count - 2)
+            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
+            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
+            events.removeAll(keepingCapacity: true)
+            state.monitor.process(fix, at: Double(state.step), into: &events)
+            state.events &+= events.count
+            state.step += 1
+        }
+    }
+}

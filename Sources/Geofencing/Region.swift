@@ -1,0 +1,244 @@
+import Position
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A circle on the Earth: centre and radius in metres (Core Location's `CLCircularRegion` geometry).
+public struct CircularRegion: Hashable, Sendable {
+    public let center: Coordinate
+    /// Metres, > 0.
+    public let radius: Double
+    @usableFromInline let centerVector: Vec3
+    /// Squared chord (unit sphere) of the radius: containment without trigonometry.
+    @usableFromInline let chord2Radius: Double
+
+    /// - Precondition: `center.isPlausible`-style ranges (finite, |lat| ≤ 90, |lon| ≤ 180) and
+    ///   0 < radius < 10,000 km; checked, since regions come from users' files.
+    public init(center: Coordinate, radius: Double) throws(RegionError) {
+        guard center.latitude.isFinite, center.longitude.isFinite, abs(center.latitude) <= 90,
+              abs(center.longitude) <= 180 else { throw .badCoordinate(center) }
+        guard radius.isFinite, radius > 0, radius < 10_000_000 else { throw .badRadius(radius) }
+        self.center = center
+        self.radius = radius
+        centerVector = Vec3(center)
+        let half = min(Double.pi, radius / Geodesy.earthRadius) / 2
+        chord2Radius = 4 * sin(half) * sin(half)
+    }
+
+    /// Great-circle distance from `p` to the boundary, metres: negative inside.
+    /// - Complexity: O(1): one `asin` and a square root.
+    @inlinable
+    public func signedDistance(to p: Coordinate) -> Double { Self.signedDistance(center: centerVector, radius: radius, Vec3(p)) }
+
+    @inlinable
+    static func signedDistance(center: Vec3, radius: Double, _ p: Vec3) -> Double {
+        Geodesy.earthRadius * center.angle(to: p) - radius
+    }
+
+    /// Whether `signedDistance(to: p) ≤ margin` (up to rounding: this is the definition the index
+    /// and brute force share). Margin 0: one squared chord against `chord2Radius`, no trigonometry.
+    @inlinable
+    static func isWithin(center: Vec3, chord2Radius: Double, _ p: Vec3, margin: Double) -> Bool {
+        if margin == 0 { return center.chord2(p) <= chord2Radius }
+        let radius = 2 * Geodesy.earthRadius * asin(min(1, chord2Radius.squareRoot() / 2))
+        let theta = (radius + margin) / Geodesy.earthRadius
+        if theta < 0 { return false }
+        if theta >= Double.pi { return true }
+        let c = 2 * sin(theta / 2)
+        return center.chord2(p) <= c * c
+    }
+}
+
+/// A polygon with great-circle edges: an outer ring and optional holes, as in a GeoJSON Polygon
+/// (a closing vertex equal to the first is dropped). Stored in the gnomonic plane around the mean of
+/// its outer ring, so it works across the antimeridian and at the poles; it must fit within 80° of
+/// that centre (any real zone does).
+public struct PolygonRegion: Hashable, Sendable {
+    /// The rings as given (closing vertex removed); the first is the outer ring.
+    public let rings: [[Coordinate]]
+    @usableFromInline let plane: TangentPlane
+    /// All rings' vertices in the plane, ring after ring.
+    @usableFromInline let points: [SIMD2<Double>]
+    /// Start of each ring in `points`, plus `points.count` at the end.
+    @usableFromInline let ringStarts: [Int]
+    /// Angular radius (radians) of a cap around the plane's centre that contains the polygon.
+    @usableFromInline let boundingAngle: Double
+
+    public static func == (a: PolygonRegion, b: PolygonRegion) -> Bool { a.rings == b.rings }
+    public func hash(into h: inout Hasher) { h.combine(rings) }
+
+    /// A polygon from one ring of vertices.
+    public init(vertices: [Coordinate]) throws(RegionError) { try self.init(rings: [vertices]) }
+
+    /// A polygon from GeoJSON-style rings (outer first, then holes; orientation is not used: the
+    /// inside is decided by the even-odd rule).
+    public init(rings input: [[Coordinate]]) throws(RegionError) {
+        var rings: [[Coordinate]] = []
+        for var ring in input {
+            if ring.count > 1, ring.first == ring.last { ring.removeLast() }
+            for c in ring {
+                guard c.latitude.isFinite, c.longitude.isFinite, abs(c.latitude) <= 90, abs(c.longitude) <= 180
+                else { throw .badCoordinate(c) }
+            }
+            guard ring.count >= 3 else { throw .tooFewVertices(ring.count) }
+            rings.append(ring)
+        }
+        guard !rings.isEmpty else { throw .tooFewVertices(0) }
+        var sum = Vec3(x: 0, y: 0, z: 0)
+        for c in rings[0] { sum = sum + Vec3(c) }
+        guard sum.length > 1e-9 else { throw .tooLarge }
+        let plane = TangentPlane(center: sum.normalized)
+        var points: [SIMD2<Double>] = []
+        var starts: [Int] = []
+        var maxRho = 0.0
+        for ring in rings {
+            starts.append(points.count)
+            for c in ring {
+                let v = Vec3(c)
+                guard v.dot(plane.center) > 0.17364, let q = plane.project(v) else { throw .tooLarge }   // cos 80°
+                points.append(q)
+                maxRho = max(maxRho, (q * q).sum().squareRoot())
+            }
+        }
+        starts.append(points.count)
+        self.rings = rings
+        self.plane = plane
+        self.points = points
+        self.ringStarts = starts
+        // The farthest point of a plane polygon from the centre is a vertex; atan maps plane
+        // distance to angle.
+        boundingAngle = atan(maxRho / Geodesy.earthRadius)
+    }
+
+    /// The centre of the polygon's plane (mean of the outer ring).
+    public var center: Coordinate { plane.center.coordinate }
+
+    /// Distance from `p` to the nearest edge, measured in the polygon's plane, metres: negative inside.
+    /// - Complexity: O(vertices).
+    @inlinable
+    public func signedDistance(to p: Coordinate) -> Double { signedDistance(Vec3(p)) }
+
+    @inlinable
+    func signedDistance(_ v: Vec3) -> Double {
+        guard let q = plane.project(v) else {
+            // Beyond 85° from the centre: far outside; a lower bound is enough.
+            return Geodesy.earthRadius * (plane.center.angle(to: v) - boundingAngle)
+        }
+        var inside = false
+        var best = Double.infinity
+        points.withUnsafeBufferPointer { pts in
+            for r in 0 ..< ringStarts.count - 1 {
+                let s = ringStarts[r], e = ringStarts[r + 1]
+                var j = e - 1
+                for i in s ..< e {
+                    let a = pts[j], b = pts[i]
+                    if (b.y > q.y) != (a.y > q.y) {
+                        let x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y)
+                        if q.x < x { inside.toggle() }
+                    }
+                    let ab = b - a, aq = q - a
+                    let len2 = (ab * ab).sum()
+                    let t = len2 > 0 ? min(1, max(0, (aq * ab).sum() / len2)) : 0
+                    let d = aq - ab * t
+                    best = min(best, (d * d).sum())
+                    j = i
+                }
+            }
+        }
+        let d = best.squareRoot()
+        return inside ? -d : d
+    }
+}
+
+/// A region's geometry.
+public enum RegionShape: Hashable, Sendable {
+    case circle(CircularRegion)
+    case polygon(PolygonRegion)
+
+    /// Metres to the boundary, negative inside.
+    @inlinable
+    public func signedDistance(to p: Coordinate) -> Double {
+        switch self {
+        case .circle(let c): return c.signedDistance(to: p)
+        case .polygon(let g): return g.signedDistance(to: p)
+        }
+    }
+
+    /// Whether `signedDistance(to: p) ≤ margin`: the predicate the index answers, exactly.
+    @inlinable
+    public func isWithin(_ p: Coordinate, margin: Double) -> Bool { isWithin(Vec3(p), margin: margin) }
+
+    @inlinable
+    func isWithin(_ v: Vec3, margin: Double) -> Bool {
+        switch self {
+        case .circle(let c): return CircularRegion.isWithin(center: c.centerVector, chord2Radius: c.chord2Radius, v, margin: margin)
+        case .polygon(let g): return g.signedDistance(v) <= margin
+        }
+    }
+
+    /// A cap (centre, angular radius in radians) containing every point with signed distance ≤ 0.
+    var boundingCap: (center: Coordinate, angle: Double) {
+        switch self {
+        case .circle(let c): return (c.center, c.radius / Geodesy.earthRadius)
+        case .polygon(let g): return (g.center, g.boundingAngle)
+        }
+    }
+}
+
+public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
+    case badCoordinate(Coordinate)
+    case badRadius(Double)
+    case tooFewVertices(Int)
+    /// The polygon does not fit within 80° of its centre.
+    case tooLarge
+    case badSetting(String)
+
+    public var description: String {
+        switch self {
+        case .badCoordinate(let c): "coordinate out of range: \(c)"
+        case .badRadius(let r): "radius must be > 0 and < 10,000 km, got \(r)"
+        case .tooFewVertices(let n): "a polygon ring needs at least 3 distinct vertices, got \(n)"
+        case .tooLarge: "polygon too large (must fit within 80° of its centre)"
+        case .badSetting(let s): s
+        }
+    }
+}
+
+/// A monitored region: identifier, geometry, and when to notify (Core Location's `CLRegion` plus
+/// the loitering delay, cooldown and repeat of design §4). The same identifier replaces.
+public struct Region: Hashable, Sendable {
+    public var identifier: String
+    public var shape: RegionShape
+    /// Report entries (default true).
+    public var notifyOnEntry: Bool
+    /// Report exits (default true).
+    public var notifyOnExit: Bool
+    /// Loitering delay, seconds: when set, an entry is reported as `dwell` once the vehicle has
+    /// stayed inside this long (and not at all if it leaves earlier; nor is that visit's exit).
+    public var dwell: Double?
+    /// Seconds: an event of the same kind for this region within this window of the last reported
+    /// one is suppressed (0 = none).
+    public var cooldown: Double
+    /// False: the region reports one event, then is finished.
+    public var repeats: Bool
+
+    public init(identifier: String, shape: RegionShape, notifyOnEntry: Bool = true, notifyOnExit: Bool = true,
+                dwell: Double? = nil, cooldown: Double = 0, repeats: Bool = true) {
+        self.identifier = identifier; self.shape = shape
+        self.notifyOnEntry = notifyOnEntry; self.notifyOnExit = notifyOnExit
+        self.dwell = dwell; self.cooldown = cooldown; self.repeats = repeats
+    }
+
+    /// A circle region.
+    public static func circle(_ identifier: String, center: Coordinate, radius: Double) throws(RegionError) -> Region {
+        Region(identifier: identifier, shape: .circle(try CircularRegion(center: center, radius: radius)))
+    }
+
+    /// A polygon region from one ring.
+    public static func polygon(_ identifier: String, vertices: [Coordinate]) throws(RegionError) -> Region {
+        Region(identifier: identifier, shape: .polygon(try PolygonRegion(vertices: vertices)))
+    }
+}

@@ -1,0 +1,437 @@
+// RegionMonitor: the pure state machine between fixes and region events (design §4).
+//
+// Per region: Unknown / Inside / Outside. A region that has never been near a fix is implicitly
+// Outside (after the first fix) and costs nothing; only regions near the fix (from the index) and
+// regions not Outside (the "active" set) are examined, so a fix costs the same at 20 or 1M regions.
+//
+// Deciding from a noisy fix (σ = the fix's horizontal error, 1 σ along any direction):
+//
+//   margin  m = max(minimumMargin, k·σ_eff)         inside when d < −m, outside when d > +m,
+//                                                   otherwise the state holds (hysteresis band 2m)
+//   σ_eff   σ/√n for n fixes averaged. Stopped (Doppler speed < stationarySpeed — the receiver's
+//           speed, not differences of noisy positions): the last ≤ 16 stopped fixes. Moving with a
+//           course: the fixes of the last ≤ 4 s, each carried forward along the current velocity,
+//           as long as their own velocity agrees (|Δv| ≤ 1 m/s + 10 %: a turn or a brake ends the
+//           window). Caps are small because real receivers' errors are correlated in time. A fix
+//           6σ from the others (a jump, not noise: P < 1e-7) ends the window too.
+//   k       kMoving (1.5) when the vehicle moves ≥ σ between fixes; rises linearly to kStationary (3)
+//           as it slows to a stop. A moving vehicle looks at each stretch of boundary once or twice,
+//           so a low k costs few false alarms and finds shallow passes; a stopped one looks at the
+//           same spot every second, so each look must be much more certain — and averaging gives it
+//           that certainty back.
+//
+//   With kMoving = 1.5 a single look at a pass 2σ deep is found with P ≈ 0.69 and a pass with
+//   several fixes inside almost surely; a stop at the boundary needs a 3σ/√n excursion of the mean.
+//
+// Sparse fixes (segment test): between two consecutive good fixes the path is taken as the great
+// circle between their estimates. A region outside at both ends is entered (and left) when the path
+// goes deeper than k·σ_seg inside (k as above: a short segment of a slowing vehicle gets no discount), σ_seg the interpolated error (σ·√(t² + (1−t)²) ≤ σ at the
+// deepest point t). Crossing times are interpolated along the segment (bisection on d(t)).
+//
+// Poor fixes (no usable position, or error > maximumError) hold every state: no false exit in a
+// tunnel. After unknownTimeout seconds without a good fix, regions that were Inside report
+// `unknown` and become Unknown; the next good fix resolves them against their last known state
+// (inside again: no event; outside: exit).
+import Position
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a region monitor reports.
+public struct RegionEvent: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Hashable, Sendable { case enter, exit, dwell, unknown }
+    public var kind: Kind
+    public var identifier: String
+    /// Seconds on the clock of the fixes (interpolated for crossings between two fixes).
+    public var time: Double
+
+    public init(_ kind: Kind, _ identifier: String, time: Double) {
+        self.kind = kind; self.identifier = identifier; self.time = time
+    }
+
+    public var description: String { "\(kind.rawValue) \(identifier) @\(time)" }
+}
+
+/// A region's state as the monitor sees it.
+public enum RegionState: UInt8, Hashable, Sendable { case unknown, inside, outside }
+
+public struct MonitorConfiguration: Hashable, Sendable {
+    /// Margin factor while moving (σ units).
+    public var kMoving = 1.5
+    /// Margin factor when stopped (σ_eff units).
+    public var kStationary = 3.0
+    /// Smallest margin, metres.
+    public var minimumMargin = 2.0
+    /// Fixes with a larger horizontal error are poor: they hold state. Metres.
+    public var maximumError = 50.0
+    /// Error assumed when a fix gives none, metres.
+    public var assumedError = 10.0
+    /// Seconds without a good fix after which Inside regions report `unknown`.
+    public var unknownTimeout = 120.0
+    /// Below this speed (m/s, from the fix) fixes are averaged.
+    public var stationarySpeed = 1.0
+    /// Most fixes averaged while stopped.
+    public var stationaryWindow = 16
+    /// Fastest plausible motion, m/s: a longer step between two fixes is not interpolated.
+    public var maximumSpeed = 70.0
+    /// Most fixes (and seconds) averaged while moving with a known course.
+    public var movingWindow = 4
+
+    public init() {}
+}
+
+public struct RegionMonitor: Sendable {
+    struct Track: Sendable {
+        var state: RegionState = .unknown
+        /// State before a timeout made it Unknown (nil: never known).
+        var lastKnown: RegionState?
+        var dwellDue: Double?
+        var visitReported = false
+        var lastEnter = -Double.infinity, lastExit = -Double.infinity, lastDwell = -Double.infinity
+        var finished = false
+        var hasHistory: Bool { finished || lastEnter > -.infinity || lastExit > -.infinity || lastDwell > -.infinity }
+    }
+
+    struct Estimate: Sendable {
+        var position: Vec3
+        var time: Double
+        var sigma: Double
+    }
+
+    public var configuration: MonitorConfiguration
+    public private(set) var catalog = RegionCatalog()
+    private var tracks: [Int32: Track] = [:]
+    /// Slots whose state is not Outside or that have a dwell pending: examined at every fix.
+    private var active: Set<Int32> = []
+    private var previous: Estimate?
+    private var lastGoodTime: Double?
+    private var timedOut = false
+    private var hadFix = false
+    /// Recent good fixes (position, time, velocity east/north in m/s when known), oldest first.
+    private var history: [(position: Vec3, time: Double, velocity: SIMD2<Double>?)] = []
+    private var scratch: [Int32] = []
+    private var candidates: [Int32] = []
+
+    public init(configuration: MonitorConfiguration = MonitorConfiguration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Regions
+
+    /// Adds `region` (the same identifier replaces, and starts afresh).
+    public mutating func add(_ region: Region) {
+        let (slot, replaced) = catalog.add(region)
+        if let r = replaced { forget(r) }
+        forget(slot)
+    }
+
+    /// Adds many regions; the index is rebuilt once, at the next fix.
+    public mutating func add(contentsOf regions: some Sequence<Region>) {
+        for r in regions { add(r) }
+    }
+
+    /// Stops monitoring `identifier`; returns whether it was monitored.
+    @discardableResult
+    public mutating func remove(identifier: String) -> Bool {
+        guard let slot = catalog.remove(identifier: identifier) else { return false }
+        forget(slot)
+        return true
+    }
+
+    private mutating func forget(_ slot: Int32) {
+        tracks.removeValue(forKey: slot)
+        active.remove(slot)
+    }
+
+    /// The state of region `identifier` (nil if not monitored).
+    public func state(of identifier: String) -> RegionState? {
+        guard let slot = catalog.slot(of: identifier) else { return nil }
+        if let t = tracks[slot] { return t.state }
+        return hadFix ? .outside : .unknown
+    }
+
+    /// When ``advance(to:into:)`` next has something to do (a dwell falls due, or the fix timeout
+    /// expires); nil when nothing is pending.
+    /// - Complexity: O(active regions).
+    public var nextDeadline: Double? {
+        var next: Double? = nil
+        if let g = lastGoodTime, !timedOut { next = g + configuration.unknownTimeout }
+        for s in active { if let d = tracks[s]?.dwellDue { next = min(next ?? d, d) } }
+        return next
+    }
+
+    // MARK: Time and fixes
+
+    /// Processes one fix received at `time` (seconds, any clock as long as it is the same for all
+    /// calls); appends the resulting events to `events`, in time order.
+    /// - Complexity: O(log n + regions near the fix + active regions).
+    public mutating func process(_ fix: Fix, at time: Double, into events: inout [RegionEvent]) {
+        catalog.rebuildIfDue()
+        let sigmaFix = fix.horizontalError ?? configuration.assumedError
+        guard let c = fix.usablePosition, sigmaFix.isFinite, sigmaFix <= configuration.maximumError else {
+            advance(to: time, into: &events)
+            return
+        }
+        fireDwells(upTo: time, into: &events)
+        let firstEvent = events.count
+        let v = Vec3(c)
+        let sigma = max(sigmaFix, 0.1)
+
+        // Averaging: stopped, the recent stopped fixes; moving with a known course, the fixes of the
+        // last `movingWindow` seconds carried forward along the Doppler velocity.
+        let speed = fix.speed ?? .infinity
+        var velocity: SIMD2<Double>? = nil
+        if speed < configuration.stationarySpeed {
+            velocity = SIMD2(0, 0)
+        } else if speed.isFinite, let course = fix.course, course.isFinite {
+            let r = course * Double.pi / 180
+            velocity = SIMD2(speed * sin(r), speed * cos(r))
+        }
+        var position = v
+        var averaged = 1
+        if let vel = velocity, !history.isEmpty {
+            let plane = TangentPlane(center: v)
+            var sum = SIMD2<Double>(0, 0)
+            let stopped = speed < configuration.stationarySpeed
+            let window = stopped ? configuration.stationaryWindow : configuration.movingWindow
+            for h in history.reversed() {
+                guard averaged < window, let hv = h.velocity, time - h.time <= Double(window) + 0.5 else { break }
+                let dv = hv - vel
+                guard (dv * dv).sum().squareRoot() <= 1 + 0.1 * speed.clamped(0, 100) else { break }
+                guard let q = plane.project(h.position) else { break }
+                let carried = q + vel * (time - h.time)
+                guard (carried * carried).sum().squareRoot() < 6 * sigma else { break }   // a jump, not noise
+                sum += carried
+                averaged += 1
+            }
+            if averaged > 1 {
+                let m = sum / Double(averaged)
+                position = (plane.center + plane.east * (m.x / Geodesy.earthRadius)
+                            + plane.north * (m.y / Geodesy.earthRadius)).normalized
+            }
+        }
+        history.append((v, time, velocity))
+        if history.count > max(configuration.stationaryWindow, configuration.movingWindow) { history.removeFirst() }
+        let sigmaEff = sigma / Double(averaged).squareRoot()
+        let dt = previous.map { time - $0.time } ?? 1
+        let step = speed.isFinite ? speed * max(dt, 1e-3) : .infinity
+        let slow = speed < configuration.stationarySpeed ? 1 : min(1, max(0, 1 - step / sigma))
+        let k = configuration.kMoving + (configuration.kStationary - configuration.kMoving) * slow
+        let margin = max(configuration.minimumMargin, k * sigmaEff)
+        let current = Estimate(position: position, time: time, sigma: sigmaEff)
+
+        // The segment from the previous estimate, if recent enough to interpolate over.
+        var segment: (from: Estimate, length: Double)? = nil
+        if let p = previous, !timedOut, time > p.time, time - p.time <= configuration.unknownTimeout {
+            let length = p.position.angle(to: position)
+            // A jump faster than any vehicle is a glitch or a teleport: decide at the fix alone.
+            if length * Geodesy.earthRadius <= configuration.maximumSpeed * (time - p.time) + 3 * (p.sigma + sigma) {
+                segment = (p, length)
+            }
+        }
+
+        // Candidates: regions whose boxes meet the cap around the segment (or fix), plus active ones.
+        let reach = (max(margin, segment.map { max($0.from.sigma, sigmaEff) * configuration.kMoving } ?? 0)
+                     + configuration.minimumMargin) / Geodesy.earthRadius
+        if let seg = segment {
+            let mid = (seg.from.position + position).normalized
+            catalog.candidates(near: mid.coordinate, angularRadius: seg.length / 2 + reach, into: &candidates)
+        } else {
+            catalog.candidates(near: position.coordinate, angularRadius: reach, into: &candidates)
+        }
+        candidates.append(contentsOf: active)
+        RegionIndex.deduplicate(&candidates)
+
+        let firstFix = !hadFix
+        hadFix = true
+        for slot in candidates {
+            guard let region = catalog.regions[Int(slot)] else { continue }
+            var track = tracks[slot] ?? Track(state: firstFix ? .unknown : .outside)
+            let d = region.shape.signedDistance(to: position.coordinate)
+            let decision: RegionState? = d < -margin ? .inside : d > margin ? .outside : nil
+            switch track.state {
+            case .unknown:
+                guard let now = decision else { break }
+                let was = track.lastKnown
+                track.state = now
+                track.lastKnown = nil
+                if now == .inside, was != .inside {
+                    let t = segment.flatMap { crossing(region.shape, from: $0.from, to: current, entering: true) } ?? time
+                    enter(&track, region, at: t, into: &events)
+                } else if now == .outside, was == .inside {
+                    let t = segment.flatMap { crossing(region.shape, from: $0.from, to: current, entering: false) } ?? time
+                    exit(&track, region, at: t, into: &events)
+                }
+            case .outside:
+                if decision == .inside {
+                    let t = segment.flatMap { crossing(region.shape, from: $0.from, to: current, entering: true) } ?? time
+                    track.state = .inside
+                    enter(&track, region, at: t, into: &events)
+                } else if let seg = segment, let pass = deepestPoint(region.shape, from: seg.from, to: current) {
+                    // Segment test: both ends not inside, the path between them deep inside.
+                    let sigmaSeg = k * pass.sigma
+                    if pass.depth < -max(configuration.minimumMargin, sigmaSeg) {
+                        let tIn = bisect(region.shape, seg.from, current, lo: 0, hi: pass.t)
+                        enter(&track, region, at: seg.from.time + tIn * (time - seg.from.time), into: &events)
+                        if decision == .outside {
+                            let tOut = bisect(region.shape, seg.from, current, lo: pass.t, hi: 1)
+                            exit(&track, region, at: seg.from.time + tOut * (time - seg.from.time), into: &events)
+                            track.state = .outside
+                        } else {
+                            track.state = .inside
+                        }
+                    }
+                }
+            case .inside:
+                if decision == .outside {
+                    let t = segment.flatMap { crossing(region.shape, from: $0.from, to: current, entering: false) } ?? time
+                    track.state = .outside
+                    exit(&track, region, at: t, into: &events)
+                }
+            }
+            store(track, slot)
+        }
+        previous = current
+        lastGoodTime = time
+        timedOut = false
+        // Interpolated times of different regions may come out of order.
+        if events.count - firstEvent > 1 { events[firstEvent...].sort { $0.time < $1.time } }
+    }
+
+    /// Processes one fix; returns its events.
+    public mutating func process(_ fix: Fix, at time: Double) -> [RegionEvent] {
+        var events: [RegionEvent] = []
+        process(fix, at: time, into: &events)
+        return events
+    }
+
+    /// Lets time pass without a fix: fires dwells that fall due and the fix timeout.
+    public mutating func advance(to time: Double, into events: inout [RegionEvent]) {
+        fireDwells(upTo: time, into: &events)
+        guard let g = lastGoodTime, !timedOut, time - g > configuration.unknownTimeout else { return }
+        timedOut = true
+        history.removeAll()
+        let due = g + configuration.unknownTimeout
+        for slot in active.sorted() {
+            guard var track = tracks[slot], track.state == .inside, let region = catalog.regions[Int(slot)] else { continue }
+            track.state = .unknown
+            track.lastKnown = .inside
+            track.dwellDue = nil
+            if !track.finished { events.append(RegionEvent(.unknown, region.identifier, time: due)) }
+            tracks[slot] = track
+        }
+    }
+
+    // MARK: Helpers
+
+    private mutating func store(_ track: Track, _ slot: Int32) {
+        if track.state == .outside && track.dwellDue == nil {
+            active.remove(slot)
+            if track.hasHistory || track.lastKnown != nil { tracks[slot] = track } else { tracks.removeValue(forKey: slot) }
+        } else {
+            active.insert(slot)
+            tracks[slot] = track
+        }
+    }
+
+    private mutating func fireDwells(upTo time: Double, into events: inout [RegionEvent]) {
+        var due: [(Double, Int32)] = []
+        for s in active { if let d = tracks[s]?.dwellDue, d <= time { due.append((d, s)) } }
+        guard !due.isEmpty else { return }
+        for (d, s) in due.sorted(by: { $0 < $1 }) {
+            guard var track = tracks[s], let region = catalog.regions[Int(s)] else { continue }
+            track.dwellDue = nil
+            if track.state == .inside {
+                if region.notifyOnEntry { emit(.dwell, &track, region, at: d, into: &events) }
+                track.visitReported = true
+            }
+            store(track, s)
+        }
+    }
+
+    private func enter(_ track: inout Track, _ region: Region, at t: Double, into events: inout [RegionEvent]) {
+        track.visitReported = false
+        if let dwell = region.dwell {
+            track.dwellDue = t + dwell
+        } else if region.notifyOnEntry {
+            emit(.enter, &track, region, at: t, into: &events)
+            track.visitReported = true
+        }
+    }
+
+    private func exit(_ track: inout Track, _ region: Region, at t: Double, into events: inout [RegionEvent]) {
+        track.dwellDue = nil
+        if region.notifyOnExit && (region.dwell == nil || track.visitReported) {
+            emit(.exit, &track, region, at: t, into: &events)
+        }
+        track.visitReported = false
+    }
+
+    private func emit(_ kind: RegionEvent.Kind, _ track: inout Track, _ region: Region, at t: Double,
+                      into events: inout [RegionEvent]) {
+        guard !track.finished else { return }
+        switch kind {
+        case .enter: if t < track.lastEnter + region.cooldown { return }; track.lastEnter = t
+        case .exit: if t < track.lastExit + region.cooldown { return }; track.lastExit = t
+        case .dwell: if t < track.lastDwell + region.cooldown { return }; track.lastDwell = t
+        case .unknown: break
+        }
+        if !region.repeats { track.finished = true }
+        events.append(RegionEvent(kind, region.identifier, time: t))
+    }
+
+    /// The point of the great-circle segment `from`→`to` at fraction t.
+    private func point(_ a: Estimate, _ b: Estimate, _ t: Double) -> Vec3 {
+        (a.position * (1 - t) + b.position * t).normalized
+    }
+
+    /// The deepest point of the segment inside `shape` (sampled every ≤ 2 m, at most 256 samples;
+    /// between samples a circle's depth changes by less than (1 m)²/(2r)), when it is inside at all.
+    private func deepestPoint(_ shape: RegionShape, from a: Estimate, to b: Estimate)
+        -> (t: Double, depth: Double, sigma: Double)? {
+        let length = Geodesy.earthRadius * a.position.angle(to: b.position)
+        let n = min(256, max(2, Int(length / 2)))
+        var best = (t: 0.0, depth: Double.infinity)
+        for i in 1 ..< n {
+            let t = Double(i) / Double(n)
+            let d = shape.signedDistance(to: point(a, b, t).coordinate)
+            if d < best.depth { best = (t, d) }
+        }
+        guard best.depth < 0 else { return nil }
+        let t = best.t
+        let sigma = ((a.sigma * (1 - t)) * (a.sigma * (1 - t)) + (b.sigma * t) * (b.sigma * t)).squareRoot()
+        return (t, best.depth, sigma)
+    }
+
+    /// The fraction of `a`→`b` where the path crosses the boundary, or nil when both ends are on
+    /// the same side.
+    private func crossing(_ shape: RegionShape, from a: Estimate, to b: Estimate, entering: Bool) -> Double? {
+        let d0 = shape.signedDistance(to: a.position.coordinate)
+        let d1 = shape.signedDistance(to: b.position.coordinate)
+        guard (d0 < 0) != (d1 < 0) else { return nil }
+        let t = bisect(shape, a, b, lo: 0, hi: 1)
+        return a.time + t * (b.time - a.time)
+    }
+
+    /// Bisection for the sign change of d(t) on [lo, hi] (30 steps: < 1 mm on a 1 km segment).
+    private func bisect(_ shape: RegionShape, _ a: Estimate, _ b: Estimate, lo: Double, hi: Double) -> Double {
+        var lo = lo, hi = hi
+        let sLo = shape.signedDistance(to: point(a, b, lo).coordinate) < 0
+        for _ in 0 ..< 30 {
+            let m = (lo + hi) / 2
+            if (shape.signedDistance(to: point(a, b, m).coordinate) < 0) == sLo { lo = m } else { hi = m }
+        }
+        return (lo + hi) / 2
+    }
+}
+
+extension Fix {
+    /// The fix's UTC time as seconds since the epoch with the fraction, for ``RegionMonitor`` (nil
+    /// without a date).
+    public var secondsSinceEpoch: Double? {
+        time.map { Double($0.secondsSinceEpoch) + Double(nanoseconds) / 1e9 }
+    }
+}

@@ -1,0 +1,144 @@
+import Geofencing
+import Position
+import Testing
+
+/// The monitor's rules, hand-checked on noiseless fixes (σ = 3 m) along a line through a 100 m
+/// circle at Munich.
+struct RegionMonitorTests {
+    static let center = Coordinate(latitude: 48.137, longitude: 11.575)
+
+    /// A fix `x` metres east of the centre.
+    static func fix(_ x: Double, speed: Double? = 10, error: Double? = 3, valid: Bool = true) -> Fix {
+        let c = x == 0 ? center : destination(center, bearing: x > 0 ? 90 : 270, distance: abs(x))
+        return Fix(coordinate: c, mode: .threeD, isValid: valid, speed: speed, course: 90, horizontalError: error)
+    }
+
+    static func zone(_ configure: (inout Region) -> Void = { _ in }) -> Region {
+        var r = try! Region.circle("zone", center: center, radius: 100)
+        configure(&r)
+        return r
+    }
+
+    /// Drives from −300 m to +300 m at 10 m/s starting at `t0`; returns the events.
+    static func pass(_ m: inout RegionMonitor, t0: Double) -> [RegionEvent] {
+        var events: [RegionEvent] = []
+        for i in 0 ... 60 { m.process(fix(-300 + Double(i) * 10), at: t0 + Double(i), into: &events) }
+        return events
+    }
+
+    @Test func entryAndExitAtInterpolatedTimes() {
+        var m = RegionMonitor()
+        m.add(Self.zone())
+        let e = Self.pass(&m, t0: 0)
+        #expect(e.map(\.kind) == [.enter, .exit])
+        #expect(abs(e[0].time - 20) < 0.3 && abs(e[1].time - 40) < 0.3, "\(e)")
+    }
+
+    @Test func insideAtStartFiresEntry() {
+        var m = RegionMonitor()
+        m.add(Self.zone())
+        #expect(m.state(of: "zone") == .unknown)
+        do { let e = m.process(Self.fix(0, speed: 0), at: 0); #expect(e.map(\.kind) == [.enter]) }
+        #expect(m.state(of: "zone") == .inside)
+        var far = RegionMonitor()
+        far.add(Self.zone())
+        do { let e = far.process(Self.fix(500), at: 0); #expect(e.isEmpty) }
+        #expect(far.state(of: "zone") == .outside)
+    }
+
+    @Test func poorFixesHoldThenTimeoutReportsUnknown() {
+        var m = RegionMonitor()
+        m.add(Self.zone())
+        _ = m.process(Self.fix(0, speed: 0), at: 0)
+        // Invalid, no position, and too large an error: all hold.
+        do { let e = m.process(Self.fix(500, valid: false), at: 1); #expect(e.isEmpty) }
+        do { let e = m.process(Fix(), at: 2); #expect(e.isEmpty) }
+        do { let e = m.process(Self.fix(500, error: 80), at: 3); #expect(e.isEmpty) }
+        #expect(m.state(of: "zone") == .inside)
+        #expect(m.nextDeadline == 120)
+        var events: [RegionEvent] = []
+        m.advance(to: 119, into: &events)
+        #expect(events.isEmpty)
+        m.advance(to: 121, into: &events)
+        #expect(events == [RegionEvent(.unknown, "zone", time: 120)])
+        #expect(m.state(of: "zone") == .unknown)
+        // Back inside: no new entry. Then out: exit.
+        do { let e = m.process(Self.fix(0, speed: 0), at: 200); #expect(e.isEmpty) }
+        do { let e = m.process(Self.fix(400), at: 400); #expect(e.map(\.kind) == [.exit]) }
+    }
+
+    @Test func dwellReplacesEntry() {
+        var m = RegionMonitor()
+        m.add(Self.zone { $0.dwell = 30 })
+        var events: [RegionEvent] = []
+        for t in 0 ..< 60 { m.process(Self.fix(0, speed: 0), at: Double(t), into: &events) }
+        #expect(events == [RegionEvent(.dwell, "zone", time: 30)])
+        // A short visit: neither dwell nor exit.
+        var short = RegionMonitor()
+        short.add(Self.zone { $0.dwell = 30 })
+        do { let e = Self.pass(&short, t0: 0); #expect(e.isEmpty) }
+        // The deadline is announced.
+        var d = RegionMonitor()
+        d.add(Self.zone { $0.dwell = 30 })
+        _ = d.process(Self.fix(0, speed: 0), at: 5)
+        #expect(d.nextDeadline == 35)
+        d.advance(to: 35, into: &events)
+        #expect(events.last == RegionEvent(.dwell, "zone", time: 35))
+    }
+
+    @Test func cooldownAndRepeats() {
+        var m = RegionMonitor()
+        m.add(Self.zone { $0.cooldown = 300 })
+        var all = Self.pass(&m, t0: 0) + Self.pass(&m, t0: 100) + Self.pass(&m, t0: 400)
+        #expect(all.map(\.kind) == [.enter, .exit, .enter, .exit])
+        #expect(all.map { Int($0.time / 100) } == [0, 0, 4, 4])
+        var once = RegionMonitor()
+        once.add(Self.zone { $0.repeats = false })
+        all = Self.pass(&once, t0: 0) + Self.pass(&once, t0: 100)
+        #expect(all.map(\.kind) == [.enter])
+        var exitsOnly = RegionMonitor()
+        exitsOnly.add(Self.zone { $0.notifyOnEntry = false })
+        do { let e = Self.pass(&exitsOnly, t0: 0); #expect(e.map(\.kind) == [.exit]) }
+    }
+
+    @Test func sameIdentifierReplacesAndRemoveForgets() throws {
+        var m = RegionMonitor()
+        m.add(Self.zone())
+        _ = m.process(Self.fix(0, speed: 0), at: 0)
+        // Replaced by a zone 1 km away: the vehicle is outside it, nothing fires.
+        m.add(try Region.circle("zone", center: destination(Self.center, bearing: 0, distance: 1000), radius: 100))
+        #expect(m.catalog.count == 1)
+        do { let e = m.process(Self.fix(0, speed: 0), at: 1); #expect(e.isEmpty) }
+        #expect(m.state(of: "zone") == .outside)
+        let first = m.remove(identifier: "zone"), second = m.remove(identifier: "zone")
+        #expect(first && !second)
+        #expect(m.state(of: "zone") == nil)
+    }
+
+    @Test func manyRegionsAddedOneByOneMatchTheIndex() throws {
+        // 2,000 adds and 700 removals through the catalog's delta list and lazy rebuilds.
+        var catalog = RegionCatalog()
+        var rng = SplitMix64(seed: 0xCA7A)
+        var live: [String: RegionShape] = [:]
+        for i in 0 ..< 2_000 {
+            let c = destination(Self.center, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 5_000))
+            let r = try Region.circle("r\(i % 1_500)", center: c, radius: rng.uniform(20, 300))
+            catalog.add(r)
+            live[r.identifier] = r.shape
+            if i % 3 == 0, let victim = live.keys.randomElement(using: &rng) {
+                catalog.remove(identifier: victim)
+                live[victim] = nil
+            }
+            if i % 97 == 0 { catalog.rebuildIfDue() }
+        }
+        #expect(catalog.count == live.count)
+        var got: [Int32] = []
+        for q in 0 ..< 500 {
+            let p = destination(Self.center, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 5_500))
+            catalog.query(p, margin: 0, into: &got)
+            let ids = Set(got.map { catalog.regions[Int($0)]!.identifier })
+            let expected = Set(live.filter { $0.value.isWithin(p, margin: 0) }.keys)
+            #expect(ids == expected, "query \(q), seed 0xCA7A")
+        }
+    }
+}
