@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "fencepost",
             dependencies: [
-                "CivilTime", "FencepostJSON", "FencepostLinux",
+                "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,177 @@
+// `fencepost replay`: the position pipeline over a recorded log, offline and as fast as it can go.
+// Time comes from the fixes, never from the clock, so a replay gives the same output every run.
+//
+//   file bytes ─▶ NMEA stream (ReplayNMEA.swift) ─┐
+//              └▶ GPX reader (TrackFormats)  ─────┴▶ [Fix] ─▶ region monitor (ReplayMonitor.swift)
+//                                                                 ─▶ [ReplayEvent] ─▶ text | jsonl | svg
+import ArgumentParser
+import CivilTime
+import FencepostJSON
+import Position
+import TrackFormats
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a recorded GPS log against geofences and show the enter/exit/dwell events.",
+        discussion: """
+            Reads a recorded drive, runs every fix through the region monitor exactly as the \
+            daemon would, and reports the events. Time comes from the fixes (UTC), so the run \
+            is offline, as fast as the machine goes, and gives the same answer every time.
+
+            LOG is NMEA 0183 (a raw receiver capture, or a gpsd .log whose '#' lines are \
+            comments) or a GPX 1.0/1.1 track; the format is detected from the content.
+
+            ZONES is a GeoJSON FeatureCollection. A Point with properties.radius (metres) is a \
+            circle; a Polygon is a polygon (its first ring; holes are ignored). The id is the \
+            feature's "id" or properties.id. Optional properties: notifyOnEntry, notifyOnExit \
+            (default true), dwell and cooldown (seconds). Coordinates are [longitude, latitude]:
+
+              {"type":"FeatureCollection","features":[
+                {"type":"Feature","id":"depot",
+                 "geometry":{"type":"Point","coordinates":[6.7735,51.2277]},
+                 "properties":{"radius":150,"dwell":60}}]}
+
+            Examples:
+
+              fencepost replay drive.nmea --zones zones.geojson
+              fencepost replay drive.gpx --zones zones.geojson --jsonl
+              {"t":"2011-09-15T05:52:03Z","region":"depot","event":"enter"}
+              fencepost replay drive.nmea --zones zones.geojson --fixes --jsonl
+              {"t":"2011-09-15T05:46:43Z","lat":37.255105,"lon":127.054975,
+               "mode":3,"eph":5.0,"speed":5.916}        (one line in the output)
+              fencepost replay drive.gpx --zones zones.geojson --svg map.svg
+
+            Events: enter, exit, dwell (inside for the zone's dwell time), unknown (no usable \
+            position for too long; the zone's state is no longer known). An event's time is \
+            where the track crossed the boundary, interpolated between two fixes, so it may \
+            carry milliseconds (05:52:03.250Z). In --fixes --jsonl, mode is 1 (no fix), 2 or 3 \
+            (2D/3D), eph the estimated horizontal error in metres, speed in m/s; a value the \
+            source did not give is null. The readable report and the SVG show the same events.
+
+            Exit status: 0 success, 64 usage error, 65 data error (a log that is neither NMEA \
+            nor GPX, bad GPX, bad GeoJSON — the message says where), 66 a file cannot be \
+            opened, 73 the SVG cannot be created, 74 I/O error.
+            """
+    )
+
+    @Argument(help: "The recorded drive: NMEA 0183 (raw or gpsd .log) or GPX 1.0/1.1.")
+    var log: String
+
+    @Option(help: ArgumentHelp("The geofences: a GeoJSON FeatureCollection.", valueName: "zones.geojson"))
+    var zones: String
+
+    @Flag(help: "Machine-readable output: one JSON object per line, in time order.")
+    var jsonl = false
+
+    @Flag(help: "With --jsonl: one line per fix instead of one per event.")
+    var fixes = false
+
+    @Option(help: ArgumentHelp("Also draw the track, the zones and the events as an SVG map.", valueName: "file"))
+    var svg: String?
+
+    @Option(help: "User equivalent range error in metres: the error estimate is HDOP × UERE when the source has no better one.")
+    var uere = GPXReader.defaultUERE
+
+    func validate() throws {
+        if fixes && !jsonl { throw ValidationError("--fixes needs --jsonl: fixes are listed as JSON lines.") }
+        guard uere > 0 && uere.isFinite else { throw ValidationError("--uere must be a positive number of metres.") }
+    }
+
+    func run() throws {
+        do {
+            try replay()
+        } catch let failure as ReplayFailure {
+            writeStandardError("fencepost replay: \(failure.message)\n")
+            throw ExitCode(failure.code)
+        }
+    }
+
+    func replay() throws(ReplayFailure) {
+        let zoneBytes = try readWholeFile(zones, what: "zones file")
+        let definitions: [ZoneDefinition]
+        do throws(ZoneFileError) { definitions = try GeoJSONZones.parse(zoneBytes) } catch {
+            throw ReplayFailure(65, "\(zones): \(error)")
+        }
+        let input = try ReplayInput.read(path: log, uere: uere)
+
+        var out = BufferedWriter(fd: .standardOutput)
+        let events: [ReplayEvent]
+        if jsonl && fixes {
+            events = []
+            for fix in input.fixes {
+                ReplayOutput.appendFixLine(fix, to: &out.buffer)
+                try flushing(&out, full: true)
+            }
+        } else {
+            events = try ReplayMonitor.events(zones: definitions, fixes: input.fixes)
+            if jsonl {
+                for e in events {
+                    ReplayOutput.appendEventLine(e, to: &out.buffer)
+                    try flushing(&out, full: true)
+                }
+            } else {
+                ReplayOutput.appendReport(input: input, logPath: log, zones: definitions, events: events, to: &out.buffer)
+            }
+        }
+        try flushing(&out, full: false)
+        if let svg {
+            let drawnEvents = (jsonl && fixes) ? try ReplayMonitor.events(zones: definitions, fixes: input.fixes) : events
+            let text = ReplaySVG.render(fixes: input.fixes, zones: definitions, events: drawnEvents, title: log)
+            try writeWholeFile(svg, Array(text.utf8), what: "SVG file")
+        }
+    }
+
+    private func flushing(_ out: inout BufferedWriter, full: Bool) throws(ReplayFailure) {
+        do throws(Errno) {
+            if full { try out.flushIfFull() } else { try out.flush() }
+        } catch {
+            throw ReplayFailure(74, "cannot write standard output: \(error)")
+        }
+    }
+}
+
+/// A refusal: what to say on standard error and the exit status (sysexits.h values).
+struct ReplayFailure: Error {
+    var code: Int32
+    var message: String
+    init(_ code: Int32, _ message: String) { self.code = code; self.message = message }
+}
+
+/// One event of the monitor, at the time of the fix that caused it.
+struct ReplayEvent: Equatable {
+    enum Kind: String { case enter, exit, dwell, unknown }
+    var time: WallInstant
+    var nanoseconds: Int32
+    var region: String
+    var kind: Kind
+    /// Where the vehicle was (the fix that decided the event), nil for `unknown`.
+    var coordinate: Coordinate?
+}
+
+/// The log, read and turned into fixes.
+struct ReplayInput {
+    enum Format: String { case nmea = "NMEA", gpx = "GPX" }
+    var format: Format
+    var fixes: [Fix]
+    /// NMEA only: sentences accepted and rejected by the framer.
+    var sentences = 0
+    var rejectedSentences = 0
+
+    static func read(path: String, uere: Double) throws(ReplayFailure) -> ReplayInput {
+        let bytes = try readWholeFile(path, what: "log")
+        if GPXReader.looksLikeXML(bytes) {
+            do throws(XMLError) {
+                return ReplayInput(format: .gpx, fixes: try GPXReader(uere: uere).fixes(bytes))
+            } catch {
+                throw ReplayFailure(65, "\(path): \(error)")
+            }
+        }
+        let input = ReplayNMEA.fixes(bytes, uere: uere)
+        if input.sentences == 0 {
+            let what = bytes.isEmpty ? "the file is empty" : "no NMEA sentence ($…*hh) and not GPX (XML)"
+            throw ReplayFailure(65, "\(path): not a GPS log: \(what)")
+        }
+        return input
+    }
+}
