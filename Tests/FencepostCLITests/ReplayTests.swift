@@ -40,15 +40,26 @@ import Testing
 
     /// 121 fixes, 1 Hz from 2011-09-15T05:12:00Z, due east along 51° N from 7° E at 10 m/s;
     /// gpsd-style '#' comments at the top; RMC + GGA + GSA per second, CRLF.
-    static func drive() -> String {
+    /// `outage`: seconds in which the receiver has no fix (RMC status V, GGA quality 0, the last
+    /// position repeated, as the Suwon log does in tunnels).
+    static func drive(seconds: ClosedRange<Int> = 0...120, outage: Range<Int> = 0..<0) -> String {
         var lines = ["# Name: synthetic drive", "# Description: due east at 10 m/s, $GPRMC in a comment is ignored"]
-        for s in 0...120 {
-            let lon = 7.0 + Double(s) * 10 / metresPerDegreeLon
-            let time = String(format: "05%02d%02d.00", 12 + s / 60, s % 60)
+        var lastGood = 0
+        for s in seconds {
+            let fixed = !outage.contains(s)
+            if fixed { lastGood = s }
+            let lon = 7.0 + Double(lastGood) * 10 / metresPerDegreeLon
+            let time = String(format: "%02d%02d%02d.00", 5 + (12 + s / 60) / 60, (12 + s / 60) % 60, s % 60)
             let lat = nmeaLatitude(51.0), lonText = nmeaLongitude(lon)
-            lines.append(sentence("GPRMC,\(time),A,\(lat),\(lonText),19.438,90.0,150911,,,A"))
-            lines.append(sentence("GPGGA,\(time),\(lat),\(lonText),1,08,1.0,50.0,M,47.0,M,,"))
-            lines.append(sentence("GPGSA,A,3,01,02,03,04,05,06,07,08,,,,,2.0,1.0,1.7"))
+            if fixed {
+                lines.append(sentence("GPRMC,\(time),A,\(lat),\(lonText),19.438,90.0,150911,,,A"))
+                lines.append(sentence("GPGGA,\(time),\(lat),\(lonText),1,08,1.0,50.0,M,47.0,M,,"))
+                lines.append(sentence("GPGSA,A,3,01,02,03,04,05,06,07,08,,,,,2.0,1.0,1.7"))
+            } else {
+                lines.append(sentence("GPRMC,\(time),V,\(lat),\(lonText),0.0,0.0,150911,,,N"))
+                lines.append(sentence("GPGGA,\(time),\(lat),\(lonText),0,00,,,M,,M,,"))
+                lines.append(sentence("GPGSA,A,1,,,,,,,,,,,,,,,"))
+            }
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
@@ -90,6 +101,26 @@ import Testing
         }
         let text = out.stdoutLines.joined(separator: "\n")
         #expect(out.stdoutLines.first?.hasPrefix(#"{"t":"2011-09-15T05:12:"#) == true, "\(text)")
+    }
+
+    /// Into the circle, then 160 s without a fix (a tunnel), then out: the monitor holds the
+    /// state, reports `unknown` 120 s after the last good fix, and the first good fix resolves it.
+    @Test func tunnelGivesUnknownThenExit() throws {
+        let folder = try Folder()
+        let log = try folder.write("tunnel.nmea", Self.drive(seconds: 0...240, outage: 55..<215))
+        let zones = try folder.write("zones.geojson", """
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[\(7.0 + 600 / Self.metresPerDegreeLon),51.0]},
+               "properties":{"radius":100}}]}
+            """)
+        let out = try ChildProcess.run(["replay", log, "--zones", zones, "--jsonl"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let objects = try out.stdoutLines.map { try JSONValue.parse($0) }
+        #expect(objects.map { $0["event"]?.string ?? "?" } == ["enter", "unknown", "exit"], "\(out.stdout)")
+        // The last good fix is at 05:12:54; the timeout is the monitor's (120 s by default).
+        #expect(objects.dropFirst().first?["t"]?.string == "2011-09-15T05:14:54Z", "\(out.stdout)")
+        let exit = try #require(objects.last?["t"]?.string)
+        #expect(exit >= "2011-09-15T05:14:54Z", "the exit is decided at the first good fix after the outage: \(exit)")
     }
 
     static func secondsAfter0512(_ t: String) -> Double? {
