@@ -4,8 +4,8 @@
 //
 // Layout
 //   entries     one per region box (two for a cap crossing the antimeridian), in Hilbert order of
-//               the box centres (32 bits per axis over the data's extent, so 100k zones in 10 km
-//               still sort finely). Per entry: slot (4 B) + exact geometry (32 B: centre as a unit
+//               the box centres (24 bits per axis over the data's extent: 5 cm cells for a city,
+//               2.4 m for the whole Earth, so dense clusters still sort finely). Per entry: slot (4 B) + exact geometry (32 B: centre as a unit
 //               vector and the radius's squared chord; polygons point into a side table).
 //   leaves      leaf i holds the boxes of entries 16·i ..< 16·i+16 as 16-bit offsets in the leaf's
 //               own frame (its bounding box, kept per leaf as 4 Floats): 128 B, two cache lines.
@@ -125,14 +125,14 @@ public struct RegionIndex: Sendable {
             let c = SIMD2((b.minLatitude + b.maxLatitude) / 2, (b.minLongitude + b.maxLongitude) / 2)
             lo = pointwiseMin(lo, c); hi = pointwiseMax(hi, c)
         }
-        let scale = SIMD2<Double>(repeating: 4_294_967_295) / pointwiseMax(hi - lo, SIMD2(repeating: 1e-12))
+        let scale = SIMD2<Double>(repeating: 16_777_215) / pointwiseMax(hi - lo, SIMD2(repeating: 1e-12))
         var keys = [UInt64](repeating: 0, count: boxes.count)
         for i in boxes.indices {
             let b = boxes[i]
             let c = SIMD2((b.minLatitude + b.maxLatitude) / 2, (b.minLongitude + b.maxLongitude) / 2)
             let q = (c - lo) * scale
-            keys[i] = Self.hilbert(UInt32(q.x.rounded(.down).clamped(0, 4_294_967_295)),
-                                   UInt32(q.y.rounded(.down).clamped(0, 4_294_967_295)))
+            keys[i] = Self.hilbert(UInt32(q.x.rounded(.down).clamped(0, 16_777_215)),
+                                   UInt32(q.y.rounded(.down).clamped(0, 16_777_215)))
         }
         let order = Self.radixSortedIndices(keys)
 
@@ -141,15 +141,20 @@ public struct RegionIndex: Sendable {
         entrySlots = [UInt32](repeating: 0, count: leafCount * 16)
         geometry = [EntryGeometry](repeating: EntryGeometry(center: Vec3(x: 0, y: 0, z: 0), radius: 0), count: leafCount * 16)
         var level = [Node](repeating: .empty, count: leafCount)
-        for (k, i) in order.enumerated() {
-            let b = boxes[Int(i)]
-            let node = k >> 4, lane = k & 15
-            level[node].minLat[lane] = Float(b.minLatitude).nextDown
-            level[node].maxLat[lane] = Float(b.maxLatitude).nextUp
-            level[node].minLon[lane] = Float(b.minLongitude).nextDown
-            level[node].maxLon[lane] = Float(b.maxLongitude).nextUp
-            entrySlots[k] = slots[Int(i)]
-            geometry[k] = geos[Int(i)]
+        // A Node is 64 Floats: minLat[16], maxLat[16], minLon[16], maxLon[16]; write lanes as
+        // plain Floats (SIMD lane setters are slow in bulk).
+        level.withUnsafeMutableBytes { raw in
+            let f = raw.bindMemory(to: Float.self)
+            for (k, i) in order.enumerated() {
+                let b = boxes[Int(i)]
+                let base = (k >> 4) * 64 + (k & 15)
+                f[base] = Float(b.minLatitude).nextDown
+                f[base + 16] = Float(b.maxLatitude).nextUp
+                f[base + 32] = Float(b.minLongitude).nextDown
+                f[base + 48] = Float(b.maxLongitude).nextUp
+                entrySlots[k] = slots[Int(i)]
+                geometry[k] = geos[Int(i)]
+            }
         }
         entryCount = e
         // Quantize the leaves.
@@ -160,16 +165,17 @@ public struct RegionIndex: Sendable {
             let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
             let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
             frames.append(frame)
-            func lo(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> {
-                var r = SIMD16<Int16>(repeating: .max)
-                for l in 0 ..< 16 where v[l].isFinite { r[l] = Self.quantize((v[l] - base) * s - 1, down: true) }
+            func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
+                var r = SIMD16<Int16>()
+                for l in 0 ..< 16 {
+                    let x = v[l]
+                    guard x.isFinite else { r[l] = widen < 0 ? .max : .min; continue }   // empty lane
+                    r[l] = Self.quantize((x - base) * s + widen, down: widen < 0)
+                }
                 return r
             }
-            func hi(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> {
-                var r = SIMD16<Int16>(repeating: .min)
-                for l in 0 ..< 16 where v[l].isFinite { r[l] = Self.quantize((v[l] - base) * s + 1, down: false) }
-                return r
-            }
+            func lo(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> { quantized(v, base, s, widen: -1) }
+            func hi(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> { quantized(v, base, s, widen: 1) }
             leaves.append(Leaf(minLat: lo(node.minLat, u.0, scale.x), maxLat: hi(node.maxLat, u.0, scale.x),
                                minLon: lo(node.minLon, u.2, scale.y), maxLon: hi(node.maxLon, u.2, scale.y)))
         }
@@ -325,17 +331,17 @@ public struct RegionIndex: Sendable {
         results.removeLast(results.count - w)
     }
 
-    /// Position of (x, y) on the Hilbert curve of order 32.
+    /// Position of (x, y) (each < 2²⁴) on the Hilbert curve of order 24: a key < 2⁴⁸.
     static func hilbert(_ x0: UInt32, _ y0: UInt32) -> UInt64 {
         var x = x0, y = y0
         var d: UInt64 = 0
-        var s: UInt32 = 1 << 31
+        var s: UInt32 = 1 << 23
         while s > 0 {
             let rx: UInt32 = (x & s) != 0 ? 1 : 0
             let ry: UInt32 = (y & s) != 0 ? 1 : 0
             d &+= UInt64(s) &* UInt64(s) &* UInt64((3 &* rx) ^ ry)
             if ry == 0 {
-                if rx == 1 { x = ~x; y = ~y }
+                if rx == 1 { x = 0xFF_FFFF ^ x; y = 0xFF_FFFF ^ y }
                 swap(&x, &y)
             }
             s >>= 1
@@ -343,14 +349,14 @@ public struct RegionIndex: Sendable {
         return d
     }
 
-    /// Indices of `keys` in ascending key order (LSD radix sort, 4 passes of 16 bits; stable).
+    /// Indices of `keys` (< 2⁴⁸) in ascending key order (LSD radix sort, 3 passes of 16 bits; stable).
     static func radixSortedIndices(_ keys: [UInt64]) -> [UInt32] {
         var idx = (0 ..< UInt32(keys.count)).map { $0 }
         var tmp = idx
         var k = keys
         var ktmp = keys
         var counts = [Int](repeating: 0, count: 65_537)
-        for pass in 0 ..< 4 {
+        for pass in 0 ..< 3 {
             let shift = UInt64(pass * 16)
             for i in counts.indices { counts[i] = 0 }
             for key in k { counts[Int((key >> shift) & 0xFFFF) + 1] += 1 }
