@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
-        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing"]),
+        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "SeededRandom"]),
+        // The one seeded generator of simulations, tests and workloads.
+        .target(name: "SeededRandom"),
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime"]),
         .executableTarget(
@@ -51,13 +53,13 @@ let package = Package(
             ]
         ),
         // Tests.
-        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux"]),
-        .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux", "SeededRandom"]),
+        .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
-        .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON"]),
-        .testTarget(name: "GeofencingTests", dependencies: ["Geofencing"]),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
-        .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats"]),
+        .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON", "SeededRandom"]),
+        .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "SeededRandom"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
+        .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Geofencing
+import SeededRandom
 import Position
 
 #if canImport(Glibc)
@@ -95,15 +96,9 @@ public enum GeofenceWorkload {
 
     /// SplitMix64 with the few draws the workload needs.
     struct Generator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rng: SplitMix64
+        init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+        mutating func next() -> UInt64 { rng.next() }
         mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
         mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
         mutating func gaussian() -> Double {

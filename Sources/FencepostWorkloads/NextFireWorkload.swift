@@ -1,4 +1,5 @@
 import CivilTime
+import SeededRandom
 
 /// The calendar next-fire workload, shared by `Benchmarks/NextFireBenchmarks` (against Foundation)
 /// and, later, by the on-device `fencepost bench`: one definition, no copies.
@@ -26,16 +27,11 @@ public enum NextFireWorkload {
 
     /// `count` start instants, uniformly random whole seconds in 2000…2100 (SplitMix64 from `seed`).
     public static func starts(count: Int, seed: UInt64 = 0x5EED_F1E7) -> [WallInstant] {
-        var state = seed
+        var rng = SplitMix64(seed: seed)
         let lo: Int64 = 946_684_800        // 2000-01-01
         let span: UInt64 = 3_155_760_000   // 100 years
         return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return WallInstant(secondsSinceEpoch: lo + Int64(z % span))
+            WallInstant(secondsSinceEpoch: lo + Int64(rng.next() % span))
         }
     }
 }

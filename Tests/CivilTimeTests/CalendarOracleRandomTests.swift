@@ -2,6 +2,7 @@ import CivilTime
 import FencepostLinux
 import Foundation
 import Testing
+import SeededRandom
 
 /// Fencepost's calendar next-fire against Foundation's `Calendar.nextDate(after:matching:
 /// matchingPolicy:repeatedTimePolicy:)` on ≥ 200,000 seeded random cases, with a brute-force
@@ -145,7 +146,7 @@ struct OracleWorker {
     }
 
     mutating func run(index i: Int) {
-        var g = OracleSplitMix64.stream(seed: seed, index: UInt64(i))
+        var g = SplitMix64.stream(seed: seed, index: UInt64(i))
         let c = generator.makeCase(index: i, rng: &g)
         let zone = rules[c.zone]!
         tally.cases += 1

@@ -3,21 +3,11 @@ import Glibc
 import Testing
 @testable import CivilTime
 @testable import FencepostLinux
+import SeededRandom
 
-/// SplitMix64: a small seeded generator for reproducible zone tests.
-struct ZoneTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// The seed for a test: `$ZONE_TEST_SEED` when set, else `fallback`.
-    static func seed(_ fallback: UInt64) -> UInt64 {
+extension SplitMix64 {
+    /// The seed for a zone test: `$ZONE_TEST_SEED` when set, else `fallback`.
+    static func zoneTestSeed(_ fallback: UInt64) -> UInt64 {
         if let s = ProcessInfo.processInfo.environment["ZONE_TEST_SEED"], let v = UInt64(s) { return v }
         return fallback
     }

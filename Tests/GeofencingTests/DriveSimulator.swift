@@ -1,4 +1,5 @@
 import Geofencing
+import SeededRandom
 import Position
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Geofencing
 import Position
 import Testing
+import SeededRandom
 
 /// The monitor's rules, hand-checked on noiseless fixes (σ = 3 m) along a line through a 100 m
 /// circle at Munich.

@@ -1,4 +1,5 @@
 import Geofencing
+import SeededRandom
 import Position
 
 #if canImport(Glibc)
@@ -7,30 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so every failure names a seed
-/// that reproduces it.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [lo, hi).
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { Double.random(in: lo ..< hi, using: &self) }
-
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(0, 1), 1e-300), u2 = uniform(0, 1)
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-    }
-
+extension SplitMix64 {
     /// A point uniform on the sphere.
     mutating func pointOnSphere() -> Coordinate {
         let z = uniform(-1, 1)

@@ -1,6 +1,7 @@
 import NMEA
 import Position
 import Testing
+import SeededRandom
 
 /// The same bytes give the same fixes however they are split (swift-nio's
 /// ByteToMessageDecoderVerifier idea): whole, byte by byte, and in seeded random chunks.
@@ -8,15 +9,8 @@ import Testing
 struct ChunkingTests {
     /// SplitMix64: chunk sizes 1…`limit` from a seed.
     static func chunkSizes(seed: UInt64, count: Int = 257, limit: UInt64 = 97) -> [Int] {
-        var state = seed
-        return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Int(z % limit) + 1
-        }
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in Int(rng.next() % limit) + 1 }
     }
 
     @Test("every gpsd log: whole, byte by byte and random chunks agree",

@@ -1,23 +1,7 @@
 import TimingWheel
+import SeededRandom
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so every failure names a seed
-/// that reproduces it.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in `0 ..< bound` (bound > 0).
-    mutating func below(_ bound: UInt64) -> UInt64 { UInt64.random(in: 0 ..< bound, using: &self) }
-
+extension SplitMix64 {
     /// `true` with probability `percent` / 100.
     mutating func percent(_ percent: UInt64) -> Bool { below(100) < percent }
 }

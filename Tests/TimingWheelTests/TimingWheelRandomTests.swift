@@ -1,5 +1,6 @@
 import Testing
 import TimingWheel
+import SeededRandom
 
 /// The wheel against `ReferenceTimers` over seeded random operations: schedules near, far, past,
 /// tied and huge deadlines, cancels of live and stale handles, advances by small and large steps.

@@ -1,4 +1,5 @@
 import CivilTime
+import SeededRandom
 
 /// One random calendar-oracle case: a match, a zone, a search start and the policies.
 struct OracleCase: Sendable, CustomStringConvertible {
@@ -83,7 +84,7 @@ struct OracleCaseGenerator {
 
     var zones: [OracleZoneInfo]
 
-    func makeCase(index: Int, rng g: inout OracleSplitMix64) -> OracleCase {
+    func makeCase(index: Int, rng g: inout SplitMix64) -> OracleCase {
         let zone = g.pick(zones)
         var near: Int64? = nil
         var after: Int64
@@ -193,26 +194,26 @@ struct OracleCaseGenerator {
 struct OracleValueDrawer {
     var startYear: Int
 
-    func year(_ g: inout OracleSplitMix64) -> Int {
+    func year(_ g: inout SplitMix64) -> Int {
         // Mostly the start's year or a few after it; now and then any year (mostly in the past:
         // nothing matches, which is expensive for Foundation, so keep it rare).
         if g.chance(0.95) { return max(1, min(9999, startYear + g.int(0...4))) }
         return g.int(1890...2300)
     }
-    func month(_ g: inout OracleSplitMix64) -> Int { g.chance(0.3) ? 2 : g.int(1...12) }
-    func day(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.int(29...31) : g.int(1...31) }
-    func hour(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.int(0...3) : g.int(0...23) }
-    func minute(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.pick([0, 15, 30, 45, 59]) : g.int(0...59) }
-    func second(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.pick([0, 59]) : g.int(0...59) }
-    func weekday(_ g: inout OracleSplitMix64) -> Int { g.int(1...7) }
-    func weekdayOrdinal(_ g: inout OracleSplitMix64) -> Int { g.chance(0.3) ? 5 : g.int(1...5) }
-    func weekOfMonth(_ g: inout OracleSplitMix64) -> Int { g.chance(0.3) ? g.pick([0, 5, 6]) : g.int(0...6) }
-    func weekOfYear(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.pick([1, 52, 53]) : g.int(1...53) }
-    func dayOfYear(_ g: inout OracleSplitMix64) -> Int { g.chance(0.4) ? g.pick([1, 59, 60, 365, 366]) : g.int(1...366) }
+    func month(_ g: inout SplitMix64) -> Int { g.chance(0.3) ? 2 : g.int(1...12) }
+    func day(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.int(29...31) : g.int(1...31) }
+    func hour(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.int(0...3) : g.int(0...23) }
+    func minute(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.pick([0, 15, 30, 45, 59]) : g.int(0...59) }
+    func second(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.pick([0, 59]) : g.int(0...59) }
+    func weekday(_ g: inout SplitMix64) -> Int { g.int(1...7) }
+    func weekdayOrdinal(_ g: inout SplitMix64) -> Int { g.chance(0.3) ? 5 : g.int(1...5) }
+    func weekOfMonth(_ g: inout SplitMix64) -> Int { g.chance(0.3) ? g.pick([0, 5, 6]) : g.int(0...6) }
+    func weekOfYear(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.pick([1, 52, 53]) : g.int(1...53) }
+    func dayOfYear(_ g: inout SplitMix64) -> Int { g.chance(0.4) ? g.pick([1, 59, 60, 365, 366]) : g.int(1...366) }
 
     /// Sets component `c` (0 year, 1 month, 2 day, 3 hour, 4 minute, 5 second, 6 weekday,
     /// 7 weekdayOrdinal, 8 weekOfMonth, 9 weekOfYear, 10 yearForWeekOfYear, 11 dayOfYear).
-    func set(_ m: inout CalendarMatch, component c: Int, _ g: inout OracleSplitMix64) {
+    func set(_ m: inout CalendarMatch, component c: Int, _ g: inout SplitMix64) {
         switch c {
         case 0: m.year = year(&g)
         case 1: m.month = month(&g)
