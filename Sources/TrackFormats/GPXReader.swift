@@ -147,7 +147,7 @@ struct PointBuilder {
         switch name {
         case "ele" where direct: fix.altitudeMSL = try number()
         case "time" where direct:
-            guard let (instant, nanos) = RFC3339.parse(t) else {
+            guard case let .success((instant, nanos)) = RFC3339.parse(t.utf8, lenient: true) else {
                 throw scanner.error("<time> \"\(t)\" is not a timestamp like 2010-02-01T12:31:38Z", at: offset)
             }
             fix.time = instant
@@ -193,66 +193,5 @@ extension String {
         guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
         let last = lastIndex(where: { !isSpace($0) })!
         return String(self[first...last])
-    }
-}
-
-/// RFC 3339 / ISO 8601 timestamps as GPX writes them, with the fraction kept.
-public enum RFC3339 {
-    /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]`; no zone designator is read as UTC.
-    /// Second 60 is read as the first second of the next minute.
-    ///
-    /// - Returns: the whole-second instant and the fraction in nanoseconds, or nil.
-    /// - Complexity: O(n).
-    public static func parse(_ text: String) -> (WallInstant, Int32)? {
-        let b = Array(text.utf8)
-        var i = 0
-        func digits(_ count: Int) -> Int? {
-            guard b.count - i >= count else { return nil }
-            var v = 0
-            for _ in 0..<count {
-                let d = b[i] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v * 10 + Int(d)
-                i += 1
-            }
-            return v
-        }
-        func expect(_ c: Character...) -> Bool {
-            guard i < b.count, c.contains(Character(Unicode.Scalar(b[i]))) else { return false }
-            i += 1
-            return true
-        }
-        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
-              expect("T", "t", " "), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
-              let second = digits(2)
-        else { return nil }
-        var nanos: Int32 = 0
-        if expect(".") {
-            var scale: Int32 = 100_000_000
-            var any = false
-            while i < b.count, b[i] &- UInt8(ascii: "0") < 10 {
-                nanos += Int32(b[i] - UInt8(ascii: "0")) * scale
-                scale /= 10
-                i += 1
-                any = true
-            }
-            guard any else { return nil }
-        }
-        var offset = 0
-        if expect("Z", "z") {
-        } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = digits(2) else { return nil }
-            _ = expect(":")
-            guard let om = digits(2), oh <= 23, om <= 59 else { return nil }
-            offset = sign * (oh * 3600 + om * 60)
-        }
-        guard i == b.count, (1...12).contains(month),
-              (1...CivilDays.daysInMonth(year: Int64(year), month: month)).contains(day),
-              hour <= 23, minute <= 59, second <= 60
-        else { return nil }
-        let local = CivilDateTime(year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second)
-        return (WallInstant(secondsSinceEpoch: local.localSeconds - Int64(offset)), nanos)
     }
 }

@@ -2,65 +2,11 @@
 import CivilTime
 
 enum InstantText {
-    /// Parses an RFC 3339 timestamp: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
-    ///
-    /// `T`/`t` and `Z`/`z` are accepted in either case. A fraction is dropped (floor): calendar
-    /// fires are whole seconds, and "strictly after 06:59:00.5" and "strictly after 06:59:00" have
-    /// the same next whole second. Second 60 (a leap second) is read as the first second of the
-    /// next minute, as POSIX time does.
-    ///
-    /// - Returns: the instant, or why the text is not such a timestamp.
-    /// - Complexity: O(n).
-    static func parse(_ text: some Collection<UInt8>) -> Result<WallInstant, InstantTextError> {
-        let b = Array(text)
-        var i = 0
-        func digits(_ count: Int) -> Int? {
-            guard b.count - i >= count else { return nil }
-            var v = 0
-            for _ in 0..<count {
-                let d = b[i] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v * 10 + Int(d)
-                i += 1
-            }
-            return v
-        }
-        func expect(_ c: UInt8...) -> Bool {
-            guard i < b.count, c.contains(b[i]) else { return false }
-            i += 1
-            return true
-        }
-        let shape = InstantTextError.shape
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-              let day = digits(2), expect(UInt8(ascii: "T"), UInt8(ascii: "t")),
-              let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
-              let second = digits(2)
-        else { return .failure(shape) }
-        if expect(UInt8(ascii: ".")) {
-            guard digits(1) != nil else { return .failure(shape) }
-            while i < b.count, b[i] &- UInt8(ascii: "0") < 10 { i += 1 }
-        }
-        var offset = 0
-        if expect(UInt8(ascii: "Z"), UInt8(ascii: "z")) {
-        } else if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = digits(2), expect(UInt8(ascii: ":")), let om = digits(2) else { return .failure(shape) }
-            guard oh <= 23, om <= 59 else { return .failure(.range("offset")) }
-            offset = sign * (oh * 3600 + om * 60)
-        } else {
-            return .failure(shape)
-        }
-        guard i == b.count else { return .failure(shape) }
-        guard (1...12).contains(month) else { return .failure(.range("month")) }
-        guard (1...CivilDays.daysInMonth(year: Int64(year), month: month)).contains(day) else {
-            return .failure(.range("day"))
-        }
-        guard hour <= 23 else { return .failure(.range("hour")) }
-        guard minute <= 59 else { return .failure(.range("minute")) }
-        guard second <= 60 else { return .failure(.range("second")) }
-        let local = CivilDateTime(year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second)
-        return .success(WallInstant(secondsSinceEpoch: local.localSeconds - Int64(offset)))
+    /// Parses an RFC 3339 timestamp with a zone designator (``RFC3339/parse(_:lenient:)``).
+    /// A fraction is dropped (floor): calendar fires are whole seconds, and "strictly after
+    /// 06:59:00.5" and "strictly after 06:59:00" have the same next whole second.
+    static func parse(_ text: some Collection<UInt8>) -> Result<WallInstant, RFC3339.ParseError> {
+        RFC3339.parse(text).map(\.instant)
     }
 
     /// Appends `YYYY-MM-DDTHH:MM:SSZ` (UTC) to `out` without building a String for years 0…9999.
@@ -106,19 +52,4 @@ enum InstantText {
     }
 
     static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-}
-
-/// Why a timestamp did not parse.
-enum InstantTextError: Error, Equatable, CustomStringConvertible {
-    /// Not of the form YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM).
-    case shape
-    /// A field out of range.
-    case range(String)
-
-    var description: String {
-        switch self {
-        case .shape: "expected a timestamp like 2026-03-08T06:59:00Z or 2026-03-08T01:59:00-05:00"
-        case .range(let field): "\(field) out of range in timestamp"
-        }
-    }
 }
