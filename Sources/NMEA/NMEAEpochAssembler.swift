@@ -138,21 +138,9 @@ public struct NMEAEpochAssembler: Sendable {
         epoch.hasContent = true
         switch report {
         case .gga(let r):
-            epoch.hasPosition = true
-            epoch.coordinate = r.coordinate
-            epoch.statusSeen = true
-            if r.quality == 0 { epoch.valid = false }
-            if let a = r.altitudeMSL { epoch.altitudeMSL = a }
-            if let h = r.hdop { epoch.hdop = h }
-            if let s = r.satellitesUsed { epoch.satellites = s }
+            mergeFixData(r.coordinate, valid: r.quality != 0, r.altitudeMSL, r.hdop, r.satellitesUsed)
         case .gns(let r):
-            epoch.hasPosition = true
-            epoch.coordinate = r.coordinate
-            epoch.statusSeen = true
-            if !r.isValid { epoch.valid = false }
-            if let a = r.altitudeMSL { epoch.altitudeMSL = a }
-            if let h = r.hdop { epoch.hdop = h }
-            if let s = r.satellitesUsed { epoch.satellites = s }
+            mergeFixData(r.coordinate, valid: r.isValid, r.altitudeMSL, r.hdop, r.satellitesUsed)
         case .rmc(let r):
             epoch.hasPosition = true
             epoch.coordinate = r.coordinate
@@ -180,6 +168,18 @@ public struct NMEAEpochAssembler: Sendable {
         case .zda(let r):
             if let d = r.date { setDate(d) }
         }
+    }
+
+    /// GGA and GNS carry the same fix data: position, quality, altitude, HDOP, satellites.
+    private mutating func mergeFixData(_ coordinate: Coordinate?, valid: Bool, _ altitudeMSL: Double?,
+                                       _ hdop: Double?, _ satellites: Int?) {
+        epoch.hasPosition = true
+        epoch.coordinate = coordinate
+        epoch.statusSeen = true
+        if !valid { epoch.valid = false }
+        if let a = altitudeMSL { epoch.altitudeMSL = a }
+        if let h = hdop { epoch.hdop = h }
+        if let s = satellites { epoch.satellites = s }
     }
 
     private mutating func setDate(_ d: NMEADate) {
