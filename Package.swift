@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "Position", targets: ["Position"]),
         .library(name: "Geofencing", targets: ["Geofencing"]),
         .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,6 +40,7 @@ let package = Package(
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
+        .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
         .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "SeededRandom"]),
         // The one seeded generator of simulations, tests and workloads.
@@ -60,6 +62,7 @@ let package = Package(
         .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "SeededRandom"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
+        .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -159,6 +159,17 @@ public struct RegionMonitor: Sendable {
         active.remove(slot)
     }
 
+    /// Puts back the last confirmed state of region `identifier` from a previous run: the region
+    /// is Unknown until the next good fix, which resolves it against `lastKnown` (inside again: no
+    /// event; outside after inside: exit; inside after outside: entry). No-op for `.unknown`.
+    public mutating func restore(_ identifier: String, lastKnown: RegionState) {
+        guard lastKnown != .unknown, let slot = catalog.slot(of: identifier) else { return }
+        var track = Track()
+        track.lastKnown = lastKnown
+        tracks[slot] = track
+        active.insert(slot)
+    }
+
     /// The state of region `identifier` (nil if not monitored).
     public func state(of identifier: String) -> RegionState? {
         guard let slot = catalog.slot(of: identifier) else { return nil }

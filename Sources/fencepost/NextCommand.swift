@@ -175,7 +175,7 @@ func writeStandardError(_ text: String) {
 struct WeekdayArgument: ExpressibleByArgument, Equatable {
     var value: Int
     init?(argument: String) {
-        guard let n = NextRequest.weekday(named: argument) else { return nil }
+        guard let n = CalendarMatch.weekday(named: argument) else { return nil }
         value = n
     }
     static var defaultCompletionKind: CompletionKind {
@@ -202,7 +202,7 @@ enum HumanReport {
         let labelWidth = max(7, 5 + width)
         func label(_ text: String) -> String { String(repeating: " ", count: labelWidth - text.count) + text + ": " }
         var lines = [
-            label("Trigger") + NextRequest.describe(match),
+            label("Trigger") + match.componentsDescription,
             label("Policy") + "\(policy.rawValue), repeated time \(repeatedTime.rawValue)",
             label("Zone") + zone.identifier,
             label("After") + "\(local(after, in: zone)) = \(after)",

@@ -18,53 +18,6 @@ struct NextRequest: Sendable {
     /// The largest `count` one request may ask for; above it the request is an error, so one line
     /// cannot make the run spend minutes or megabytes.
     static let maximumCount = 10_000
-
-    /// Calendar components by their `CalendarMatch` name, in the order of the type.
-    static let componentNames = [
-        "year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal", "weekOfMonth",
-        "weekOfYear", "yearForWeekOfYear", "dayOfYear",
-    ]
-
-    /// Sets component `name`; false when there is no such component.
-    static func setComponent(_ name: String, to value: Int, in m: inout CalendarMatch) -> Bool {
-        switch name {
-        case "year": m.year = value
-        case "month": m.month = value
-        case "day": m.day = value
-        case "hour": m.hour = value
-        case "minute": m.minute = value
-        case "second": m.second = value
-        case "weekday": m.weekday = value
-        case "weekdayOrdinal": m.weekdayOrdinal = value
-        case "weekOfMonth": m.weekOfMonth = value
-        case "weekOfYear": m.weekOfYear = value
-        case "yearForWeekOfYear": m.yearForWeekOfYear = value
-        case "dayOfYear": m.dayOfYear = value
-        default: return false
-        }
-        return true
-    }
-
-    /// The components that are set, as `name=value`, for messages.
-    static func describe(_ m: CalendarMatch) -> String {
-        let values: [Int?] = [
-            m.year, m.month, m.day, m.hour, m.minute, m.second, m.weekday, m.weekdayOrdinal, m.weekOfMonth,
-            m.weekOfYear, m.yearForWeekOfYear, m.dayOfYear,
-        ]
-        let set = zip(componentNames, values).compactMap { name, v in v.map { "\(name)=\($0)" } }
-        return set.isEmpty ? "(no components)" : set.joined(separator: " ")
-    }
-
-    /// Weekday from a number 1…7 (1 = Sunday) or an English name or its first three letters,
-    /// any case: `mon`, `Monday`.
-    static func weekday(named text: String) -> Int? {
-        if let n = Int(text) { return n }
-        let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-        let t = text.lowercased()
-        guard t.count >= 3 else { return nil }
-        for (k, name) in names.enumerated() where t == name || t == name.prefix(3) { return k + 1 }
-        return nil
-    }
 }
 
 /// A bad request: the sentence goes back to the user as is.
@@ -109,16 +62,16 @@ extension NextRequest {
                 sawMatch = true
                 for (name, v) in components {
                     let n: Int
-                    if name == "weekday", case .string(let s) = v, let w = Self.weekday(named: s) {
+                    if name == "weekday", case .string(let s) = v, let w = CalendarMatch.weekday(named: s) {
                         n = w
                     } else if let i = v.int {
                         n = i
                     } else {
                         throw Self.typeError("match.\(name)", "an integer", v)
                     }
-                    guard Self.setComponent(name, to: n, in: &match) else {
+                    guard match.setComponent(name, to: n) else {
                         throw NextRequestError(
-                            "unknown key \"match.\(name)\" (components: \(Self.componentNames.joined(separator: ", ")))")
+                            "unknown key \"match.\(name)\" (components: \(CalendarMatch.componentNames.joined(separator: ", ")))")
                     }
                 }
             case "policy":

@@ -1,0 +1,49 @@
+// Fixes: GNSS time as a source of clock trust, and region events as deliveries.
+import CivilTime
+import Geofencing
+import Position
+
+extension NotificationEngine {
+    /// Processes one fix received at `clock`: a valid fix whose time agrees with the wall clock
+    /// (within the step threshold) makes the clock trusted; the region monitor turns the fix into
+    /// entries, exits and dwells, which are delivered.
+    /// - Complexity: that of ``RegionMonitor/process(_:at:into:)`` plus the fires due.
+    public mutating func process(_ fix: Fix, clock: EngineClock) -> EngineOutput {
+        var out = observe(clock)
+        if let t = fix.time, fix.isValid, fix.mode >= .twoD {
+            let agrees = abs(t.secondsSinceEpoch - clock.wall.secondsSinceEpoch) <= configuration.stepThreshold
+            if agrees != gnssAgreed {
+                gnssAgreed = agrees
+                out.append(observe(clock))
+            }
+        }
+        fireDue(clock, into: &out)
+        regionEvents.removeAll(keepingCapacity: true)
+        monitor.process(fix, at: clock.monotonicSeconds, into: &regionEvents)
+        handleRegionEvents(clock, into: &out)
+        return out
+    }
+
+    mutating func handleRegionEvents(_ clock: EngineClock, into out: inout EngineOutput) {
+        guard !regionEvents.isEmpty else { return }
+        let events = regionEvents
+        regionEvents.removeAll(keepingCapacity: true)
+        for event in events {
+            guard let slot = slotOf[event.identifier], var e = slots[Int(slot)] else { continue }
+            switch event.kind {
+            case .enter, .exit, .dwell:
+                e.progress.fires += 1
+                e.progress.regionState = event.kind == .exit ? .outside : .inside
+                slots[Int(slot)] = e
+                record(slot, more: e.request.trigger.repeats, into: &out)
+                deliver(e, .onTime, scheduled: nil, event: event.kind.rawValue, clock, into: &out)
+            case .unknown:
+                let o = Outcome(kind: .positionUnknown, requestIdentifier: e.request.identifier,
+                                date: wallTrusted ? clock.wall : nil, count: 0, firstFire: nil, lastFire: nil,
+                                detail: "no usable fix for \(Int(configuration.monitor.unknownTimeout)) s while inside; the region's state is unknown until the next good fix")
+                out.outcomes.append(o)
+                out.changes.append(.outcome(o))
+            }
+        }
+    }
+}

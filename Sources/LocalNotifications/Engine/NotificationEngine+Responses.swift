@@ -1,0 +1,63 @@
+// Answers to deliveries: the default action (a short press), dismiss, snooze (a long press) and a
+// category's own actions.
+import CivilTime
+
+extension NotificationEngine {
+    /// The identifier of the one-shot request a snooze of `requestIdentifier` schedules.
+    public static func snoozeIdentifier(of requestIdentifier: String) -> String { requestIdentifier + "~snooze" }
+
+    /// Answers delivery `identifier` with `action`: `default`, `dismiss`, `snooze` or an action of
+    /// the content's category. The delivery's signal stops; an action with `snoozeSeconds` (or
+    /// `snooze`, nine minutes by default) schedules the same content again as a one-shot interval
+    /// request `<id>~snooze`.
+    ///
+    /// - Throws: `.unknownDelivery`, `.unknownAction` (naming the actions that exist),
+    ///   `.alreadyAnswered`.
+    public mutating func respond(to identifier: String, action: String, clock: EngineClock) throws(RequestError) -> EngineOutput {
+        guard let index = deliveredList.firstIndex(where: { $0.identifier == identifier }) else {
+            throw RequestError(.unknownDelivery, "no delivered notification \"\(identifier)\" (see `fencepost delivered`)")
+        }
+        let d = deliveredList[index]
+        if let r = d.response {
+            throw RequestError(.alreadyAnswered, "delivered notification \"\(identifier)\" was already answered with \"\(r)\"")
+        }
+        let category = d.content.categoryIdentifier.flatMap { c in categoryList.first { $0.identifier == c } }
+        var snooze: Int64? = nil
+        switch action {
+        case ActionIdentifier.default, ActionIdentifier.dismiss:
+            break
+        case ActionIdentifier.snooze:
+            snooze = category?.action(action)?.snoozeSeconds ?? NotificationAction.defaultSnoozeSeconds
+        default:
+            guard let a = category?.action(action) else {
+                let known = [ActionIdentifier.default, ActionIdentifier.dismiss, ActionIdentifier.snooze]
+                    + (category?.actions.map(\.identifier).filter { $0 != ActionIdentifier.snooze } ?? [])
+                throw RequestError(.unknownAction, "action \"\(action)\" is not one of \(known.joined(separator: ", ")) for delivered notification \"\(identifier)\"")
+            }
+            snooze = a.snoozeSeconds
+        }
+        var out = observe(clock)
+        let at = wallTrusted ? clock.wall : nil
+        deliveredList[index].response = action
+        deliveredList[index].respondedAt = at
+        out.acknowledged.append(identifier)
+        out.changes.append(.setResponse(deliveryIdentifier: identifier, action: action, at: at))
+        if let seconds = snooze {
+            let request = NotificationRequest(
+                identifier: Self.snoozeIdentifier(of: d.requestIdentifier), content: d.content,
+                trigger: .interval(IntervalTrigger(seconds: seconds, repeats: false)), missedFirePolicy: .coalesce)
+            // Internal: the identifier may exceed the user limit by the suffix; no other rule applies.
+            var entry = (try? makeEntry(request, generation: nextGeneration, clock: clock))!
+            nextGeneration += 1
+            out.changes.append(.setNextGeneration(nextGeneration))
+            if let old = slotOf[request.identifier] { removeEntry(at: old) }
+            entry.sequence = addSequence
+            addSequence += 1
+            out.changes.append(.putRequest(request, entry.progress))
+            insert(entry, clock: clock)
+            out.append(enforceCaps(clock: clock))
+        }
+        fireDue(clock, into: &out)
+        return out
+    }
+}

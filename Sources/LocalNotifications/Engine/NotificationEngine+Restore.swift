@@ -1,0 +1,78 @@
+// Start from durable state: put back requests, deliveries and categories, then apply the
+// missed-fire policies to whatever fell due while the agent was down.
+import CivilTime
+import Geofencing
+
+/// What the store hands back at start.
+public struct EngineSnapshot: Sendable {
+    public var requests: [(request: NotificationRequest, progress: TriggerProgress)]
+    public var delivered: [DeliveredNotification]
+    public var categories: [NotificationCategory]
+    public var nextGeneration: Int64
+
+    public init(requests: [(request: NotificationRequest, progress: TriggerProgress)], delivered: [DeliveredNotification],
+                categories: [NotificationCategory], nextGeneration: Int64) {
+        self.requests = requests; self.delivered = delivered; self.categories = categories; self.nextGeneration = nextGeneration
+    }
+}
+
+extension NotificationEngine {
+    /// Puts back the state of a previous run and catches up: fires that fell due while the agent
+    /// was down are handled now, by each request's missed-fire policy.
+    ///
+    /// Intervals resume from their wall-clock start when the clock is trusted now and was at their
+    /// start (so downtime counts); otherwise they restart from now — late, never early.
+    /// A request whose zone no longer exists is kept and reported in an outcome, and follows the
+    /// device zone.
+    /// - Precondition: the engine is new (no requests).
+    /// - Complexity: O(requests × next-fire cost + missed fires counted).
+    public mutating func restore(_ snapshot: EngineSnapshot, clock: EngineClock) -> EngineOutput {
+        precondition(slotOf.isEmpty, "restore(_:clock:) on an engine that already has requests")
+        var out = observe(clock)
+        categoryList = snapshot.categories
+        deliveredList = snapshot.delivered
+        var generation = snapshot.nextGeneration
+        for (request, progress) in snapshot.requests {
+            generation = max(generation, progress.generation + 1)
+            var entry = Entry(request: request, progress: progress, sequence: addSequence)
+            addSequence += 1
+            switch request.trigger {
+            case .calendar(let t):
+                entry.schedule = try? CalendarSchedule(t.match, weekRules: t.weekRules)
+                if let name = t.zoneIdentifier {
+                    entry.zone = zoneLookup(name)
+                    if entry.zone == nil {
+                        let o = Outcome(kind: .missed, requestIdentifier: request.identifier, date: wallTrusted ? clock.wall : nil,
+                                        count: 0, firstFire: nil, lastFire: nil,
+                                        detail: "zone \"\(name)\" is no longer known on this device; the request follows the device zone \(deviceZone.identifier)")
+                        out.outcomes.append(o)
+                        out.changes.append(.outcome(o))
+                    }
+                }
+                if entry.progress.after == nil && wallTrusted {
+                    entry.progress.after = clock.wall.secondsSinceEpoch
+                    out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))
+                }
+            case .interval:
+                let nowMs = Int64(clock.monotonicMilliseconds)
+                if let start = progress.anchorWall, wallTrusted {
+                    entry.anchorMilliseconds = nowMs - (clock.wall.secondsSinceEpoch - start) * 1000
+                } else {
+                    // Unknown elapsed time: the remaining fires restart from now.
+                    entry.anchorMilliseconds = nowMs - 0
+                    if case .interval(let t) = request.trigger {
+                        entry.anchorMilliseconds = nowMs - progress.fires * t.milliseconds
+                    }
+                    entry.progress.anchorWall = wallTrusted ? clock.wall.secondsSinceEpoch - (nowMs - entry.anchorMilliseconds) / 1000 : nil
+                    out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))
+                }
+            case .location:
+                break
+            }
+            insert(entry, clock: clock)
+        }
+        nextGeneration = generation
+        fireDue(clock, into: &out)
+        return out
+    }
+}

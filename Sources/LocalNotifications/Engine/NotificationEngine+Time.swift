@@ -1,0 +1,339 @@
+// Time: clock readings, trust and steps, the two wheels, and the shell's next wakeup.
+import CivilTime
+import Position
+import TimingWheel
+
+extension NotificationEngine {
+    /// Whether `clock`'s wall time may be acted on.
+    func isTrusted(_ clock: EngineClock) -> Bool {
+        (clock.wallTrusted || gnssAgreed) && clock.wall >= configuration.minimumTrustedWall
+    }
+
+    /// Takes in a clock reading: detects a step of the wall clock (against the last reading plus
+    /// the monotonic time elapsed) and changes of trust, and rebuilds the calendar wheel when the
+    /// clock went back, trust returned or the zone changed.
+    mutating func observe(_ clock: EngineClock) -> EngineOutput {
+        var out = EngineOutput()
+        var steppedBack = false
+        if let last = lastClock, clock.monotonic >= last.monotonic {
+            let elapsed = Int64((clock.monotonic.nanosecondsSinceBoot - last.monotonic.nanosecondsSinceBoot) / 1_000_000_000)
+            let drift = clock.wall.secondsSinceEpoch - (last.wall.secondsSinceEpoch + elapsed)
+            if abs(drift) > configuration.stepThreshold {
+                gnssAgreed = false
+                steppedBack = drift < 0
+            }
+        }
+        lastClock = clock
+        let trusted = isTrusted(clock)
+        let wasTrusted = wallTrusted
+        wallTrusted = trusted
+        if trusted {
+            if !wasTrusted {
+                // Requests added while the clock was untrusted start from the first trusted time.
+                for i in slots.indices {
+                    guard var e = slots[i], case .calendar = e.request.trigger, e.progress.after == nil else { continue }
+                    e.progress.after = clock.wall.secondsSinceEpoch
+                    slots[i] = e
+                    out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
+                }
+            }
+            if !wasTrusted || steppedBack || clock.wall.secondsSinceEpoch < Int64(wallWheel.now) {
+                rebuildWallWheel(at: clock.wall)
+            }
+        } else if wasTrusted {
+            // Held: no calendar timer runs on an untrusted clock.
+            wallWheel = TimingWheel()
+            for i in slots.indices where slots[i]?.request.trigger.kind == "calendar" {
+                slots[i]!.timer = nil
+                slots[i]!.due = nil
+            }
+        }
+        return out
+    }
+
+    /// Reschedules every calendar trigger on a new wheel at `wall`.
+    /// - Complexity: O(calendar requests × next-fire cost): 100k in a few milliseconds.
+    mutating func rebuildWallWheel(at wall: WallInstant) {
+        wallWheel = TimingWheel(now: UInt64(max(0, wall.secondsSinceEpoch)), capacity: timeBasedCount)
+        for i in slots.indices {
+            guard slots[i]?.request.trigger.kind == "calendar" else { continue }
+            slots[i]!.timer = nil
+            scheduleCalendar(Int32(i))
+        }
+    }
+
+    /// The first fire of `e` strictly after `after` (wall seconds), in its zone.
+    func nextCalendarFire(_ e: Entry, after: Int64) -> Int64? {
+        guard let schedule = e.schedule, case .calendar(let t) = e.request.trigger else { return nil }
+        return schedule.nextDate(after: WallInstant(secondsSinceEpoch: after), in: e.zone ?? deviceZone,
+                                 policy: t.policy, repeatedTime: t.repeatedTime)?.secondsSinceEpoch
+    }
+
+    mutating func scheduleCalendar(_ slot: Int32) {
+        guard wallTrusted, var e = slots[Int(slot)], let after = e.progress.after else { return }
+        e.due = nextCalendarFire(e, after: after)
+        if let due = e.due { e.timer = wallWheel.schedule(at: UInt64(max(0, due)), slot) }
+        slots[Int(slot)] = e
+    }
+
+    mutating func scheduleInterval(_ slot: Int32) {
+        guard var e = slots[Int(slot)], case .interval(let t) = e.request.trigger else { return }
+        let due = e.anchorMilliseconds + (e.progress.fires + 1) * t.milliseconds
+        e.due = due
+        e.timer = monotonicWheel.schedule(at: UInt64(max(0, due)), slot)
+        slots[Int(slot)] = e
+    }
+
+    /// Moves the engine to `clock`: fires what is due (calendar triggers only on a trusted wall
+    /// clock), applies missed-fire policies to fires handled late, lets the region monitor's
+    /// timeouts and dwells run.
+    ///
+    /// The shell calls this when a timer it armed from ``nextWakeup`` expires, when the wall clock
+    /// was set (`ECANCELED` from the `TFD_TIMER_CANCEL_ON_SET` timer), and at start.
+    /// - Complexity: O(fires due + rebuild when the clock went back).
+    public mutating func advance(clock: EngineClock) -> EngineOutput {
+        var out = observe(clock)
+        fireDue(clock, into: &out)
+        return out
+    }
+
+    mutating func fireDue(_ clock: EngineClock, into out: inout EngineOutput) {
+        if wallTrusted {
+            let target = max(UInt64(max(0, clock.wall.secondsSinceEpoch)), wallWheel.now)
+            for (_, _, slot) in wallWheel.advance(to: target) {
+                slots[Int(slot)]?.timer = nil
+                handleCalendarDue(slot, clock, into: &out)
+            }
+        }
+        let nowMs = max(clock.monotonicMilliseconds, monotonicWheel.now)
+        for (_, _, slot) in monotonicWheel.advance(to: nowMs) {
+            slots[Int(slot)]?.timer = nil
+            handleIntervalDue(slot, clock, into: &out)
+        }
+        regionEvents.removeAll(keepingCapacity: true)
+        monitor.advance(to: clock.monotonicSeconds, into: &regionEvents)
+        handleRegionEvents(clock, into: &out)
+        pruneDelivered(clock, into: &out)
+    }
+
+    /// When the shell must call ``advance(clock:)`` next: a wall time (arm the CLOCK_REALTIME
+    /// timer; nil while the clock is untrusted or no calendar fire is pending) and a monotonic time
+    /// (arm the CLOCK_BOOTTIME timer: intervals, dwell, the fix timeout).
+    /// - Complexity: O(1) for the wheels; O(active regions) for the monitor.
+    public var nextWakeup: (wall: WallInstant?, monotonic: MonotonicInstant?) {
+        let wall = wallTrusted ? wallWheel.nextDeadline.map { WallInstant(secondsSinceEpoch: Int64($0)) } : nil
+        var mono = monotonicWheel.nextDeadline.map { $0 * 1_000_000 }
+        if let m = monitor.nextDeadline, m.isFinite, m >= 0 {
+            let ns = UInt64(m * 1e9)
+            mono = min(mono ?? ns, ns)
+        }
+        return (wall, mono.map(MonotonicInstant.init(nanosecondsSinceBoot:)))
+    }
+
+    /// Sets the device zone (floating calendar triggers and quiet hours follow it). A floating
+    /// trigger fires at each matching local time the device lives through in its new zone; a fire
+    /// whose local time the change jumped over is not delivered late.
+    public mutating func setDeviceZone(_ zone: ZoneRules, clock: EngineClock) -> EngineOutput {
+        var out = observe(clock)
+        deviceZone = zone
+        if wallTrusted {
+            let now = clock.wall.secondsSinceEpoch
+            for i in slots.indices {
+                guard var e = slots[i], case .calendar = e.request.trigger, e.zone == nil,
+                      let after = e.progress.after, after < now else { continue }
+                e.progress.after = now
+                slots[i] = e
+                out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
+            }
+            rebuildWallWheel(at: clock.wall)
+        }
+        fireDue(clock, into: &out)
+        return out
+    }
+
+    // MARK: Fires
+
+    mutating func handleCalendarDue(_ slot: Int32, _ clock: EngineClock, into out: inout EngineOutput) {
+        guard var e = slots[Int(slot)], let first = e.due else { return }
+        let now = clock.wall.secondsSinceEpoch
+        var count: Int64 = 1, last = first
+        var previous: Int64? = nil
+        if e.request.trigger.repeats {
+            while count < 1_000_000, let n = nextCalendarFire(e, after: last), n <= now {
+                previous = last; last = n; count += 1
+            }
+        }
+        e.progress.after = last
+        e.progress.fires += count
+        e.due = nil
+        slots[Int(slot)] = e
+        let more = e.request.trigger.repeats && nextCalendarFire(e, after: last) != nil
+        record(slot, more: more, into: &out)
+        settle(e, count: count, first: WallInstant(secondsSinceEpoch: first),
+               previous: previous.map(WallInstant.init(secondsSinceEpoch:)), last: WallInstant(secondsSinceEpoch: last),
+               lateness: now - last, clock, into: &out)
+        if more { scheduleCalendar(slot) }
+    }
+
+    mutating func handleIntervalDue(_ slot: Int32, _ clock: EngineClock, into out: inout EngineOutput) {
+        guard var e = slots[Int(slot)], let due = e.due, case .interval(let t) = e.request.trigger else { return }
+        let nowMs = Int64(clock.monotonicMilliseconds)
+        var count: Int64 = 1, last = due
+        if t.repeats, nowMs > due {
+            let extra = (nowMs - due) / t.milliseconds
+            count += extra
+            last = due + extra * t.milliseconds
+        }
+        e.progress.fires += count
+        e.due = nil
+        slots[Int(slot)] = e
+        let trusted = wallTrusted
+        let wallOf = { (ms: Int64) -> WallInstant? in
+            trusted ? WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch - (nowMs - ms) / 1000) : nil
+        }
+        record(slot, more: t.repeats, into: &out)
+        settle(e, count: count, first: wallOf(due), previous: count > 1 ? wallOf(last - t.milliseconds) : nil,
+               last: wallOf(last), lateness: (nowMs - last) / 1000, clock, into: &out)
+        if t.repeats { scheduleInterval(slot) }
+    }
+
+    /// Persists a request's progress after a fire, or removes it when it has no more fires.
+    mutating func record(_ slot: Int32, more: Bool, into out: inout EngineOutput) {
+        guard let e = slots[Int(slot)] else { return }
+        if more {
+            out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
+        } else {
+            removeEntry(at: slot)
+            out.changes.append(.removeRequest(e.request.identifier))
+        }
+    }
+
+    /// Applies the missed-fire policy to `count` fires of `e` handled now, the last `lateness`
+    /// seconds late, and delivers or records them.
+    mutating func settle(_ e: Entry, count: Int64, first: WallInstant?, previous: WallInstant?, last: WallInstant?,
+                         lateness: Int64, _ clock: EngineClock, into out: inout EngineOutput) {
+        let id = e.request.identifier
+        func missed(_ n: Int64, _ from: WallInstant?, _ to: WallInstant?, _ why: String) {
+            let o = Outcome(kind: .missed, requestIdentifier: id, date: wallTrusted ? clock.wall : nil, count: n,
+                            firstFire: from, lastFire: to, detail: why)
+            out.outcomes.append(o)
+            out.changes.append(.outcome(o))
+        }
+        if lateness <= configuration.onTimeTolerance {
+            if count == 1 { deliver(e, .onTime, scheduled: last, event: nil, clock, into: &out); return }
+            switch e.request.missedFirePolicy {
+            case .coalesce:
+                deliver(e, .coalesced(count: count), scheduled: last, event: nil, clock, into: &out)
+            case .skip, .deliverLate:
+                deliver(e, .onTime, scheduled: last, event: nil, clock, into: &out)
+                missed(count - 1, first, previous, "missed while the agent could not deliver; the latest fire was delivered on time")
+            }
+            return
+        }
+        switch e.request.missedFirePolicy {
+        case .coalesce:
+            deliver(e, count == 1 ? .late : .coalesced(count: count), scheduled: last, event: nil, clock, into: &out)
+        case .deliverLate(let grace):
+            if lateness <= grace {
+                deliver(e, .late, scheduled: last, event: nil, clock, into: &out)
+                if count > 1 { missed(count - 1, first, previous, "missed; only the latest fire is delivered late") }
+            } else {
+                missed(count, first, last, "missed by \(lateness) s, beyond the grace window of \(grace) s")
+            }
+        case .skip:
+            missed(count, first, last, "missed by \(lateness) s; the request's policy is skip")
+        }
+    }
+
+    /// Records and returns one delivery of `e`'s content.
+    mutating func deliver(_ e: Entry, _ outcome: DeliveryOutcome, scheduled: WallInstant?, event: String?,
+                          _ clock: EngineClock, into out: inout EngineOutput) {
+        let date = wallTrusted ? clock.wall : nil
+        let d = DeliveredNotification(
+            identifier: "\(e.request.identifier)/\(e.progress.generation)/\(e.progress.fires)",
+            requestIdentifier: e.request.identifier, content: e.request.content, scheduled: scheduled, date: date,
+            outcome: outcome, regionEvent: event,
+            signal: DeliverySignal.decide(for: e.request.content, at: date, settings: configuration.alertSettings, deviceZone: deviceZone),
+            response: nil, respondedAt: nil)
+        deliveredList.append(d)
+        out.deliveries.append(d)
+        out.changes.append(.putDelivery(d))
+    }
+
+    /// Keeps at most `deliveredCap` delivered notifications: answered ones go first, oldest first.
+    mutating func pruneDelivered(_ clock: EngineClock, into out: inout EngineOutput) {
+        guard deliveredList.count > configuration.deliveredCap else { return }
+        var excess = deliveredList.count - configuration.deliveredCap
+        var drop: Set<Int> = []
+        for pass in 0 ..< 2 where excess > 0 {
+            for (i, d) in deliveredList.enumerated() where excess > 0 && !drop.contains(i) && (pass == 1 || d.isAcknowledged) {
+                drop.insert(i); excess -= 1
+            }
+        }
+        for i in drop.sorted() {
+            let d = deliveredList[i]
+            out.changes.append(.removeDelivery(d.identifier))
+            if !d.isAcknowledged { out.acknowledged.append(d.identifier) }
+            let o = Outcome(kind: .pruned, requestIdentifier: d.requestIdentifier, date: wallTrusted ? clock.wall : nil, count: 1,
+                            firstFire: d.scheduled, lastFire: d.scheduled,
+                            detail: "delivered notification \(d.identifier) removed: more than \(configuration.deliveredCap) delivered")
+            out.outcomes.append(o)
+            out.changes.append(.outcome(o))
+        }
+        var k = 0
+        deliveredList.removeAll { _ in defer { k += 1 }; return drop.contains(k) }
+    }
+
+    // MARK: Caps
+
+    /// Milliseconds from `clock` to `e`'s next fire (Int64.max when unknown).
+    func nextFireOffset(_ e: Entry, clock: EngineClock) -> Int64 {
+        switch e.request.trigger {
+        case .calendar:
+            let wall = clock.wall.secondsSinceEpoch
+            guard let n = nextCalendarFire(e, after: e.progress.after ?? wall) else { return .max }
+            return (n - wall) * 1000
+        case .interval:
+            return (e.due ?? .max / 2) - Int64(clock.monotonicMilliseconds)
+        case .location:
+            return .max
+        }
+    }
+
+    /// Evicts the latest-firing time-based requests beyond `pendingCap` and the newest location
+    /// requests beyond `locationCap`, each with an `evicted` outcome.
+    /// - Complexity: O(pending) per eviction.
+    mutating func enforceCaps(clock: EngineClock) -> EngineOutput {
+        var out = EngineOutput()
+        while timeBasedCount > configuration.pendingCap {
+            var worst: (slot: Int, offset: Int64, sequence: Int64)? = nil
+            for (i, e) in slots.enumerated() {
+                guard let e, e.request.trigger.kind != "location" else { continue }
+                let o = nextFireOffset(e, clock: clock)
+                if worst == nil || o > worst!.offset || (o == worst!.offset && e.sequence > worst!.sequence) {
+                    worst = (i, o, e.sequence)
+                }
+            }
+            guard let w = worst else { break }
+            evict(Int32(w.slot), "the pending cap of \(configuration.pendingCap) calendar and interval requests was reached and it fires last", clock, into: &out)
+        }
+        while locationCount > configuration.locationCap {
+            guard let newest = slots.indices.filter({ slots[$0]?.request.trigger.kind == "location" })
+                .max(by: { slots[$0]!.sequence < slots[$1]!.sequence }) else { break }
+            evict(Int32(newest), "the cap of \(configuration.locationCap) location requests was reached", clock, into: &out)
+        }
+        return out
+    }
+
+    mutating func evict(_ slot: Int32, _ why: String, _ clock: EngineClock, into out: inout EngineOutput) {
+        guard let e = slots[Int(slot)] else { return }
+        let next = nextFireOffset(e, clock: clock)
+        removeEntry(at: slot)
+        out.changes.append(.removeRequest(e.request.identifier))
+        let nextFire = next == .max ? nil : WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch + next / 1000)
+        let o = Outcome(kind: .evicted, requestIdentifier: e.request.identifier, date: wallTrusted ? clock.wall : nil, count: 1,
+                        firstFire: nextFire, lastFire: nil, detail: why)
+        out.outcomes.append(o)
+        out.changes.append(.outcome(o))
+    }
+}

@@ -1,0 +1,283 @@
+// The notification center's engine (design §1, §5): pure, no clock reads, no I/O. The shell
+// hands it clock readings, fixes and responses; it answers with deliveries, outcomes and the state
+// changes to persist, and tells the shell when to wake next.
+//
+// Time:
+//   calendar triggers   a TimingWheel on wall seconds, held while the wall clock is untrusted;
+//                       rebuilt when the clock is stepped back, trust returns or the zone changes
+//   interval triggers   a TimingWheel on monotonic milliseconds (unaffected by wall steps); a
+//                       repeating one fires at anchor + k·interval (no drift)
+//   location triggers   a RegionMonitor on monotonic seconds
+// A fire handled more than `onTimeTolerance` after its time was missed: the request's
+// MissedFirePolicy decides (deliver late within a grace window, coalesce, skip), and every
+// missed fire is reported as an Outcome. Each scheduled instant fires at most once per request
+// generation: progress (`after`, `fires`) moves in the same StateChange batch as the delivery.
+import CivilTime
+import Geofencing
+import Position
+import TimingWheel
+
+/// The pure core of the notification center.
+public struct NotificationEngine {
+    public var configuration: EngineConfiguration
+    /// The zone of floating calendar triggers and of quiet hours.
+    public internal(set) var deviceZone: ZoneRules
+    let zoneLookup: (String) -> ZoneRules?
+
+    struct Entry {
+        var request: NotificationRequest
+        var progress: TriggerProgress
+        var schedule: CalendarSchedule?
+        /// A fixed zone's rules; nil for floating calendar triggers and other kinds.
+        var zone: ZoneRules?
+        var timer: TimerHandle?
+        /// Calendar: wall seconds of the next fire; interval: monotonic ms of the next fire.
+        var due: Int64?
+        /// Interval: the start, monotonic ms (may be negative after a restore: before this boot).
+        var anchorMilliseconds: Int64 = 0
+        var sequence: Int64
+    }
+
+    var slots: [Entry?] = []
+    var freeSlots: [Int32] = []
+    var slotOf: [String: Int32] = [:]
+    var timeBasedCount = 0
+    var locationCount = 0
+    var addSequence: Int64 = 0
+    var wallWheel = TimingWheel<Int32>()
+    var monotonicWheel = TimingWheel<Int32>()
+    var monitor: RegionMonitor
+    var categoryList: [NotificationCategory] = []
+    var deliveredList: [DeliveredNotification] = []
+    /// The next request generation (persisted: identifiers of deliveries never repeat).
+    public internal(set) var nextGeneration: Int64 = 1
+    var lastClock: EngineClock?
+    /// Whether the wall clock is trusted now (the shell's word or GNSS agreement, and plausible).
+    public internal(set) var wallTrusted = false
+    var gnssAgreed = false
+    var regionEvents: [RegionEvent] = []
+
+    /// An engine with no requests.
+    /// - Parameters:
+    ///   - deviceZone: the zone of floating triggers and quiet hours.
+    ///   - zoneLookup: resolves a request's `tz` name (the shell reads the TZif file); nil = unknown.
+    public init(configuration: EngineConfiguration = EngineConfiguration(), deviceZone: ZoneRules,
+                zoneLookup: @escaping (String) -> ZoneRules?) {
+        self.configuration = configuration
+        self.deviceZone = deviceZone
+        self.zoneLookup = zoneLookup
+        self.monitor = RegionMonitor(configuration: configuration.monitor)
+    }
+
+    // MARK: Reading
+
+    /// Pending requests in add order.
+    /// - Complexity: O(n log n).
+    public func pending(clock: EngineClock) -> [PendingNotification] {
+        slots.compactMap { $0 }.sorted { $0.sequence < $1.sequence }.map { describe($0, clock: clock) }
+    }
+
+    /// One pending request, with its next fire or region state.
+    public func pending(_ identifier: String, clock: EngineClock) -> PendingNotification? {
+        slotOf[identifier].flatMap { slots[Int($0)] }.map { describe($0, clock: clock) }
+    }
+
+    /// The number of pending requests.
+    public var pendingCount: Int { slotOf.count }
+
+    /// Delivered notifications, oldest first.
+    public var delivered: [DeliveredNotification] { deliveredList }
+
+    /// Registered categories.
+    public var categories: [NotificationCategory] { categoryList }
+
+    /// Unanswered deliveries: the badge LED is lit while this is > 0.
+    public var badgeCount: Int { deliveredList.reduce(0) { $0 + ($1.isAcknowledged ? 0 : 1) } }
+
+    func describe(_ e: Entry, clock: EngineClock) -> PendingNotification {
+        var p = PendingNotification(request: e.request, nextFire: nil, regionState: nil, waitingFor: nil)
+        switch e.request.trigger {
+        case .calendar:
+            p.nextFire = nextCalendarFire(e, after: e.progress.after ?? clock.wall.secondsSinceEpoch).map(WallInstant.init)
+            if !wallTrusted { p.waitingFor = "the wall clock is not trusted yet (no NTP sync or GNSS time); calendar triggers are held" }
+        case .interval:
+            if let due = e.due {
+                let ms = due - Int64(clock.monotonicMilliseconds)
+                p.nextFire = WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch + (ms + 999) / 1000)
+            }
+        case .location:
+            p.regionState = monitor.state(of: e.request.identifier) ?? .unknown
+        }
+        return p
+    }
+
+    // MARK: Adding and removing
+
+    /// Adds `request`; a pending request with the same identifier is replaced atomically.
+    ///
+    /// - Throws: the first rule the request breaks (``RequestError``); nothing changes then.
+    /// - Returns: the changes to persist, and an `evicted` outcome for each request the pending
+    ///   cap dropped (possibly this one, when it fires last).
+    /// - Complexity: O(1) plus the first next-fire computation; O(pending) when the cap evicts.
+    public mutating func add(_ request: NotificationRequest, clock: EngineClock) throws(RequestError) -> EngineOutput {
+        try request.validate(limits: configuration.limits)
+        if let c = request.content.categoryIdentifier, !categoryList.contains(where: { $0.identifier == c }) {
+            let known = categoryList.isEmpty ? "none are registered" : "registered: " + categoryList.map(\.identifier).joined(separator: ", ")
+            throw RequestError(.unknownCategory, "content.categoryIdentifier \"\(c)\" is not a registered category (\(known))")
+        }
+        var entry = try makeEntry(request, generation: nextGeneration, clock: clock)
+        if case .calendar = request.trigger, nextCalendarFire(entry, after: entry.progress.after ?? clock.wall.secondsSinceEpoch) == nil {
+            throw RequestError(.neverFires, "trigger.calendar.match \(entry.schedule!.match.componentsDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
+        }
+        // Nothing has changed yet; from here on nothing throws.
+        var out = observe(clock)
+        nextGeneration += 1
+        out.changes.append(.setNextGeneration(nextGeneration))
+        if let old = slotOf[request.identifier] { removeEntry(at: old) }
+        entry.sequence = addSequence
+        addSequence += 1
+        out.changes.append(.putRequest(request, entry.progress))
+        insert(entry, clock: clock)
+        out.append(enforceCaps(clock: clock))
+        return out
+    }
+
+    /// Builds the entry for `request`: resolves its zone and schedule, starts its progress.
+    func makeEntry(_ request: NotificationRequest, generation: Int64, clock: EngineClock) throws(RequestError) -> Entry {
+        var entry = Entry(request: request, progress: TriggerProgress(generation: generation), sequence: 0)
+        switch request.trigger {
+        case .calendar(let t):
+            do { entry.schedule = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
+                throw RequestError(.calendar, "trigger.calendar.match: \(error)")
+            }
+            if let name = t.zoneIdentifier {
+                guard let rules = zoneLookup(name) else {
+                    throw RequestError(.zone, "trigger.calendar.tz \"\(name)\" is not a zone this device knows (an IANA name such as Europe/Berlin)")
+                }
+                entry.zone = rules
+            }
+            entry.progress.after = isTrusted(clock) ? clock.wall.secondsSinceEpoch : nil
+        case .interval:
+            entry.anchorMilliseconds = Int64(clock.monotonicMilliseconds)
+            entry.progress.anchorWall = isTrusted(clock) ? clock.wall.secondsSinceEpoch : nil
+        case .location:
+            break
+        }
+        return entry
+    }
+
+    /// Removes pending requests by identifier (unknown identifiers are ignored, as on iOS).
+    /// - Returns: the removals to persist.
+    public mutating func removePending(_ identifiers: [String]) -> EngineOutput {
+        var out = EngineOutput()
+        for id in identifiers {
+            guard let slot = slotOf[id] else { continue }
+            removeEntry(at: slot)
+            out.changes.append(.removeRequest(id))
+        }
+        return out
+    }
+
+    /// Removes every pending request.
+    public mutating func removeAllPending() -> EngineOutput {
+        for slot in slotOf.values { removeEntry(at: slot) }
+        var out = EngineOutput()
+        out.changes.append(.removeAllRequests)
+        return out
+    }
+
+    /// Puts `entry` in a slot and schedules it.
+    @discardableResult
+    mutating func insert(_ entry: Entry, clock: EngineClock) -> Int32 {
+        let slot: Int32
+        if let s = freeSlots.popLast() { slot = s; slots[Int(s)] = entry } else { slot = Int32(slots.count); slots.append(entry) }
+        slotOf[entry.request.identifier] = slot
+        switch entry.request.trigger {
+        case .calendar:
+            timeBasedCount += 1
+            scheduleCalendar(slot)
+        case .interval:
+            timeBasedCount += 1
+            scheduleInterval(slot)
+        case .location(let t):
+            locationCount += 1
+            monitor.add(Region(identifier: entry.request.identifier, shape: t.shape, notifyOnEntry: t.notifyOnEntry,
+                               notifyOnExit: t.notifyOnExit, dwell: t.dwell, cooldown: t.cooldown, repeats: t.repeats))
+            if entry.progress.regionState != .unknown {
+                monitor.restore(entry.request.identifier, lastKnown: entry.progress.regionState)
+            }
+        }
+        return slot
+    }
+
+    mutating func removeEntry(at slot: Int32) {
+        guard let e = slots[Int(slot)] else { return }
+        if let h = e.timer {
+            switch e.request.trigger {
+            case .calendar: wallWheel.cancel(h)
+            case .interval: monotonicWheel.cancel(h)
+            case .location: break
+            }
+        }
+        switch e.request.trigger {
+        case .calendar, .interval: timeBasedCount -= 1
+        case .location: locationCount -= 1; monitor.remove(identifier: e.request.identifier)
+        }
+        slotOf.removeValue(forKey: e.request.identifier)
+        slots[Int(slot)] = nil
+        freeSlots.append(slot)
+    }
+
+    // MARK: Categories
+
+    /// Replaces the registered categories (Apple's `setNotificationCategories`).
+    /// - Throws: `.category` for an empty or repeated identifier, or a repeated action.
+    public mutating func setCategories(_ categories: [NotificationCategory]) throws(RequestError) -> EngineOutput {
+        var seen: Set<String> = []
+        for c in categories {
+            guard !c.identifier.isEmpty else { throw RequestError(.category, "a category identifier must not be empty") }
+            guard seen.insert(c.identifier).inserted else { throw RequestError(.category, "category \"\(c.identifier)\" is given twice") }
+            var actions: Set<String> = []
+            for a in c.actions {
+                guard !a.identifier.isEmpty else { throw RequestError(.category, "category \"\(c.identifier)\": an action identifier must not be empty") }
+                guard a.identifier != ActionIdentifier.default, a.identifier != ActionIdentifier.dismiss else {
+                    throw RequestError(.category, "category \"\(c.identifier)\": \"\(a.identifier)\" is a reserved action")
+                }
+                guard actions.insert(a.identifier).inserted else {
+                    throw RequestError(.category, "category \"\(c.identifier)\": action \"\(a.identifier)\" is given twice")
+                }
+                if let s = a.snoozeSeconds, s <= 0 {
+                    throw RequestError(.category, "category \"\(c.identifier)\": action \"\(a.identifier)\" has snoozeSeconds \(s); it must be > 0")
+                }
+            }
+        }
+        categoryList = categories
+        var out = EngineOutput()
+        out.changes.append(.setCategories(categories))
+        return out
+    }
+
+    // MARK: Delivered
+
+    /// Removes delivered notifications by identifier; their signals stop.
+    public mutating func removeDelivered(_ identifiers: [String]) -> EngineOutput {
+        var out = EngineOutput()
+        let ids = Set(identifiers)
+        deliveredList.removeAll { d in
+            guard ids.contains(d.identifier) else { return false }
+            out.changes.append(.removeDelivery(d.identifier))
+            if !d.isAcknowledged { out.acknowledged.append(d.identifier) }
+            return true
+        }
+        return out
+    }
+
+    /// Removes every delivered notification; their signals stop.
+    public mutating func removeAllDelivered() -> EngineOutput {
+        var out = EngineOutput()
+        out.acknowledged = deliveredList.filter { !$0.isAcknowledged }.map(\.identifier)
+        deliveredList.removeAll()
+        out.changes.append(.removeAllDeliveries)
+        return out
+    }
+}
