@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "SeededRandom"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
-        .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "SeededRandom"]),
+        .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )
