@@ -46,7 +46,8 @@ let package = Package(
         // The one seeded generator of simulations, tests and workloads.
         .target(name: "SeededRandom"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite"]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "fencepost",
             dependencies: [
@@ -63,6 +64,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
         .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
+        .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,215 @@
+/// The agent's durable state: pending requests, delivered notifications, categories, a small
+/// key–value table and the history of non-delivery outcomes, in one SQLite file.
+///
+/// Durability: the file is in write-ahead-log mode with `synchronous=FULL`, so when
+/// ``apply(_:)`` returns, the batch is on disk (the WAL is fsync'ed at each commit) and a power
+/// cut at any later instant keeps it; a cut before it returns keeps none of it. Each
+/// ``apply(_:)`` is one `BEGIN IMMEDIATE` transaction: all of the batch or nothing.
+///
+/// The user's file is never deleted or replaced: a file that is not a database, or that a newer
+/// program wrote, is an error naming the file, and nothing is written to it.
+///
+/// One owner, one thread (the agent's event loop). Statements are prepared once per store.
+public final class NotificationStore {
+    /// The database file.
+    public let path: String
+    /// How many outcome rows are kept (the newest).
+    public let outcomeCapacity: Int
+    /// How many removed delivery ids are remembered for the duplicate-fire guard (the newest).
+    public let removedDeliveryMemory: Int
+    /// The connection (internal for tests that read its pragmas).
+    let db: SQLiteDatabase
+
+    /// Opens the store at `path`, creating the file or migrating its schema as needed.
+    ///
+    /// - Throws: ``StoreError/notADatabase(path:_:)``, ``StoreError/newerSchema(path:found:known:)``,
+    ///   ``StoreError/walUnavailable(path:journalMode:)``, ``StoreError/migrationFailed(path:step:name:_:)``,
+    ///   or ``StoreError/sqlite(_:)`` (cannot open, locked, I/O).
+    public init(path: String, outcomeCapacity: Int = 10_000, removedDeliveryMemory: Int = 10_000) throws(StoreError) {
+        precondition(outcomeCapacity > 0 && removedDeliveryMemory >= 0)
+        self.path = path
+        self.outcomeCapacity = outcomeCapacity
+        self.removedDeliveryMemory = removedDeliveryMemory
+        do { db = try SQLiteDatabase(path: path) } catch { throw StoreError(error) }
+        // Read-only checks first: nothing may be written to a file we cannot use.
+        do { try db.checkNotNewer(than: StoreSchema.migrations) } catch { throw StoreError(error) }
+        do {
+            let mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? ""
+            guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
+            try db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        } catch let error as SQLiteError {
+            throw StoreError(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+        do { try db.migrate(StoreSchema.migrations) } catch { throw StoreError(error) }
+    }
+
+    /// Closes the file. Later calls fail with an `SQLITE_MISUSE` error. Also done on release.
+    public func close() throws(StoreError) {
+        do { try db.close() } catch { throw StoreError(error) }
+    }
+
+    // MARK: Writing
+
+    /// Applies `changes` in order, in one transaction: when it returns, all of them are durable;
+    /// when it throws, none was applied.
+    ///
+    /// - Complexity: one fsync of the WAL per call (about a millisecond on an SSD, more on an SD
+    ///   card), plus O(log n) per change. Batch the changes of one engine step into one call.
+    public func apply(_ changes: [StoreChange]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        try db.transaction { () throws(StoreError) in
+            var appendedOutcome = false
+            var removedDelivery = false
+            for change in changes {
+                try perform(change)
+                switch change {
+                case .appendOutcome: appendedOutcome = true
+                case .removeDelivery, .removeAllDeliveries: removedDelivery = true
+                default: break
+                }
+            }
+            if appendedOutcome {
+                try run("""
+                    DELETE FROM outcome WHERE seq < (SELECT seq FROM outcome ORDER BY seq DESC LIMIT 1 OFFSET ?1)
+                    """, [.integer(Int64(outcomeCapacity - 1))])
+            }
+            if removedDelivery {
+                try run("""
+                    DELETE FROM delivery WHERE removed = 1 AND seq <= (SELECT seq FROM delivery WHERE removed = 1
+                        ORDER BY seq DESC LIMIT 1 OFFSET ?1)
+                    """, [.integer(Int64(removedDeliveryMemory))])
+            }
+        }
+    }
+
+    private func perform(_ change: StoreChange) throws(StoreError) {
+        switch change {
+        case .putRequest(let r):
+            // REPLACE deletes the row with the same id and inserts a new one with a larger seq.
+            try run("INSERT OR REPLACE INTO request (id, json, state) VALUES (?1, ?2, ?3)",
+                    [.text(r.id), .text(r.json), .text(r.state)])
+        case let .setRequestState(id, state):
+            if try run("UPDATE request SET state = ?2 WHERE id = ?1", [.text(id), .text(state)]) == 0 {
+                throw .unknownRequest(id: id)
+            }
+        case .removeRequest(let id):
+            try run("DELETE FROM request WHERE id = ?1", [.text(id)])
+        case .removeAllRequests:
+            try run("DELETE FROM request", [])
+        case .putDelivery(let d):
+            do {
+                try runSQLite("""
+                    INSERT INTO delivery (delivery_id, request_id, json, scheduled_at, delivered_at, outcome,
+                        response, responded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """,
+                    [.text(d.deliveryID), .text(d.requestID), .text(d.json), SQLiteValue(d.scheduledAt),
+                     .integer(d.deliveredAt), .text(d.outcome), SQLiteValue(d.response), SQLiteValue(d.respondedAt)])
+            } catch where error.isUniqueViolation {
+                throw .duplicateDelivery(deliveryID: d.deliveryID)
+            } catch {
+                throw StoreError(error)
+            }
+        case let .setDeliveryResponse(id, response, at):
+            let changed = try run(
+                "UPDATE delivery SET response = ?2, responded_at = ?3 WHERE delivery_id = ?1 AND removed = 0",
+                [.text(id), .text(response), .integer(at)])
+            if changed == 0 { throw .unknownDelivery(deliveryID: id) }
+        case .removeDelivery(let id):
+            try run("UPDATE delivery SET removed = 1 WHERE delivery_id = ?1", [.text(id)])
+        case .removeAllDeliveries:
+            try run("UPDATE delivery SET removed = 1 WHERE removed = 0", [])
+        case .replaceCategories(let categories):
+            try run("DELETE FROM category", [])
+            for c in categories {
+                do {
+                    try runSQLite("INSERT INTO category (id, json) VALUES (?1, ?2)", [.text(c.id), .text(c.json)])
+                } catch where error.isUniqueViolation {
+                    throw .duplicateCategory(id: c.id)
+                } catch {
+                    throw StoreError(error)
+                }
+            }
+        case let .setMeta(key, value):
+            try run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(key), .text(value)])
+        case .appendOutcome(let o):
+            try run("INSERT INTO outcome (at, request_id, event, detail) VALUES (?1, ?2, ?3, ?4)",
+                    [.integer(o.at), .text(o.requestID), .text(o.event), .text(o.detail)])
+        }
+    }
+
+    // MARK: Reading
+
+    /// Everything but the outcome history, read from one consistent snapshot.
+    public func load() throws(StoreError) -> StoreSnapshot {
+        try db.readTransaction { () throws(StoreError) in
+            var snapshot = StoreSnapshot(requests: [], deliveries: [], categories: [], meta: [:])
+            try query("SELECT id, json, state FROM request ORDER BY seq", []) { s in
+                snapshot.requests.append(StoredRequest(id: s.string(at: 0) ?? "", json: s.string(at: 1) ?? "",
+                                                       state: s.string(at: 2) ?? ""))
+            }
+            try query("""
+                SELECT delivery_id, request_id, json, scheduled_at, delivered_at, outcome, response, responded_at
+                FROM delivery WHERE removed = 0 ORDER BY seq
+                """, []) { s in
+                snapshot.deliveries.append(StoredDelivery(
+                    deliveryID: s.string(at: 0) ?? "", requestID: s.string(at: 1) ?? "", json: s.string(at: 2) ?? "",
+                    scheduledAt: s.optionalInt64(at: 3), deliveredAt: s.int64(at: 4), outcome: s.string(at: 5) ?? "",
+                    response: s.string(at: 6), respondedAt: s.optionalInt64(at: 7)))
+            }
+            try query("SELECT id, json FROM category ORDER BY seq", []) { s in
+                snapshot.categories.append(StoredCategory(id: s.string(at: 0) ?? "", json: s.string(at: 1) ?? ""))
+            }
+            try query("SELECT key, value FROM meta", []) { s in
+                snapshot.meta[s.string(at: 0) ?? ""] = s.string(at: 1) ?? ""
+            }
+            return snapshot
+        }
+    }
+
+    /// The newest `limit` outcomes, newest last.
+    public func outcomes(limit: Int) throws(StoreError) -> [StoredOutcome] {
+        var result: [StoredOutcome] = []
+        try query("""
+            SELECT at, request_id, event, detail FROM
+                (SELECT seq, at, request_id, event, detail FROM outcome ORDER BY seq DESC LIMIT ?1)
+            ORDER BY seq
+            """, [.integer(Int64(max(0, limit)))]) { s in
+            result.append(StoredOutcome(at: s.int64(at: 0), requestID: s.string(at: 1) ?? "",
+                                        event: s.string(at: 2) ?? "", detail: s.string(at: 3) ?? ""))
+        }
+        return result
+    }
+
+    // MARK: Statements
+
+    /// Runs a cached statement that returns no rows; returns the number of rows changed.
+    @discardableResult
+    private func run(_ sql: String, _ values: [SQLiteValue]) throws(StoreError) -> Int64 {
+        do { return try runSQLite(sql, values) } catch { throw StoreError(error) }
+    }
+
+    @discardableResult
+    private func runSQLite(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) -> Int64 {
+        let statement = try db.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        try statement.run()
+        return db.changes
+    }
+
+    /// Runs a cached query, calling `row` for each result row.
+    private func query(_ sql: String, _ values: [SQLiteValue], row: (SQLiteStatement) -> Void) throws(StoreError) {
+        do {
+            let statement = try db.cachedStatement(sql)
+            defer { statement.reset() }
+            try statement.bind(values)
+            while try statement.step() { row(statement) }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+// The rows of the notification store. The store is model-agnostic: requests, contents and
+// categories are opaque JSON text written and read by the notification model's own mapping.
+
+/// A pending request.
+public struct StoredRequest: Sendable, Equatable {
+    public var id: String
+    /// The request as JSON.
+    public var json: String
+    /// Opaque JSON text of the trigger's progress (last fire etc.).
+    public var state: String
+
+    public init(id: String, json: String, state: String) {
+        self.id = id
+        self.json = json
+        self.state = state
+    }
+}
+
+/// A delivered notification.
+public struct StoredDelivery: Sendable, Equatable {
+    /// Unique over the store's memory (see ``StoreChange/putDelivery(_:)``), e.g. "water@1767225600".
+    public var deliveryID: String
+    public var requestID: String
+    /// Content and trigger summary as JSON text.
+    public var json: String
+    /// Wall seconds of the fire it answers (nil for location fires).
+    public var scheduledAt: Int64?
+    /// Wall seconds, or 0 when the wall clock is untrusted.
+    public var deliveredAt: Int64
+    /// "delivered" | "late" | "coalesced".
+    public var outcome: String
+    /// Action identifier once answered ("default", "dismiss", custom).
+    public var response: String?
+    public var respondedAt: Int64?
+
+    public init(
+        deliveryID: String, requestID: String, json: String, scheduledAt: Int64?, deliveredAt: Int64,
+        outcome: String, response: String? = nil, respondedAt: Int64? = nil
+    ) {
+        self.deliveryID = deliveryID
+        self.requestID = requestID
+        self.json = json
+        self.scheduledAt = scheduledAt
+        self.deliveredAt = deliveredAt
+        self.outcome = outcome
+        self.response = response
+        self.respondedAt = respondedAt
+    }
+}
+
+/// A notification category (its actions are inside the JSON).
+public struct StoredCategory: Sendable, Equatable {
+    public var id: String
+    public var json: String
+
+    public init(id: String, json: String) {
+        self.id = id
+        self.json = json
+    }
+}
+
+/// One entry of the history of non-delivery outcomes: "missed", "evicted", "coalesced", "skipped" …
+public struct StoredOutcome: Sendable, Equatable {
+    public var at: Int64
+    public var requestID: String
+    public var event: String
+    public var detail: String
+
+    public init(at: Int64, requestID: String, event: String, detail: String) {
+        self.at = at
+        self.requestID = requestID
+        self.event = event
+        self.detail = detail
+    }
+}
+
+/// One change to the store. ``NotificationStore/apply(_:)`` applies a list of them in one
+/// transaction.
+public enum StoreChange: Sendable, Equatable {
+    /// Inserts or replaces by id. A new id goes to the end of the add order; a replacement also
+    /// moves its id to the end (as a new add does, like Apple's `add` with an existing identifier).
+    case putRequest(StoredRequest)
+    /// Sets the state of an existing request; an unknown id is ``StoreError/unknownRequest(id:)``.
+    case setRequestState(id: String, state: String)
+    /// Removes a request; an unknown id is not an error.
+    case removeRequest(id: String)
+    case removeAllRequests
+    /// Inserts a delivery. A delivery id the store has seen before — present, or removed but still
+    /// remembered (the newest `removedDeliveryMemory` removals) — is
+    /// ``StoreError/duplicateDelivery(deliveryID:)`` and fails the whole batch: the engine relies
+    /// on it so that one fire is never delivered twice.
+    case putDelivery(StoredDelivery)
+    /// Records the answer to a present delivery; an unknown id is ``StoreError/unknownDelivery(deliveryID:)``.
+    case setDeliveryResponse(deliveryID: String, response: String, at: Int64)
+    /// Removes a delivery from the delivered list (its id stays remembered); unknown ids are not an error.
+    case removeDelivery(deliveryID: String)
+    case removeAllDeliveries
+    /// Replaces all categories, kept in the order given; a repeated id is ``StoreError/duplicateCategory(id:)``.
+    case replaceCategories([StoredCategory])
+    case setMeta(key: String, value: String)
+    /// Appends to the outcome history, which keeps the newest `outcomeCapacity` rows.
+    case appendOutcome(StoredOutcome)
+}
+
+/// Everything the agent reloads at start.
+public struct StoreSnapshot: Sendable, Equatable {
+    /// In add order.
+    public var requests: [StoredRequest]
+    /// In delivery order (removed deliveries are not listed).
+    public var deliveries: [StoredDelivery]
+    /// In the order of the last ``StoreChange/replaceCategories(_:)``.
+    public var categories: [StoredCategory]
+    public var meta: [String: String]
+
+    public init(requests: [StoredRequest], deliveries: [StoredDelivery], categories: [StoredCategory], meta: [String: String]) {
+        self.requests = requests
+        self.deliveries = deliveries
+        self.categories = categories
+        self.meta = meta
+    }
+}

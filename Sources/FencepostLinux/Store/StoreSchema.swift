@@ -1,0 +1,51 @@
+/// The notification store's schema history (`PRAGMA user_version` = number of steps applied).
+/// Never edit a shipped step: append a new one.
+enum StoreSchema {
+    static let migrations: [SQLiteMigration] = [
+        .sql("create the notification tables", version1),
+    ]
+
+    /// Version 1.
+    ///
+    /// `seq` columns are the row id and give the order: add order for requests (a replaced
+    /// request is deleted and inserted again, so it moves to the end), delivery order, category
+    /// order, outcome order. A removed delivery keeps its row with `removed = 1` so that its id
+    /// still counts as delivered (duplicate-fire guard); the oldest such rows are pruned.
+    static let version1 = """
+        CREATE TABLE request (
+            seq   INTEGER PRIMARY KEY,
+            id    TEXT NOT NULL UNIQUE,
+            json  TEXT NOT NULL,
+            state TEXT NOT NULL
+        );
+        CREATE TABLE delivery (
+            seq          INTEGER PRIMARY KEY,
+            delivery_id  TEXT NOT NULL UNIQUE,
+            request_id   TEXT NOT NULL,
+            json         TEXT NOT NULL,
+            scheduled_at INTEGER,
+            delivered_at INTEGER NOT NULL,
+            outcome      TEXT NOT NULL,
+            response     TEXT,
+            responded_at INTEGER,
+            removed      INTEGER NOT NULL DEFAULT 0 CHECK (removed IN (0, 1))
+        );
+        CREATE INDEX delivery_removed ON delivery (removed, seq);
+        CREATE TABLE category (
+            seq  INTEGER PRIMARY KEY,
+            id   TEXT NOT NULL UNIQUE,
+            json TEXT NOT NULL
+        );
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE outcome (
+            seq        INTEGER PRIMARY KEY,
+            at         INTEGER NOT NULL,
+            request_id TEXT NOT NULL,
+            event      TEXT NOT NULL,
+            detail     TEXT NOT NULL
+        );
+        """
+}
