@@ -52,6 +52,7 @@ let package = Package(
             name: "fencepost",
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
+                "LocalNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
