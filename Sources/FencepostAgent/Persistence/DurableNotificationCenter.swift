@@ -1,0 +1,72 @@
+// The engine with its durable state: every output's changes are committed to SQLite (one
+// transaction, synchronous=FULL) before the caller acts on its deliveries.
+//
+// Delivery guarantee: each fire is recorded exactly once — the delivery row and the request's
+// progress commit together, and the store refuses a delivery id it has seen, so a fire is never
+// recorded twice, and a fire not committed before a crash is found again at restart (and handled
+// by the request's missed-fire policy). The outward signal (buzzer, hook, a line on stdout)
+// follows the commit, so it is at most once per fire: a crash between commit and signal loses
+// that buzz, never repeats it; the delivery stays unacknowledged and the badge LED shows it
+// after the restart.
+import CivilTime
+import FencepostLinux
+import LocalNotifications
+
+/// The notification center of the agent: a ``NotificationEngine`` whose every change is made
+/// durable before it is acted upon.
+public final class DurableNotificationCenter {
+    public private(set) var engine: NotificationEngine
+    public let store: NotificationStore
+    /// Rows of the state file that could not be read at start (left untouched in the file).
+    public let unreadableRows: [String]
+
+    /// Opens the state file, puts the engine back in the state it had, and catches up on what fell
+    /// due meanwhile (missed-fire policies). `restoreOutput` holds the deliveries of the catch-up,
+    /// already committed.
+    public init(path: String, engine fresh: NotificationEngine, clock: EngineClock) throws(StoreError) {
+        store = try NotificationStore(path: path)
+        let (snapshot, problems) = StoreMapping.engineSnapshot(try store.load())
+        unreadableRows = problems.map(\.description)
+        engine = fresh
+        restoreOutput = engine.restore(snapshot, clock: clock)
+        try store.apply(StoreMapping.storeChanges(restoreOutput.changes))
+    }
+
+    /// What the catch-up at start produced (committed).
+    public private(set) var restoreOutput: EngineOutput
+
+    /// Runs one engine operation and commits its changes; returns the output to act on.
+    ///
+    /// If the commit fails the engine's memory is ahead of the file: the caller must stop (the
+    /// process exits and systemd restarts it from the last commit) — see ``StoreError``.
+    public func perform<E: Error>(_ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
+        let out: EngineOutput
+        do { out = try operation(&engine) } catch let e as RequestError { throw .request(e) } catch {
+            preconditionFailure("engine operations throw RequestError only: \(error)")
+        }
+        if !out.changes.isEmpty {
+            do { try store.apply(StoreMapping.storeChanges(out.changes)) } catch { throw .store(error) }
+        }
+        return out
+    }
+
+    /// Writes a meta value (e.g. a simulation's anchor) in its own transaction.
+    public func setMeta(_ key: String, _ value: String) throws(StoreError) {
+        try store.apply([.setMeta(key: key, value: value)])
+    }
+}
+
+/// Why an operation of the durable center failed.
+public enum CenterError: Error, CustomStringConvertible {
+    /// The request broke a rule: nothing changed.
+    case request(RequestError)
+    /// The state file could not be written: the process must stop.
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .request(let e): e.message
+        case .store(let e): "the state file could not be written: \(e)"
+        }
+    }
+}

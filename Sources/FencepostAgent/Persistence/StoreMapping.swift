@@ -1,0 +1,86 @@
+// The engine's StateChanges as rows of the SQLite store, and the store's snapshot back as the
+// engine's: requests, progress, deliveries and categories travel as their JSON text.
+import CivilTime
+import FencepostJSON
+import FencepostLinux
+import LocalNotifications
+
+enum StoreMapping {
+    static let nextGenerationKey = "nextGeneration"
+
+    /// The store rows for `changes`, in order.
+    static func storeChanges(_ changes: [StateChange]) -> [StoreChange] {
+        changes.map { change in
+            switch change {
+            case .putRequest(let r, let p):
+                return .putRequest(StoredRequest(id: r.identifier, json: r.json.serialized(), state: p.json.serialized()))
+            case .setProgress(let id, let p):
+                return .setRequestState(id: id, state: p.json.serialized())
+            case .removeRequest(let id):
+                return .removeRequest(id: id)
+            case .removeAllRequests:
+                return .removeAllRequests
+            case .putDelivery(let d):
+                return .putDelivery(StoredDelivery(
+                    deliveryID: d.identifier, requestID: d.requestIdentifier, json: d.json.serialized(),
+                    scheduledAt: d.scheduled?.secondsSinceEpoch, deliveredAt: d.date?.secondsSinceEpoch ?? 0,
+                    outcome: d.outcome.name, response: d.response, respondedAt: d.respondedAt?.secondsSinceEpoch))
+            case .setResponse(let id, let action, let at):
+                return .setDeliveryResponse(deliveryID: id, response: action, at: at?.secondsSinceEpoch ?? 0)
+            case .removeDelivery(let id):
+                return .removeDelivery(deliveryID: id)
+            case .removeAllDeliveries:
+                return .removeAllDeliveries
+            case .setCategories(let list):
+                return .replaceCategories(list.map { StoredCategory(id: $0.identifier, json: $0.json.serialized()) })
+            case .setNextGeneration(let g):
+                return .setMeta(key: nextGenerationKey, value: "\(g)")
+            case .outcome(let o):
+                return .appendOutcome(StoredOutcome(at: o.date?.secondsSinceEpoch ?? 0, requestID: o.requestIdentifier,
+                                                    event: o.kind.rawValue, detail: o.json.serialized()))
+            }
+        }
+    }
+
+    /// A row the engine cannot read back: it stays in the file untouched, and is reported.
+    struct Unreadable: Sendable, CustomStringConvertible {
+        var what: String
+        var id: String
+        var reason: String
+        var description: String { "\(what) \"\(id)\" in the state file cannot be read and is left as it is: \(reason)" }
+    }
+
+    /// The engine's snapshot from the store's, with the rows that could not be read.
+    static func engineSnapshot(_ s: StoreSnapshot) -> (EngineSnapshot, [Unreadable]) {
+        var problems: [Unreadable] = []
+        var requests: [(request: NotificationRequest, progress: TriggerProgress)] = []
+        for row in s.requests {
+            do {
+                let r = try NotificationRequest(json: try JSONValue.parse(row.json))
+                let p = try TriggerProgress(json: try JSONValue.parse(row.state))
+                requests.append((r, p))
+            } catch {
+                problems.append(Unreadable(what: "request", id: row.id, reason: "\(error)"))
+            }
+        }
+        var delivered: [DeliveredNotification] = []
+        for row in s.deliveries {
+            do {
+                var d = try DeliveredNotification(json: try JSONValue.parse(row.json))
+                d.response = row.response
+                d.respondedAt = row.respondedAt.flatMap { $0 == 0 ? nil : WallInstant(secondsSinceEpoch: $0) }
+                delivered.append(d)
+            } catch {
+                problems.append(Unreadable(what: "delivery", id: row.deliveryID, reason: "\(error)"))
+            }
+        }
+        var categories: [NotificationCategory] = []
+        for row in s.categories {
+            do { categories.append(try NotificationCategory(json: try JSONValue.parse(row.json))) } catch {
+                problems.append(Unreadable(what: "category", id: row.id, reason: "\(error)"))
+            }
+        }
+        let generation = s.meta[nextGenerationKey].flatMap { Int64($0) } ?? 1
+        return (EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: generation), problems)
+    }
+}
