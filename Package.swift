@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
-        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "SeededRandom"]),
+        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "LocalNotifications", "Position", "SeededRandom"]),
         // The one seeded generator of simulations, tests and workloads.
         .target(name: "SeededRandom"),
         // Shell.
@@ -61,7 +61,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
-        .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON"]),
+        .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON", "SeededRandom"]),
         .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "SeededRandom"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),

@@ -68,7 +68,17 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Machine-readable output: one JSON object per line, in time order.")
     var jsonl = false
 
+    @Option(help: ArgumentHelp(
+        "Keep the engine's state in this SQLite file and run as the daemon does: each step is committed before it is printed, and a run that was killed continues from its last commit.",
+        valueName: "file"))
+    var state: String?
+
+    @Option(help: ArgumentHelp("With --state: after a restart, virtual time resumes this many seconds after the last commit (the downtime).", valueName: "seconds"))
+    var resumeGap: Int64 = 0
+
     func validate() throws {
+        if state != nil && gps != nil { throw ValidationError("--state runs without --gps (location triggers need fixes in order).") }
+        guard resumeGap >= 0 else { throw ValidationError("--resume-gap must be ≥ 0.") }
         if gps == nil && (start == nil || end == nil) { throw ValidationError("--start and --end are needed without --gps.") }
         guard pendingCap > 0 else { throw ValidationError("--pending-cap must be at least 1.") }
     }
@@ -112,6 +122,10 @@ struct SimulateCommand: ParsableCommand {
         configuration.deliveredCap = Int.max
         let engine = NotificationEngine(configuration: configuration, deviceZone: deviceZone,
                                         zoneLookup: { try? zones.rules(named: $0) })
+        if let state {
+            try simulateDurably(state: state, engine: engine, lines: lines, start: startTime, end: endTime)
+            return
+        }
         var sim = Simulation(engine: engine, start: startTime)
         for line in lines {
             do throws(RequestError) {
@@ -156,6 +170,7 @@ extension SimulationEvent {
         var m: [(key: String, value: JSONValue)] = [("t", .string(wall.description)), ("id", .string(requestIdentifier)),
                                                    ("event", .string(event))]
         if let d = delivery {
+            m.append(("delivery", .string(d.identifier)))
             if case .coalesced(let n) = d.outcome { m.append(("count", .integer(n))) }
             if let s = d.scheduled, d.outcome != .onTime { m.append(("scheduled", .string(s.description))) }
             if let r = d.regionEvent { m.append(("regionEvent", .string(r))) }

@@ -23,14 +23,26 @@ public final class DurableNotificationCenter {
     /// Opens the state file, puts the engine back in the state it had, and catches up on what fell
     /// due meanwhile (missed-fire policies). `restoreOutput` holds the deliveries of the catch-up,
     /// already committed.
-    public init(path: String, engine fresh: NotificationEngine, clock: EngineClock) throws(StoreError) {
+    public convenience init(path: String, engine fresh: NotificationEngine, clock: EngineClock) throws(StoreError) {
+        try self.init(path: path, engine: fresh, clock: { _ in clock })
+    }
+
+    /// As ``init(path:engine:clock:)``, with the clock chosen from the file's meta values (a
+    /// simulation resumes its virtual time from them).
+    public init(path: String, engine fresh: NotificationEngine, clock clockFromMeta: ([String: String]) -> EngineClock) throws(StoreError) {
         store = try NotificationStore(path: path)
-        let (snapshot, problems) = StoreMapping.engineSnapshot(try store.load())
+        let loaded = try store.load()
+        meta = loaded.meta
+        let clock = clockFromMeta(loaded.meta)
+        let (snapshot, problems) = StoreMapping.engineSnapshot(loaded)
         unreadableRows = problems.map(\.description)
         engine = fresh
         restoreOutput = engine.restore(snapshot, clock: clock)
         try store.apply(StoreMapping.storeChanges(restoreOutput.changes))
     }
+
+    /// The file's meta values as they were at start.
+    public let meta: [String: String]
 
     /// What the catch-up at start produced (committed).
     public private(set) var restoreOutput: EngineOutput
@@ -39,13 +51,15 @@ public final class DurableNotificationCenter {
     ///
     /// If the commit fails the engine's memory is ahead of the file: the caller must stop (the
     /// process exits and systemd restarts it from the last commit) — see ``StoreError``.
-    public func perform<E: Error>(_ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
+    /// `meta` values are written in the same transaction.
+    public func perform<E: Error>(meta extra: [(String, String)] = [], _ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
         let out: EngineOutput
         do { out = try operation(&engine) } catch let e as RequestError { throw .request(e) } catch {
             preconditionFailure("engine operations throw RequestError only: \(error)")
         }
-        if !out.changes.isEmpty {
-            do { try store.apply(StoreMapping.storeChanges(out.changes)) } catch { throw .store(error) }
+        if !out.changes.isEmpty || !extra.isEmpty {
+            let changes = StoreMapping.storeChanges(out.changes) + extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) }
+            do { try store.apply(changes) } catch { throw .store(error) }
         }
         return out
     }

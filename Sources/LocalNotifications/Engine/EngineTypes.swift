@@ -160,7 +160,7 @@ public struct EngineOutput: Sendable {
 
     public var isEmpty: Bool { deliveries.isEmpty && outcomes.isEmpty && acknowledged.isEmpty && changes.isEmpty }
 
-    mutating func append(_ other: EngineOutput) {
+    public mutating func append(_ other: EngineOutput) {
         deliveries += other.deliveries; outcomes += other.outcomes
         acknowledged += other.acknowledged; changes += other.changes
     }

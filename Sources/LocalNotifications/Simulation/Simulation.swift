@@ -19,6 +19,19 @@ public struct SimulationEvent: Hashable, Sendable {
     public var outcome: Outcome?
 }
 
+extension SimulationEvent {
+    /// The deliveries, then the outcomes, of `out`, as events at `time` (true) and `wall` (device).
+    public static func events(of out: EngineOutput, time: Int64, wall: WallInstant) -> [SimulationEvent] {
+        out.deliveries.map {
+            SimulationEvent(time: time, wall: wall, requestIdentifier: $0.requestIdentifier,
+                            event: $0.outcome == .onTime ? "delivered" : $0.outcome.name, delivery: $0, outcome: nil)
+        } + out.outcomes.map {
+            SimulationEvent(time: time, wall: wall, requestIdentifier: $0.requestIdentifier, event: $0.kind.rawValue,
+                            delivery: nil, outcome: $0)
+        }
+    }
+}
+
 /// An engine driven through virtual time, with the durable state mirrored in a ``MemoryStore`` so
 /// that a crash and restart can be simulated.
 public struct Simulation {
@@ -57,16 +70,8 @@ public struct Simulation {
     /// Records an engine output: persists its changes, logs deliveries and outcomes.
     public mutating func take(_ out: EngineOutput) {
         store.apply(out.changes)
-        let c = clock
-        for d in out.deliveries {
-            deliveryCount[d.identifier, default: 0] += 1
-            events.append(SimulationEvent(time: time, wall: c.wall, requestIdentifier: d.requestIdentifier,
-                                          event: d.outcome == .onTime ? "delivered" : d.outcome.name, delivery: d, outcome: nil))
-        }
-        for o in out.outcomes {
-            events.append(SimulationEvent(time: time, wall: c.wall, requestIdentifier: o.requestIdentifier,
-                                          event: o.kind.rawValue, delivery: nil, outcome: o))
-        }
+        for d in out.deliveries { deliveryCount[d.identifier, default: 0] += 1 }
+        events += SimulationEvent.events(of: out, time: time, wall: clock.wall)
     }
 
     /// Runs the engine up to true time `end` (seconds), waking at every deadline it asks for.
@@ -75,17 +80,23 @@ public struct Simulation {
         runNanoseconds(until: end.secondsSinceEpoch * 1_000_000_000)
     }
 
+    /// When `engine` next wants to be advanced, in true nanoseconds, for a device whose wall clock
+    /// is `wallOffset` seconds ahead and whose monotonic clock started at true time `bootTime`.
+    public static func nextWake(of engine: NotificationEngine, wallOffset: Int64, bootTime: Int64) -> Int64? {
+        let w = engine.nextWakeup
+        var next: Int64? = nil
+        if let wall = w.wall { next = (wall.secondsSinceEpoch - wallOffset) * 1_000_000_000 }
+        if let m = w.monotonic {
+            let t = bootTime + Int64(m.nanosecondsSinceBoot)
+            next = min(next ?? t, t)
+        }
+        return next
+    }
+
     mutating func runNanoseconds(until end: Int64) {
         var lastWake: Int64? = nil
         while true {
-            let w = engine.nextWakeup
-            var next: Int64? = nil
-            if let wall = w.wall { next = (wall.secondsSinceEpoch - wallOffset) * 1_000_000_000 }
-            if let m = w.monotonic {
-                let t = bootTime + Int64(m.nanosecondsSinceBoot)
-                next = min(next ?? t, t)
-            }
-            guard var t = next, t <= end else { break }
+            guard var t = Self.nextWake(of: engine, wallOffset: wallOffset, bootTime: bootTime), t <= end else { break }
             t = max(t, now)
             if t == lastWake { t += 1_000_000 }   // asked to wake at a time already handled: 1 ms later
             guard t <= end else { break }
