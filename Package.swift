@@ -46,10 +46,11 @@ let package = Package(
         // The one seeded generator of simulations, tests and workloads.
         .target(name: "SeededRandom"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
         .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CFencepostLinux"),
         .executableTarget(
             name: "fencepost",
             dependencies: [
@@ -69,6 +70,7 @@ let package = Package(
         .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
+        .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 // Line-oriented I/O for `--jsonl`: big read(2) chunks split into lines by hand, and one buffered
 // writer over write(2). Per-line `readLine()`/`print` would cost more than answering the line.
+import FencepostLinux
 
 /// What the reader hands out.
 enum LineEvent {

@@ -126,7 +126,7 @@ struct NextCommand: ParsableCommand {
         let schedule: CalendarSchedule
         do { schedule = try CalendarSchedule(match, weekRules: weekRules) } catch { throw dataError("\(error)") }
 
-        let start = after?.instant ?? wallClockNow()
+        let start = after?.instant ?? SystemClocks.wallNow()
         let policy = MatchingPolicy(rawValue: self.policy)!
         let repeatedTime = RepeatedTimePolicy(rawValue: self.repeatedTime)!
         let fires = NextRequest.fires(
@@ -140,7 +140,7 @@ struct NextCommand: ParsableCommand {
         var handler = NextRequestHandler(zones: SystemZones(), tzVariable: SystemZones.environmentTZ())
         var writer = BufferedWriter(fd: .standardOutput)
         var reader = LineReader(fd: .standardInput)
-        var now = wallClockNow()
+        var now = SystemClocks.wallNow()
         let overlong = #"{"error":"line longer than \#(reader.splitter.maximumLineLength) bytes"}"# + "\n"
         do {
             try reader.run({ (event) throws(Errno) in
@@ -151,7 +151,7 @@ struct NextCommand: ParsableCommand {
                 try writer.flushIfFull()
             }, afterChunk: { () throws(Errno) in
                 try writer.flush()
-                now = wallClockNow()
+                now = SystemClocks.wallNow()
             })
         } catch {
             writeStandardError("fencepost next: \(error)\n")

@@ -7,6 +7,7 @@
 import ArgumentParser
 import CivilTime
 import FencepostJSON
+import FencepostLinux
 import Position
 import TrackFormats
 

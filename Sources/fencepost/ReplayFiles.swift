@@ -1,69 +1,5 @@
-// Files for `fencepost replay`: open(2) and close(2), in the three layers of Syscalls.swift
-// (documented method with a typed error → `_foo` returning Result → one-line libc shim), and
-// whole-file reads over `FileDescriptor.read`.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-extension FileDescriptor {
-    /// Opens `path` for reading.
-    /// The corresponding C function is `open` with `O_RDONLY | O_CLOEXEC`.
-    static func openForReading(_ path: String) throws(Errno) -> FileDescriptor {
-        try retryOnInterrupt { _open(path, O_RDONLY | O_CLOEXEC, 0) }.get()
-    }
-
-    /// Creates or truncates `path` for writing, mode 0644 before the umask.
-    /// The corresponding C function is `open` with `O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC`.
-    static func createForWriting(_ path: String) throws(Errno) -> FileDescriptor {
-        try retryOnInterrupt { _open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }.get()
-    }
-
-    /// Closes the descriptor. Not retried on `EINTR` (Linux has released it already).
-    /// The corresponding C function is `close`.
-    func close() throws(Errno) {
-        try _close().get()
-    }
-
-    static func _open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Result<FileDescriptor, Errno> {
-        let fd = system_open(path, flags, mode)
-        return fd < 0 ? .failure(.current) : .success(FileDescriptor(rawValue: fd))
-    }
-
-    func _close() -> Result<Void, Errno> {
-        system_close(rawValue) < 0 ? .failure(.current) : .success(())
-    }
-
-    /// Reads to the end of the file.
-    /// - Complexity: O(n); one read(2) per 256 KiB.
-    func readToEnd() throws(Errno) -> [UInt8] {
-        var out: [UInt8] = []
-        let chunk = 256 * 1024
-        while true {
-            let old = out.count
-            out.reserveCapacity(old + chunk)
-            var n = 0
-            var failure: Errno? = nil
-            out.append(contentsOf: repeatElement(0, count: chunk))
-            out.withUnsafeMutableBytes { raw in
-                do throws(Errno) { n = try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[old...])) } catch { failure = error }
-            }
-            out.removeLast(chunk - n)
-            if let failure { throw failure }
-            if n == 0 { return out }
-        }
-    }
-}
-
-extension Errno {
-    static let noEntry = Errno(rawValue: ENOENT)
-    static let accessDenied = Errno(rawValue: EACCES)
-    static let notDirectory = Errno(rawValue: ENOTDIR)
-    static let isDirectory = Errno(rawValue: EISDIR)
-}
+// Whole-file reads and writes for `fencepost replay`, over FencepostLinux's `FileDescriptor`.
+import FencepostLinux
 
 /// The whole content of the file at `path`.
 ///
@@ -94,6 +30,3 @@ func writeWholeFile(_ path: String, _ bytes: [UInt8], what: String) throws(Repla
         throw ReplayFailure(74, "cannot write \(what) \(path): \(error)")
     }
 }
-
-@inline(__always) func system_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
-@inline(__always) func system_close(_ fd: Int32) -> Int32 { close(fd) }

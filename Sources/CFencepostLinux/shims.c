@@ -1,0 +1,13 @@
+// One-line forwarders to glibc calls declared only under _GNU_SOURCE / _XOPEN_SOURCE.
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "CFencepostLinux.h"
+
+_Static_assert(sizeof(struct cfl_ucred) == sizeof(struct ucred), "struct ucred layout");
+
+int cfl_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags) { return accept4(fd, addr, addrlen, flags); }
+int cfl_posix_openpt(int flags) { return posix_openpt(flags); }
+int cfl_grantpt(int fd) { return grantpt(fd); }
+int cfl_unlockpt(int fd) { return unlockpt(fd); }
+int cfl_ptsname_r(int fd, char *buf, size_t buflen) { return ptsname_r(fd, buf, buflen); }

@@ -1,0 +1,114 @@
+// A file descriptor and the calls every kind of descriptor shares: read, write, open, close, fcntl.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A file descriptor: a plain value, as in swift-system. Whoever opens it closes it; the owning
+/// types of the shell (``EventLoop``, ``MonotonicTimer``, ``SerialPort`` …) close theirs in `deinit`.
+public struct FileDescriptor: Hashable, Sendable {
+    /// The raw descriptor number.
+    public var rawValue: Int32
+
+    @inlinable
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: 0)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Reads up to `buffer.count` bytes; 0 means end of file.
+    /// The corresponding C function is `read`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retryOnInterrupt { _read(into: buffer) }.get()
+    }
+
+    /// Writes some of `buffer` and returns how many bytes were written.
+    /// The corresponding C function is `write`.
+    public func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        try retryOnInterrupt { _write(buffer) }.get()
+    }
+
+    /// Writes all of `buffer`, looping over partial writes (for blocking descriptors).
+    public func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
+        var done = 0
+        while done < buffer.count {
+            done += try write(UnsafeRawBufferPointer(rebasing: buffer[done...]))
+        }
+    }
+
+    /// Opens `path` with `flags` (`O_…`) and, when creating, `mode` before the umask.
+    /// The corresponding C function is `open`.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
+        try retryOnInterrupt { _open(path, flags, mode) }.get()
+    }
+
+    /// Opens `path` for reading.
+    /// The corresponding C function is `open` with `O_RDONLY | O_CLOEXEC`.
+    public static func openForReading(_ path: String) throws(Errno) -> FileDescriptor {
+        try open(path, O_RDONLY | O_CLOEXEC)
+    }
+
+    /// Creates or truncates `path` for writing, mode 0644 before the umask.
+    /// The corresponding C function is `open` with `O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC`.
+    public static func createForWriting(_ path: String) throws(Errno) -> FileDescriptor {
+        try open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+    }
+
+    /// Closes the descriptor. Not retried on `EINTR` (Linux has released it already).
+    /// The corresponding C function is `close`.
+    public func close() throws(Errno) {
+        try _close().get()
+    }
+
+    /// Sets or clears `O_NONBLOCK`. The corresponding C function is `fcntl` (`F_GETFL`, `F_SETFL`).
+    public func setNonBlocking(_ on: Bool) throws(Errno) {
+        try retryOnInterrupt { _setNonBlocking(on) }.get()
+    }
+
+    /// Reads to the end of the file.
+    /// - Complexity: O(n); one read(2) per 256 KiB.
+    public func readToEnd() throws(Errno) -> [UInt8] {
+        var out: [UInt8] = []
+        let chunk = 256 * 1024
+        while true {
+            let old = out.count
+            out.reserveCapacity(old + chunk)
+            var n = 0
+            var failure: Errno? = nil
+            out.append(contentsOf: repeatElement(0, count: chunk))
+            out.withUnsafeMutableBytes { raw in
+                do throws(Errno) { n = try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[old...])) } catch { failure = error }
+            }
+            out.removeLast(chunk - n)
+            if let failure { throw failure }
+            if n == 0 { return out }
+        }
+    }
+
+    // MARK: Result layer
+
+    func _read(into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno(system_read(rawValue, buffer.baseAddress, buffer.count))
+    }
+
+    func _write(_ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno(system_write(rawValue, buffer.baseAddress, buffer.count))
+    }
+
+    static func _open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Result<FileDescriptor, Errno> {
+        valueOrErrno(system_open(path, flags, mode)).map(FileDescriptor.init(rawValue:))
+    }
+
+    func _close() -> Result<Void, Errno> {
+        nothingOrErrno(system_close(rawValue))
+    }
+
+    func _setNonBlocking(_ on: Bool) -> Result<Void, Errno> {
+        valueOrErrno(system_fcntl(rawValue, F_GETFL, 0)).flatMap { flags in
+            let wanted = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+            return wanted == flags ? .success(()) : nothingOrErrno(system_fcntl(rawValue, F_SETFL, wanted))
+        }
+    }
+}
