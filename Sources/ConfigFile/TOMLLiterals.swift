@@ -60,7 +60,7 @@ enum TOMLNumber {
         let isDigitOrUnderscore: (UInt8) -> Bool = { ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "_") }
         let intPart = take(isDigitOrUnderscore)
         guard let intDigits = digitsWithUnderscores(intPart, radix: 10) else {
-            return .failure(intPart.isEmpty ? "expected a value, found `\(token)`"
+            return .failure(intPart.isEmpty ? "\(TOMLParser.expectedValue), found `\(token)`"
                 : "invalid number `\(token)`: `_` must be between two digits")
         }
         if intDigits.count > 1 && intDigits[0] == 0 {

@@ -183,6 +183,7 @@ extension TOMLParser {
         let keys = try parseKeyPath()
         skipWhitespace()
         let close = isArray ? "]]" : "]"
+        if isArray && peek() == UInt8(ascii: "]") && peek(1) != UInt8(ascii: "]") { index += 1 }
         guard peek() == UInt8(ascii: "]"), !isArray || peek(1) == UInt8(ascii: "]") else {
             throw error("expected `\(close)` to close the table header, found \(describeHere())")
         }

@@ -95,7 +95,9 @@ struct TOMLParser {
         skipWhitespace()
         if peek() == UInt8(ascii: "#") { try skipComment() }
         if peek() == nil { return }
-        guard atNewline else { throw error("expected the end of the line after \(what), found \(describeHere())") }
+        guard peek() == UInt8(ascii: "\n") || peek() == UInt8(ascii: "\r") else {
+            throw error("expected the end of the line after \(what), found \(describeHere())")
+        }
         try consumeNewline()
     }
 
@@ -161,7 +163,7 @@ struct TOMLParser {
 
     mutating func parseValue(depth: Int) throws(TOMLError) -> TOMLValue {
         let m = mark()
-        guard let c = peek() else { throw error("expected a value, found end of file") }
+        guard let c = peek() else { throw error("\(Self.expectedValue), found end of file") }
         let kind: TOMLValue.Kind
         switch c {
         case UInt8(ascii: "\""):
@@ -186,10 +188,18 @@ struct TOMLParser {
              UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"):
             kind = try parseScalarToken()
         default:
-            throw error("expected a value (a string, number, boolean, date-time, array or inline table), found \(describeHere())")
+            if Self.isBareKeyByte(c) {
+                // A word: show all of it ("found `yes`").
+                var end = index
+                while end < bytes.count && !Self.isDelimiter(bytes[end]) { end += 1 }
+                throw error("\(Self.expectedValue), found `\(String(decoding: bytes[index..<end], as: UTF8.self))`")
+            }
+            throw error("\(Self.expectedValue), found \(describeHere())")
         }
         return TOMLValue(kind, line: m.line, column: m.column)
     }
+
+    static let expectedValue = "expected a value (a string, number, boolean, date-time, array or inline table)"
 
     /// Bytes that end an unquoted value.
     static func isDelimiter(_ c: UInt8) -> Bool {
