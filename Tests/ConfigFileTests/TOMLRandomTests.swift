@@ -88,7 +88,7 @@ import Testing
 
         mutating func float() -> Double {
             switch rng.int(0...4) {
-            case 0: return rng.pick([0.0, -0.0, 0.1, 1.0, -1.5, 1e300, -1e-300, 5e-324, .greatestFiniteMagnitude, 1e16,
+            case 0: return rng.pick([0.0, -0.0, 0.1, 1.0, -1.5, 1e300, -1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16,
                                      .infinity, -.infinity, .nan, 6.626e-34, 224_617.445_991_228])
             case 1: return rng.uniform(-1e6, 1e6)
             default:
@@ -178,9 +178,13 @@ import Testing
             return basic(k)
         }
 
+        /// Whether `s` can be written as a literal string: no control characters but tab (and
+        /// newline when multi-line); no `'` on one line; no `'''` in a multi-line one (up to two
+        /// quotes may end it).
         func literalAllowed(_ s: String, multiLine: Bool) -> Bool {
-            s.unicodeScalars.allSatisfy { c in
-                c != "'" && c != "\r" && (c == "\t" || (multiLine && c == "\n") || (c.value >= 0x20 && c.value != 0x7F))
+            if multiLine && s.contains("'''") { return false }
+            return s.unicodeScalars.allSatisfy { c in
+                (multiLine || c != "'") && c != "\r" && (c == "\t" || (multiLine && c == "\n") || (c.value >= 0x20 && c.value != 0x7F))
             }
         }
 
@@ -221,8 +225,12 @@ import Testing
                 // Multi-line basic: raw newlines, everything else escaped as needed; a line-ending
                 // backslash somewhere adds nothing.
                 var body = ""
+                var rawQuotes = 0
                 for c in s.unicodeScalars {
-                    let piece = c == "\n" && rng.chance(0.7) ? "\n" : escapeScalar(c)
+                    var piece = c == "\n" && rng.chance(0.7) ? "\n" : escapeScalar(c)
+                    // Up to two quotes in a row may stay raw, also right before the closing `"""`.
+                    if c == "\"" && rawQuotes < 2 && rng.chance(0.7) { piece = "\"" }
+                    rawQuotes = piece == "\"" ? rawQuotes + 1 : 0
                     // A line-ending backslash also eats the whitespace after it: only before
                     // something that is not whitespace.
                     if rng.chance(0.05), let first = piece.first, first != " ", first != "\t", first != "\n" {
