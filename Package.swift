@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CivilTime", targets: ["CivilTime"]),
         .library(name: "TimingWheel", targets: ["TimingWheel"]),
         .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
+        .library(name: "ConfigFile", targets: ["ConfigFile"]),
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
         .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
         .library(name: "Position", targets: ["Position"]),
@@ -36,6 +37,7 @@ let package = Package(
         .target(name: "CivilTime"),
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
+        .target(name: "ConfigFile", dependencies: ["FencepostJSON"]),
         .target(name: "Position", dependencies: ["CivilTime"]),
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
@@ -71,6 +73,7 @@ let package = Package(
         .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
+        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )
