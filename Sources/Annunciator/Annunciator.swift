@@ -234,7 +234,8 @@ public struct Annunciator: Sendable {
 
     /// Carries out everything due up to and including `now`, in time order.
     ///
-    /// - Complexity: O(e · a) for e events due (steps, pattern starts, repeats).
+    /// - Complexity: O(e · a log a) for e events due (steps, pattern starts, repeats) and a
+    ///   unacknowledged alerts (each event rescans the alerts' repeat times in id order).
     public mutating func advance(to now: UInt64) -> [OutputChange] {
         precondition(now >= self.now, "time went backwards: \(now) < \(self.now)")
         var changes: [OutputChange] = []

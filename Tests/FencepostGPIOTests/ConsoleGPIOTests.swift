@@ -98,3 +98,30 @@ struct ConsoleGPIOTests {
         #expect(tail == ["buzzer false", "led false", "badge false"])
     }
 }
+
+@Suite("Button through a GPIO input")
+struct ButtonInputTests {
+    /// Edges fed into a simulated input come out of `readEvents` and, through the debouncer, give one
+    /// short and one long press (active-low button: active = pressed).
+    @Test("simulated input → debouncer → presses")
+    func buttonPipeline() throws {
+        let gpio = TraceGPIOBackend(clock: { 0 })
+        let button = try gpio.requestInput(GPIOLineSpec(name: "button", offset: 17, activeLow: true, bias: .pullUp))
+        let ms: UInt64 = 1_000_000
+        gpio.feed([
+            GPIOEdge(isActive: true, timestamp: 100 * ms), GPIOEdge(isActive: false, timestamp: 102 * ms),
+            GPIOEdge(isActive: true, timestamp: 104 * ms), GPIOEdge(isActive: false, timestamp: 300 * ms),
+            GPIOEdge(isActive: true, timestamp: 1000 * ms),
+        ], to: "button")
+        var debouncer = ButtonDebouncer()
+        var presses: [ButtonEvent] = []
+        for edge in try button.readEvents() { presses += debouncer.edge(pressed: edge.isActive, at: edge.timestamp) }
+        presses += debouncer.advance(to: 2500 * ms)
+        gpio.feed([GPIOEdge(isActive: false, timestamp: 2600 * ms)], to: "button")
+        for edge in try button.readEvents() { presses += debouncer.edge(pressed: edge.isActive, at: edge.timestamp) }
+        presses += debouncer.advance(to: 3000 * ms)
+        #expect(presses == [ButtonEvent(.shortPress, at: 330 * ms), ButtonEvent(.longPress, at: 2000 * ms)])
+        button.release()
+        #expect(throws: GPIOError.self) { try button.readEvents() }
+    }
+}

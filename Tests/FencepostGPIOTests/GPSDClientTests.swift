@@ -137,3 +137,35 @@ final class LockedBox<T>: @unchecked Sendable {
         set { lock.lock(); _value = newValue; lock.unlock() }
     }
 }
+
+@Suite("GPSDEndpoint")
+struct GPSDEndpointTests {
+    @Test("gpsd:// URLs", arguments: [
+        ("gpsd://localhost:2947", "localhost", "2947"),
+        ("gpsd://pi.local", "pi.local", "2947"),
+        ("gpsd://", "localhost", "2947"),
+        ("gpsd://10.0.0.7:3000/", "10.0.0.7", "3000"),
+        ("gpsd://[::1]:2948", "::1", "2948"),
+        ("gpsd://[fe80::1]", "fe80::1", "2947"),
+        ("gpsd://h:00080", "h", "80"),
+    ])
+    func valid(_ url: String, _ host: String, _ port: String) {
+        #expect(GPSDEndpoint(url: url) == GPSDEndpoint(host: host, port: port), "\(url)")
+    }
+
+    @Test("refused", arguments: [
+        "http://localhost:2947", "gpsd:localhost", "gpsd://host:0", "gpsd://host:65536", "gpsd://host:",
+        "gpsd://host:12a", "gpsd://::1:2947", "gpsd://[::1", "gpsd://[]:2947", "gpsd://[::1]x", "gpsd://h/path",
+        "gpsd://:2947", "gpsd://a b", "gpsd://h:123456",
+    ])
+    func invalid(_ url: String) {
+        #expect(GPSDEndpoint(url: url) == nil, "\(url)")
+    }
+
+    @Test("description round-trips")
+    func roundTrip() {
+        for e in [GPSDEndpoint(), GPSDEndpoint(host: "::1", port: "3000"), GPSDEndpoint(host: "pi", port: "1")] {
+            #expect(GPSDEndpoint(url: e.description) == e)
+        }
+    }
+}

@@ -142,21 +142,17 @@ public final class ConsoleGPIOBackend: SimulatedGPIOBackend {
         return "+\(ms / 1000).\(pad)\(fraction) s  \(change.line) \(change.isActive ? "on" : "off")\n"
     }
 
-    /// Writes all of `text`, retrying `EINTR` and short writes. The corresponding C function is `write`.
+    /// Writes all of `text` (short writes continue; `EINTR` is retried in `Libgpiod.retryingEINTR`).
+    /// The corresponding C function is `write`.
     static func writeAll(_ text: String, to fd: Int32) {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if n > 0 {
-                offset += n
-            } else if n == -1 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
+            let written = Libgpiod.retryingEINTR({ $0 == -1 }, {
+                bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            })
+            guard case .success(let n) = written, n > 0 else { return }
+            offset += n
         }
     }
 }

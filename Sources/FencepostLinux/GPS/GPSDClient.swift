@@ -134,6 +134,8 @@ public final class GPSDClient {
     }
 
     /// A ``Fix`` from libgps's state after a TPV: NaN (unknown) becomes nil, nothing is invented.
+    /// `hdop` is the latest gpsd reported (SKY, or the TPV's epoch for NMEA sources); satellites used
+    /// are left nil (they come only with SKY).
     static func fix(_ data: gps_data_t) -> Fix {
         fix(data.fix, hdop: data.dop.hdop)
     }
