@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "Geofencing", targets: ["Geofencing"]),
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
+        .library(name: "Annunciator", targets: ["Annunciator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,16 +44,20 @@ let package = Package(
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
+        // Alerts → buzzer/LED/badge changes; push-button debouncing.
+        .target(name: "Annunciator"),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
         .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "LocalNotifications", "Position", "SeededRandom"]),
         // The one seeded generator of simulations, tests and workloads.
         .target(name: "SeededRandom"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "Position"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
         .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CFencepostLinux"),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .executableTarget(
             name: "fencepost",
             dependencies: [
@@ -74,6 +79,8 @@ let package = Package(
         .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "SeededRandom"]),
+        .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
+        .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
     ],
     swiftLanguageModes: [.v6]
 )

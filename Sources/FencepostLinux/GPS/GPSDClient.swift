@@ -1,0 +1,164 @@
+import CGPS
+import CivilTime
+import Position
+
+/// Why talking to gpsd failed.
+public enum GPSDError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `gps_open` failed: name lookup, socket or connect (gpsd not running, wrong port …).
+    case connectFailed(host: String, port: String, code: Int32, message: String)
+    /// The `?WATCH` command could not be sent, or the socket could not be set up.
+    case watchFailed(host: String, port: String, code: Int32, message: String)
+    /// The connection ended: gpsd closed it (stopped, restarted) or a read failed.
+    case disconnected(host: String, port: String, code: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let host, let port, _, let message):
+            return "cannot connect to gpsd at \(host):\(port) (\(message)); is gpsd running (systemctl status gpsd)?"
+        case .watchFailed(let host, let port, _, let message):
+            return "connected to gpsd at \(host):\(port) but cannot start the watch (\(message))"
+        case .disconnected(let host, let port, _, let message):
+            return "gpsd at \(host):\(port) disconnected (\(message))"
+        }
+    }
+}
+
+/// What one ``GPSDClient/readAvailable()`` call got.
+public struct GPSDRead: Sendable {
+    /// Fixes from the TPV reports read, oldest first.
+    public var fixes: [Fix]
+    /// Set when the connection ended (after the fixes read before the end); the client is then closed.
+    public var disconnection: GPSDError?
+    /// JSON messages read (all classes).
+    public var messages: Int
+}
+
+/// A gpsd client through libgps: `gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`, then
+/// `gps_read` whenever the socket is readable.
+///
+///     let gpsd = try GPSDClient(host: "localhost", port: "2947")
+///     epoll.add(gpsd.fileDescriptor!)           // level-triggered, readable
+///     // when readable:
+///     let read = gpsd.readAvailable()
+///     read.fixes.forEach(monitor.update)
+///     if let reason = read.disconnection { … reconnect with ReconnectBackoff … }
+///
+/// The socket is non-blocking after the connect (which itself blocks: gpsd is normally local). The
+/// 24 KB `gps_data_t` lives on the heap. Not thread-safe: one loop owns it.
+public final class GPSDClient {
+    public let host: String
+    public let port: String
+    private var data: UnsafeMutablePointer<gps_data_t>?
+    /// Raw text of the last message (gps_read copies it here); 4 KB, gpsd's longest report is smaller.
+    private let message: UnsafeMutableBufferPointer<CChar>
+
+    /// gpsd's IANA port.
+    public static let defaultPort = "2947"
+
+    /// Connects and starts watching.
+    ///
+    /// - Throws: `.connectFailed` (nothing listens, unknown host), `.watchFailed`.
+    public init(host: String = "localhost", port: String = GPSDClient.defaultPort) throws(GPSDError) {
+        self.host = host
+        self.port = port
+        message = .allocate(capacity: 4096)
+        message.initialize(repeating: 0)
+        let data = LibGPS._allocate()
+        if case .failure(let e) = LibGPS._open(host: host, port: port, data) {
+            LibGPS._deallocate(data)
+            throw .connectFailed(host: host, port: port, code: e.code, message: e.message)
+        }
+        var failure: LibGPS.GPSErrno?
+        if case .failure(let e) = LibGPS._watch(data) { failure = e }
+        if failure == nil, case .failure(let e) = LibGPS._setNonBlocking(LibGPS._descriptor(data)) { failure = e }
+        if let e = failure {
+            LibGPS._close(data)
+            LibGPS._deallocate(data)
+            throw .watchFailed(host: host, port: port, code: e.code, message: e.message)
+        }
+        self.data = data
+    }
+
+    // Runs also when `init` throws (every stored property is set by then): `message` is freed here only.
+    deinit {
+        close()
+        message.deallocate()
+    }
+
+    /// The socket to watch for readability; nil once closed.
+    public var fileDescriptor: Int32? { data.map(LibGPS._descriptor) }
+
+    /// Whether the connection is open.
+    public var isConnected: Bool { data != nil }
+
+    /// Reads every complete message available now without blocking and returns the fixes of its TPV
+    /// reports. When the connection has ended the result says so and the client closes itself (its
+    /// descriptor is closed, which also removes it from any epoll set).
+    ///
+    /// - Complexity: O(bytes available).
+    public func readAvailable() -> GPSDRead {
+        var read = GPSDRead(fixes: [], disconnection: nil, messages: 0)
+        guard let data else {
+            read.disconnection = .disconnected(host: host, port: port, code: 9, message: "not connected")
+            return read
+        }
+        while true {
+            switch LibGPS._read(data, message) {
+            case .message:
+                read.messages += 1
+                if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee)) }
+            case .wouldBlock:
+                return read
+            case .closed(let e):
+                read.disconnection = .disconnected(host: host, port: port, code: e.code, message: e.message)
+                close()
+                return read
+            }
+        }
+    }
+
+    /// Closes the connection. Idempotent. The corresponding C function is `gps_close`.
+    public func close() {
+        guard let d = data else { return }
+        LibGPS._close(d)
+        LibGPS._deallocate(d)
+        data = nil
+    }
+
+    /// Whether the NUL-terminated JSON text is a TPV report (`{"class":"TPV",…`).
+    static func isTPV(_ text: UnsafeMutableBufferPointer<CChar>) -> Bool {
+        let prefix = Array(#"{"class":"TPV""#.utf8)
+        guard text.count > prefix.count else { return false }
+        for (i, b) in prefix.enumerated() where UInt8(bitPattern: text[i]) != b { return false }
+        return true
+    }
+
+    /// A ``Fix`` from libgps's state after a TPV: NaN (unknown) becomes nil, nothing is invented.
+    /// `hdop` is the latest gpsd reported (SKY, or the TPV's epoch for NMEA sources); satellites used
+    /// are left nil (they come only with SKY).
+    static func fix(_ data: gps_data_t) -> Fix {
+        fix(data.fix, hdop: data.dop.hdop)
+    }
+
+    static func fix(_ f: gps_fix_t, hdop: Double) -> Fix {
+        func known(_ v: Double) -> Double? { v.isFinite ? v : nil }
+        let mode: FixMode = f.mode == 3 ? .threeD : f.mode == 2 ? .twoD : .none
+        var coordinate: Coordinate?
+        if mode >= .twoD, f.latitude.isFinite, f.longitude.isFinite {
+            coordinate = Coordinate(latitude: f.latitude, longitude: f.longitude)
+        }
+        let hasTime = f.time.tv_sec != 0 || f.time.tv_nsec != 0
+        return Fix(
+            time: hasTime ? WallInstant(secondsSinceEpoch: Int64(f.time.tv_sec)) : nil,
+            nanoseconds: hasTime ? Int32(f.time.tv_nsec) : 0,
+            coordinate: coordinate,
+            altitudeMSL: mode == .threeD ? known(f.altMSL) : nil,
+            mode: mode,
+            isValid: mode >= .twoD,
+            speed: known(f.speed),
+            course: known(f.track),
+            hdop: known(hdop),
+            satellitesUsed: nil,
+            horizontalError: known(f.eph))
+    }
+}

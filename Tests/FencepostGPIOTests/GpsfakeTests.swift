@@ -1,0 +1,218 @@
+import CivilTime
+import FencepostLinux
+import Foundation
+import NMEA
+import Position
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `../shared/testdata` next to the repository (see the README there), and gpsfake.
+enum SharedTestData {
+    static let folder: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()   // FencepostGPIOTests
+        .deletingLastPathComponent()   // Tests
+        .deletingLastPathComponent()   // repo root
+        .appendingPathComponent("../shared/testdata").standardizedFileURL
+
+    static let drive = folder.appendingPathComponent("tracks/duesseldorf-de_2009-07-07_car_10min_1hz.nmea")
+
+    static var available: Bool { FileManager.default.fileExists(atPath: drive.path) }
+
+    /// Whether a missing folder must fail rather than skip (CI sets this).
+    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+
+    static let gpsfake = "/usr/bin/gpsfake"
+    static var hasGpsfake: Bool { FileManager.default.isExecutableFile(atPath: gpsfake) }
+}
+
+/// A gpsfake run (design §7 recipe) in a private TMPDIR, stopped with SIGTERM to its pid.
+///
+/// Spawned with `posix_spawn` and an empty signal mask: a child started with Foundation's `Process`
+/// from a test thread inherits that thread's mask, in which SIGTERM is blocked; gpsd (started by
+/// gpsfake) waits in `pselect` with the inherited mask and then never sees SIGTERM, so gpsfake hangs
+/// waiting for it.
+final class Gpsfake {
+    private(set) var pid: pid_t = 0
+    private var exited = false
+
+    init(log: URL, port: UInt16, directory: URL) throws {
+        let arguments = [SharedTestData.gpsfake, "-1", "-n", "-q", "-c", "0.25", "-W", "5", "-P", String(port), log.path]
+        var env = ProcessInfo.processInfo.environment
+        env["TMPDIR"] = directory.path
+        let output = directory.appendingPathComponent("gpsfake-\(port)-\(UUID().uuidString).out").path
+
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        let r = posix_spawn(&pid, SharedTestData.gpsfake, &actions, &attr, argv, envp)
+        guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EIO) }
+    }
+
+    /// The pids whose parent is `parent` (gpsfake's gpsd).
+    static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { name -> pid_t? in
+            guard let p = pid_t(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && pid_t(fields[1]) == parent ? p : nil
+        }
+    }
+
+    /// SIGTERM, then wait up to 20 s; after that SIGKILL to gpsfake and its gpsd.
+    func stop() {
+        guard !exited, pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0 ..< 400 {
+            if waitpid(pid, &status, WNOHANG) == pid { exited = true; return }
+            usleep(50_000)
+        }
+        for child in Self.children(of: pid) { kill(child, SIGKILL) }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+        exited = true
+        Issue.record("gpsfake \(pid) ignored SIGTERM for 20 s")
+    }
+
+    deinit { stop() }
+}
+
+@Suite("GPSDClient against gpsd (gpsfake)")
+struct GpsfakeTests {
+    /// gpsd 3.22 moves NMEA dates before 2017 forward by 1024 weeks (see testdata/gpsd/README.md).
+    static let weekRolloverMilliseconds: Int64 = 619_315_200_000
+
+    /// The feed: the first 60 GGA and RMC sentences of a real drive (30 one-second epochs, moving
+    /// at about 28 km/h, so consecutive positions differ by far more than 1e-6°).
+    static func feed() throws -> [UInt8] {
+        let text = try String(contentsOf: SharedTestData.drive, encoding: .utf8)
+        let lines = text.split(whereSeparator: \.isNewline)
+            .filter { $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC") }
+            .prefix(60)
+        return Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
+    }
+
+    static func key(_ f: Fix) -> Int64? {
+        guard let t = f.time else { return nil }
+        return t.secondsSinceEpoch * 1000 + Int64(f.nanoseconds / 1_000_000)
+    }
+
+    /// Connects, retrying with a (test-scaled) backoff while gpsd starts.
+    static func connect(port: UInt16, within seconds: Double) -> GPSDClient? {
+        var backoff = ReconnectBackoff(initial: 100_000_000, maximum: 1_000_000_000)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let c = try? GPSDClient(host: "localhost", port: String(port)) { return c }
+            usleep(UInt32(backoff.nextDelay() / 1000))
+        }
+        return nil
+    }
+
+    /// Reads until `enough` fixes with a position arrived, the connection ended, or the timeout.
+    static func collect(_ client: GPSDClient, enough: Int, seconds: Double) -> (fixes: [Fix], ended: GPSDError?) {
+        var fixes: [Fix] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while fixes.filter({ $0.coordinate != nil }).count < enough, Date() < deadline {
+            guard let fd = client.fileDescriptor else { break }
+            guard TestSockets.waitReadable(fd, milliseconds: 500) else { continue }
+            let r = client.readAvailable()
+            fixes += r.fixes
+            if let e = r.disconnection { return (fixes, e) }
+        }
+        return (fixes, nil)
+    }
+
+    @Test("fixes match our NMEA pipeline; gpsd stopping is a disconnection; reconnecting works",
+          .timeLimit(.minutes(3)),
+          .enabled(if: SharedTestData.available && SharedTestData.hasGpsfake,
+                   "needs \(SharedTestData.drive.path) (shared test data) and \(SharedTestData.gpsfake) (board/install-deps)"))
+    func endToEnd() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-gpsfake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bytes = try Self.feed()
+        let log = dir.appendingPathComponent("drive.log")
+        try Data(bytes).write(to: log)
+
+        // Our own pipeline on the same bytes.
+        var ours: [Int64: Coordinate] = [:]
+        var stream = NMEAStream()
+        bytes.withUnsafeBytes { raw in
+            stream.feed(raw) { f in if let k = Self.key(f), let c = f.coordinate { ours[k] = c } }
+        }
+        stream.finish { f in if let k = Self.key(f), let c = f.coordinate { ours[k] = c } }
+        try #require(ours.count >= 25, "our pipeline found \(ours.count) fixes")
+
+        let port = try TestSockets.freePort()
+        var fake: Gpsfake? = try Gpsfake(log: log, port: port, directory: dir)
+        defer { fake?.stop() }
+        let client = try #require(Self.connect(port: port, within: 20), "gpsd did not accept connections on \(port)")
+
+        // 1. Fixes agree with ours (gpsd reports an epoch incrementally: compare its last report per time).
+        let (fixes, ended) = Self.collect(client, enough: 15, seconds: 60)
+        var gpsd: [Int64: Coordinate] = [:]
+        for f in fixes { if let k = Self.key(f), let c = f.coordinate { gpsd[k] = c } }
+        var matched = 0
+        for (k, c) in gpsd {
+            guard let o = ours[k] ?? ours[k - Self.weekRolloverMilliseconds] else { continue }
+            matched += 1
+            #expect(abs(o.latitude - c.latitude) <= 1e-6 && abs(o.longitude - c.longitude) <= 1e-6,
+                    "at \(k): gpsd \(c), ours \(o)")
+        }
+        #expect(matched >= 10, "only \(matched) of gpsd's \(gpsd.count) fixes have a time our pipeline reports")
+        #expect(matched == gpsd.count, "gpsd fixes without a counterpart: \(gpsd.count - matched)")
+        print("gpsfake: \(fixes.count) fixes from gpsd, \(matched) matched ours within 1e-6°")
+
+        // 2. Stopping gpsfake (and its gpsd) is reported as a disconnection.
+        fake?.stop()
+        fake = nil
+        var disconnection = ended
+        if disconnection == nil { disconnection = Self.collect(client, enough: .max, seconds: 20).ended }
+        guard case .disconnected? = disconnection else {
+            Issue.record("expected a disconnection after SIGTERM, got \(String(describing: disconnection))")
+            return
+        }
+        #expect(!client.isConnected && client.fileDescriptor == nil)
+
+        // 3. A new gpsd on the same port: reconnecting succeeds and fixes arrive.
+        fake = try Gpsfake(log: log, port: port, directory: dir)
+        let again = try #require(Self.connect(port: port, within: 20), "no reconnection on \(port)")
+        let (more, _) = Self.collect(again, enough: 3, seconds: 60)
+        let positioned = more.filter { $0.coordinate != nil }
+        #expect(positioned.count >= 3, "after reconnecting: \(more.count) fixes")
+        for f in positioned {
+            guard let k = Self.key(f), let o = ours[k] ?? ours[k - Self.weekRolloverMilliseconds] else { continue }
+            #expect(abs(o.latitude - f.coordinate!.latitude) <= 1e-6 && abs(o.longitude - f.coordinate!.longitude) <= 1e-6)
+        }
+        again.close()
+    }
+
+    @Test("missing shared test data fails when required")
+    func missingTestData() {
+        if !SharedTestData.available && SharedTestData.required {
+            Issue.record("FENCEPOST_REQUIRE_SHARED_TESTDATA is set but \(SharedTestData.drive.path) is missing")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import FencepostLinux
+import Foundation
+import Testing
+
+enum GPIOMachine {
+    /// Whether any `/dev/gpiochip*` exists.
+    static var hasChips: Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).contains { $0.hasPrefix("gpiochip") }
+    }
+}
+
+/// libgpiod's error paths on a machine without GPIO (design §7: no chip, no gpio-sim here). On a
+/// machine that has chips these tests are skipped rather than guessing what exists.
+@Suite("Libgpiod errors", .disabled(if: GPIOMachine.hasChips, "this machine has GPIO chips"))
+struct LibgpiodErrorTests {
+    func openError(_ chip: String) -> GPIOError? {
+        do {
+            _ = try LibgpiodBackend(chip: chip)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("opening gpiochip0 by name says there is no GPIO and what to use instead")
+    func byName() {
+        let e = openError("gpiochip0")
+        #expect(e?.description == "GPIO chip \"gpiochip0\" not found (No such file or directory); this machine has no GPIO — use the console backend")
+    }
+
+    @Test("opening /dev/gpiochip9 by path gives the same clear error")
+    func byPath() {
+        let e = openError("/dev/gpiochip9")
+        #expect(e?.description == "GPIO chip \"/dev/gpiochip9\" not found (No such file or directory); this machine has no GPIO — use the console backend")
+    }
+
+    @Test("opening by number or label fails the same way")
+    func byNumberOrLabel() {
+        for chip in ["0", "pinctrl-bcm2711"] {
+            guard case .chipNotFound(let name, _, let present)? = openError(chip) else {
+                Issue.record("\(chip): \(String(describing: openError(chip)))")
+                continue
+            }
+            #expect(name == chip && present.isEmpty)
+        }
+    }
+
+    @Test("a path that is not a GPIO chip is refused as such")
+    func notAChip() {
+        let e = openError("/dev/null")
+        guard case .notAGPIOChip(let chip, _)? = e else {
+            Issue.record("expected notAGPIOChip, got \(String(describing: e))")
+            return
+        }
+        #expect(chip == "/dev/null")
+        #expect(e!.description.hasPrefix("\"/dev/null\" is not a GPIO chip ("))
+    }
+
+    @Test("messages of the errors that need hardware to happen")
+    func otherMessages() {
+        let buzzer = GPIOLineSpec(name: "buzzer", offset: 18)
+        #expect(GPIOError.lineBusy(chip: "gpiochip0", line: buzzer, consumer: "pwm").description
+            == "GPIO line buzzer (BCM 18) on chip \"gpiochip0\" is busy: used by \"pwm\"")
+        #expect(GPIOError.lineBusy(chip: "gpiochip0", line: buzzer, consumer: nil).description
+            == "GPIO line buzzer (BCM 18) on chip \"gpiochip0\" is busy: used by another program or driver")
+        #expect(GPIOError.lineOutOfRange(chip: "gpiochip0", line: GPIOLineSpec(name: "led", offset: 60), lineCount: 58).description
+            == "GPIO line 60 for led is out of range: chip \"gpiochip0\" has lines 0…57")
+        #expect(GPIOError.permissionDenied(chip: "gpiochip0", errno: 13).description
+            == "cannot open GPIO chip \"gpiochip0\" (Permission denied); add the user to the gpio group (usermod -aG gpio USER) or run the service with SupplementaryGroups=gpio")
+        #expect(GPIOError.chipNotFound(chip: "gpiochip4", errno: 2, present: ["gpiochip0", "gpiochip1"]).description
+            == "GPIO chip \"gpiochip4\" not found (No such file or directory); chips present: gpiochip0, gpiochip1")
+    }
+}
