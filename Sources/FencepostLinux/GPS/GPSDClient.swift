@@ -1,6 +1,11 @@
 import CGPS
 import CivilTime
 import Position
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Why talking to gpsd failed.
 public enum GPSDError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -92,14 +97,15 @@ public final class GPSDClient {
     public var isConnected: Bool { data != nil }
 
     /// Reads every complete message available now without blocking and returns the fixes of its TPV
-    /// reports. When the connection has ended the result says so and the client closes itself (its
+    /// reports. It always drains libgps's internal buffer: epoll cannot see messages already read from
+    /// the socket into that buffer, so stopping early could leave one waiting until the next report. When the connection has ended the result says so and the client closes itself (its
     /// descriptor is closed, which also removes it from any epoll set).
     ///
     /// - Complexity: O(bytes available).
     public func readAvailable() -> GPSDRead {
         var read = GPSDRead(fixes: [], disconnection: nil, messages: 0)
         guard let data else {
-            read.disconnection = .disconnected(host: host, port: port, code: 9, message: "not connected")
+            read.disconnection = .disconnected(host: host, port: port, code: EBADF, message: "not connected")
             return read
         }
         while true {
