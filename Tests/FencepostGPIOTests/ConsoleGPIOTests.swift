@@ -44,7 +44,7 @@ struct ConsoleGPIOTests {
     func consoleToPipe() throws {
         let pipe = Pipe()
         let clock = ManualClock(0)
-        let gpio = ConsoleGPIOBackend(clock: { clock.now }, fileDescriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let gpio = ConsoleGPIOBackend(clock: { clock.now }, fileDescriptor: FileDescriptor(rawValue: pipe.fileHandleForWriting.fileDescriptor))
         let badge = try gpio.requestOutput(GPIOLineSpec(name: "badge", offset: 24))
         clock.now = 1_500_000_000
         try badge.set(active: true)

@@ -67,7 +67,7 @@ struct GPSDClientScriptedTests {
         // First batch: VERSION, SKY and half a TPV. Never blocks on the half.
         var messages = 0
         let deadline = Date().addingTimeInterval(10)
-        while messages < 2, Date() < deadline, TestSockets.waitReadable(fd, milliseconds: 1000) {
+        while messages < 2, Date() < deadline, TestSockets.waitReadable(fd.rawValue, milliseconds: 1000) {
             let r = client.readAvailable()
             #expect(r.fixes.isEmpty && r.disconnection == nil)
             messages += r.messages
@@ -76,7 +76,7 @@ struct GPSDClientScriptedTests {
         #expect(watchCommand.value.hasPrefix(#"?WATCH={"enable":true,"json":true"#))
         proceed.signal()
         var fixes: [Fix] = []
-        while fixes.count < 3, Date() < deadline, TestSockets.waitReadable(fd, milliseconds: 1000) {
+        while fixes.count < 3, Date() < deadline, TestSockets.waitReadable(fd.rawValue, milliseconds: 1000) {
             let r = client.readAvailable()
             #expect(r.disconnection == nil)
             fixes += r.fixes
@@ -97,7 +97,7 @@ struct GPSDClientScriptedTests {
         proceed.signal()
         #expect(serverDone.wait(timeout: .now() + 10) == .success)
         var disconnection: GPSDError?
-        while disconnection == nil, Date() < deadline, TestSockets.waitReadable(fd, milliseconds: 1000) {
+        while disconnection == nil, Date() < deadline, TestSockets.waitReadable(fd.rawValue, milliseconds: 1000) {
             disconnection = client.readAvailable().disconnection
         }
         guard case .disconnected(let host, let p, _, let message)? = disconnection else {

@@ -104,13 +104,14 @@ struct GpsfakeTests {
     /// gpsd 3.22 moves NMEA dates before 2017 forward by 1024 weeks (see testdata/gpsd/README.md).
     static let weekRolloverMilliseconds: Int64 = 619_315_200_000
 
-    /// The feed: the first 60 GGA and RMC sentences of a real drive (30 one-second epochs, moving
-    /// at about 28 km/h, so consecutive positions differ by far more than 1e-6°).
+    /// The feed: the first 120 GGA and RMC sentences of a real drive (60 one-second epochs, 30 s at
+    /// gpsfake's 0.25 s per sentence; moving at about 28 km/h, so consecutive positions differ by far
+    /// more than 1e-6°). The test reads only the first 15 fixes; the rest is margin for a slow start.
     static func feed() throws -> [UInt8] {
         let text = try String(contentsOf: SharedTestData.drive, encoding: .utf8)
         let lines = text.split(whereSeparator: \.isNewline)
             .filter { $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC") }
-            .prefix(60)
+            .prefix(120)
         return Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
     }
 
@@ -130,15 +131,19 @@ struct GpsfakeTests {
         return nil
     }
 
-    /// Reads until `enough` fixes with a position arrived, the connection ended, or the timeout.
-    static func collect(_ client: GPSDClient, enough: Int, seconds: Double) -> (fixes: [Fix], ended: GPSDError?) {
+    /// Reads until `enough` fixes with a position arrived, the connection ended, or the timeout —
+    /// woken by the shell's epoll ``EventLoop``, as the daemon will be.
+    static func collect(_ client: GPSDClient, enough: Int, seconds: Double) throws -> (fixes: [Fix], ended: GPSDError?) {
         var fixes: [Fix] = []
+        let loop = try EventLoop<UInt64>()
+        if let fd = client.fileDescriptor { try loop.register(fd, for: .readable, token: 7) }
         let deadline = Date().addingTimeInterval(seconds)
-        while fixes.filter({ $0.coordinate != nil }).count < enough, Date() < deadline {
-            guard let fd = client.fileDescriptor else { break }
-            guard TestSockets.waitReadable(fd, milliseconds: 500) else { continue }
+        while fixes.filter({ $0.coordinate != nil }).count < enough, Date() < deadline, client.isConnected {
+            let ready = try loop.wait(timeout: .milliseconds(500))
+            guard ready.contains(where: { $0.token == 7 && $0.isReadable }) else { continue }
             let r = client.readAvailable()
             fixes += r.fixes
+            // The client closed its descriptor, which also removed it from the epoll set.
             if let e = r.disconnection { return (fixes, e) }
         }
         return (fixes, nil)
@@ -168,10 +173,10 @@ struct GpsfakeTests {
         let port = try TestSockets.freePort()
         var fake: Gpsfake? = try Gpsfake(log: log, port: port, directory: dir)
         defer { fake?.stop() }
-        let client = try #require(Self.connect(port: port, within: 20), "gpsd did not accept connections on \(port)")
+        let client = try #require(Self.connect(port: port, within: 30), "gpsd did not accept connections on \(port)")
 
         // 1. Fixes agree with ours (gpsd reports an epoch incrementally: compare its last report per time).
-        let (fixes, ended) = Self.collect(client, enough: 15, seconds: 60)
+        let (fixes, ended) = try Self.collect(client, enough: 15, seconds: 60)
         var gpsd: [Int64: Coordinate] = [:]
         for f in fixes { if let k = Self.key(f), let c = f.coordinate { gpsd[k] = c } }
         var matched = 0
@@ -189,7 +194,7 @@ struct GpsfakeTests {
         fake?.stop()
         fake = nil
         var disconnection = ended
-        if disconnection == nil { disconnection = Self.collect(client, enough: .max, seconds: 20).ended }
+        if disconnection == nil { disconnection = try Self.collect(client, enough: .max, seconds: 20).ended }
         guard case .disconnected? = disconnection else {
             Issue.record("expected a disconnection after SIGTERM, got \(String(describing: disconnection))")
             return
@@ -198,8 +203,8 @@ struct GpsfakeTests {
 
         // 3. A new gpsd on the same port: reconnecting succeeds and fixes arrive.
         fake = try Gpsfake(log: log, port: port, directory: dir)
-        let again = try #require(Self.connect(port: port, within: 20), "no reconnection on \(port)")
-        let (more, _) = Self.collect(again, enough: 3, seconds: 60)
+        let again = try #require(Self.connect(port: port, within: 30), "no reconnection on \(port)")
+        let (more, _) = try Self.collect(again, enough: 3, seconds: 60)
         let positioned = more.filter { $0.coordinate != nil }
         #expect(positioned.count >= 3, "after reconnecting: \(more.count) fixes")
         for f in positioned {

@@ -65,9 +65,9 @@ struct LibgpiodErrorTests {
             == "GPIO line buzzer (BCM 18) on chip \"gpiochip0\" is busy: used by another program or driver")
         #expect(GPIOError.lineOutOfRange(chip: "gpiochip0", line: GPIOLineSpec(name: "led", offset: 60), lineCount: 58).description
             == "GPIO line 60 for led is out of range: chip \"gpiochip0\" has lines 0…57")
-        #expect(GPIOError.permissionDenied(chip: "gpiochip0", errno: 13).description
+        #expect(GPIOError.permissionDenied(chip: "gpiochip0", errno: .accessDenied).description
             == "cannot open GPIO chip \"gpiochip0\" (Permission denied); add the user to the gpio group (usermod -aG gpio USER) or run the service with SupplementaryGroups=gpio")
-        #expect(GPIOError.chipNotFound(chip: "gpiochip4", errno: 2, present: ["gpiochip0", "gpiochip1"]).description
+        #expect(GPIOError.chipNotFound(chip: "gpiochip4", errno: .noEntry, present: ["gpiochip0", "gpiochip1"]).description
             == "GPIO chip \"gpiochip4\" not found (No such file or directory); chips present: gpiochip0, gpiochip1")
     }
 }

@@ -71,7 +71,7 @@ public protocol GPIOInputLine: AnyObject {
     var spec: GPIOLineSpec { get }
     /// A descriptor that becomes readable when edges are pending (for the epoll loop); nil when the
     /// line never fires on its own (console backend).
-    var fileDescriptor: Int32? { get }
+    var fileDescriptor: FileDescriptor? { get }
     /// The edges pending now, oldest first, without blocking (empty when none).
     func readEvents() throws(GPIOError) -> [GPIOEdge]
     /// Gives the line back. Idempotent.

@@ -1,31 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Why a GPIO operation failed. Each message says what to do about it.
 public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No chip by that name or path; `present` lists the chips that exist (empty: no GPIO at all).
-    case chipNotFound(chip: String, errno: Int32, present: [String])
+    case chipNotFound(chip: String, errno: Errno, present: [String])
     /// The path exists but is not a GPIO character device.
-    case notAGPIOChip(chip: String, errno: Int32)
+    case notAGPIOChip(chip: String, errno: Errno)
     /// The chip's device node is not accessible to this user.
-    case permissionDenied(chip: String, errno: Int32)
+    case permissionDenied(chip: String, errno: Errno)
     /// The chip could not be opened for another reason.
-    case chipOpenFailed(chip: String, errno: Int32)
+    case chipOpenFailed(chip: String, errno: Errno)
     /// The chip has no line at that offset.
     case lineOutOfRange(chip: String, line: GPIOLineSpec, lineCount: UInt32)
     /// Another consumer holds the line (`consumer` when the kernel names it).
     case lineBusy(chip: String, line: GPIOLineSpec, consumer: String?)
     /// The line request failed for another reason.
-    case requestFailed(chip: String, line: GPIOLineSpec, errno: Int32)
+    case requestFailed(chip: String, line: GPIOLineSpec, errno: Errno)
     /// Setting or reading a requested line failed.
-    case ioFailed(operation: String, line: GPIOLineSpec, errno: Int32)
+    case ioFailed(operation: String, line: GPIOLineSpec, errno: Errno)
     /// The line was already released.
     case released(line: GPIOLineSpec)
-
-    static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     public var description: String {
         switch self {
@@ -33,13 +25,13 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
             let hint = present.isEmpty
                 ? "this machine has no GPIO — use the console backend"
                 : "chips present: \(present.joined(separator: ", "))"
-            return "GPIO chip \"\(chip)\" not found (\(Self.errnoText(e))); \(hint)"
+            return "GPIO chip \"\(chip)\" not found (\(e)); \(hint)"
         case .notAGPIOChip(let chip, let e):
-            return "\"\(chip)\" is not a GPIO chip (\(Self.errnoText(e))); give a name such as gpiochip0 or a path such as /dev/gpiochip0"
+            return "\"\(chip)\" is not a GPIO chip (\(e)); give a name such as gpiochip0 or a path such as /dev/gpiochip0"
         case .permissionDenied(let chip, let e):
-            return "cannot open GPIO chip \"\(chip)\" (\(Self.errnoText(e))); add the user to the gpio group (usermod -aG gpio USER) or run the service with SupplementaryGroups=gpio"
+            return "cannot open GPIO chip \"\(chip)\" (\(e)); add the user to the gpio group (usermod -aG gpio USER) or run the service with SupplementaryGroups=gpio"
         case .chipOpenFailed(let chip, let e):
-            return "cannot open GPIO chip \"\(chip)\" (\(Self.errnoText(e)))"
+            return "cannot open GPIO chip \"\(chip)\" (\(e))"
         case .lineOutOfRange(let chip, let line, let count):
             let range = count == 0 ? "no lines" : "lines 0…\(count - 1)"
             return "GPIO line \(line.offset) for \(line.name) is out of range: chip \"\(chip)\" has \(range)"
@@ -47,9 +39,9 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
             let by = consumer.map { "used by \"\($0)\"" } ?? "used by another program or driver"
             return "GPIO line \(line) on chip \"\(chip)\" is busy: \(by)"
         case .requestFailed(let chip, let line, let e):
-            return "cannot request GPIO line \(line) on chip \"\(chip)\" (\(Self.errnoText(e)))"
+            return "cannot request GPIO line \(line) on chip \"\(chip)\" (\(e))"
         case .ioFailed(let operation, let line, let e):
-            return "GPIO \(operation) on \(line) failed (\(Self.errnoText(e)))"
+            return "GPIO \(operation) on \(line) failed (\(e))"
         case .released(let line):
             return "GPIO line \(line) was already released"
         }

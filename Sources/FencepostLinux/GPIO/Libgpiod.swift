@@ -6,32 +6,23 @@ import Musl
 #endif
 
 /// libgpiod v1 calls in three layers (swift-system's pattern): internal `_…` functions returning
-/// `Result<_, GPIOErrno>`, built on one-line shims that alone touch libgpiod; `EINTR` is retried in
-/// exactly one place, ``retryingEINTR(_:)``. Nothing outside this file calls libgpiod or reads `errno`.
+/// `Result<_, Errno>`, built on one-line shims that alone touch libgpiod; `EINTR` is retried by the
+/// shell's one helper, ``retryOnInterrupt(_:)``. Nothing outside this file calls libgpiod or reads
+/// `errno`.
 enum Libgpiod {
-    /// An `errno` value from a failed libgpiod call.
-    struct GPIOErrno: Error, Equatable {
-        var code: Int32
-    }
-
-    /// Calls `body` until it does not fail with `EINTR`; a failure (`isFailure`) becomes the `errno`
-    /// at that moment.
-    static func retryingEINTR<T>(_ isFailure: (T) -> Bool, _ body: () -> T) -> Result<T, GPIOErrno> {
-        while true {
-            errno = 0
-            let r = body()
-            if !isFailure(r) { return .success(r) }
-            let e = errno
-            if e != EINTR { return .failure(GPIOErrno(code: e == 0 ? EIO : e)) }
-        }
+    /// `pointer`, or the current `errno` when it is nil (`EIO` if the call left `errno` unset; the
+    /// callers clear it first).
+    static func pointerOrErrno(_ pointer: OpaquePointer?) -> Result<OpaquePointer, Errno> {
+        if let pointer { return .success(pointer) }
+        return .failure(errno == 0 ? .ioError : .current)
     }
 
     // MARK: Chips
 
     /// Opens a chip by name (`gpiochip0`), path (`/dev/gpiochip0`), label or number. The
     /// corresponding C function is `gpiod_chip_open_lookup`.
-    static func _openChip(_ description: String) -> Result<OpaquePointer, GPIOErrno> {
-        retryingEINTR({ $0 == nil }, { gpiod_chip_open_lookup(description) }).map { $0! }
+    static func _openChip(_ description: String) -> Result<OpaquePointer, Errno> {
+        retryOnInterrupt { errno = 0; return pointerOrErrno(gpiod_chip_open_lookup(description)) }
     }
 
     /// The corresponding C function is `gpiod_chip_close`.
@@ -44,8 +35,8 @@ enum Libgpiod {
     static func _chipName(_ chip: OpaquePointer) -> String { String(cString: gpiod_chip_name(chip)) }
 
     /// The line at `offset` (owned by the chip). The corresponding C function is `gpiod_chip_get_line`.
-    static func _line(_ chip: OpaquePointer, _ offset: UInt32) -> Result<OpaquePointer, GPIOErrno> {
-        retryingEINTR({ $0 == nil }, { gpiod_chip_get_line(chip, offset) }).map { $0! }
+    static func _line(_ chip: OpaquePointer, _ offset: UInt32) -> Result<OpaquePointer, Errno> {
+        retryOnInterrupt { errno = 0; return pointerOrErrno(gpiod_chip_get_line(chip, offset)) }
     }
 
     /// Who holds the line, when the kernel says. The corresponding C functions are
@@ -72,14 +63,14 @@ enum Libgpiod {
 
     /// Requests an output at its inactive level. The corresponding C function is
     /// `gpiod_line_request_output_flags`.
-    static func _requestOutput(_ line: OpaquePointer, consumer: String, _ spec: GPIOLineSpec) -> Result<Void, GPIOErrno> {
-        retryingEINTR({ $0 == -1 }, { gpiod_line_request_output_flags(line, consumer, _flags(spec), 0) }).map { _ in }
+    static func _requestOutput(_ line: OpaquePointer, consumer: String, _ spec: GPIOLineSpec) -> Result<Void, Errno> {
+        retryOnInterrupt { nothingOrErrno(gpiod_line_request_output_flags(line, consumer, _flags(spec), 0)) }
     }
 
     /// Requests both-edge events. The corresponding C function is
     /// `gpiod_line_request_both_edges_events_flags`.
-    static func _requestBothEdges(_ line: OpaquePointer, consumer: String, _ spec: GPIOLineSpec) -> Result<Void, GPIOErrno> {
-        retryingEINTR({ $0 == -1 }, { gpiod_line_request_both_edges_events_flags(line, consumer, _flags(spec)) }).map { _ in }
+    static func _requestBothEdges(_ line: OpaquePointer, consumer: String, _ spec: GPIOLineSpec) -> Result<Void, Errno> {
+        retryOnInterrupt { nothingOrErrno(gpiod_line_request_both_edges_events_flags(line, consumer, _flags(spec))) }
     }
 
     /// The corresponding C function is `gpiod_line_release`.
@@ -88,26 +79,26 @@ enum Libgpiod {
     // MARK: Values and events
 
     /// The corresponding C function is `gpiod_line_set_value`.
-    static func _setValue(_ line: OpaquePointer, _ active: Bool) -> Result<Void, GPIOErrno> {
-        retryingEINTR({ $0 == -1 }, { gpiod_line_set_value(line, active ? 1 : 0) }).map { _ in }
+    static func _setValue(_ line: OpaquePointer, _ active: Bool) -> Result<Void, Errno> {
+        retryOnInterrupt { nothingOrErrno(gpiod_line_set_value(line, active ? 1 : 0)) }
     }
 
     /// The corresponding C function is `gpiod_line_event_get_fd`.
-    static func _eventDescriptor(_ line: OpaquePointer) -> Result<Int32, GPIOErrno> {
-        retryingEINTR({ $0 == -1 }, { gpiod_line_event_get_fd(line) })
+    static func _eventDescriptor(_ line: OpaquePointer) -> Result<FileDescriptor, Errno> {
+        retryOnInterrupt { valueOrErrno(gpiod_line_event_get_fd(line)) }.map { FileDescriptor(rawValue: $0) }
     }
 
     /// Whether an event is pending, without waiting. The corresponding C function is
     /// `gpiod_line_event_wait` (with a zero timeout).
-    static func _eventPending(_ line: OpaquePointer) -> Result<Bool, GPIOErrno> {
+    static func _eventPending(_ line: OpaquePointer) -> Result<Bool, Errno> {
         var zero = timespec(tv_sec: 0, tv_nsec: 0)
-        return retryingEINTR({ $0 == -1 }, { gpiod_line_event_wait(line, &zero) }).map { $0 == 1 }
+        return retryOnInterrupt { valueOrErrno(gpiod_line_event_wait(line, &zero)) }.map { $0 == 1 }
     }
 
     /// Reads one pending event. The corresponding C function is `gpiod_line_event_read`.
-    static func _readEvent(_ line: OpaquePointer) -> Result<GPIOEdge, GPIOErrno> {
+    static func _readEvent(_ line: OpaquePointer) -> Result<GPIOEdge, Errno> {
         var event = gpiod_line_event()
-        return retryingEINTR({ $0 == -1 }, { gpiod_line_event_read(line, &event) }).map { _ in
+        return retryOnInterrupt { nothingOrErrno(gpiod_line_event_read(line, &event)) }.map {
             GPIOEdge(
                 isActive: event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE),
                 timestamp: UInt64(event.ts.tv_sec) &* 1_000_000_000 &+ UInt64(event.ts.tv_nsec))

@@ -42,11 +42,11 @@ public final class LibgpiodBackend: GPIOBackend {
         case .success(let p):
             chip = Chip(p, description: description)
         case .failure(let e):
-            switch e.code {
-            case ENOENT: throw .chipNotFound(chip: description, errno: e.code, present: Libgpiod._presentChips())
-            case EACCES, EPERM: throw .permissionDenied(chip: description, errno: e.code)
-            case ENOTTY, ENODEV, EINVAL: throw .notAGPIOChip(chip: description, errno: e.code)
-            default: throw .chipOpenFailed(chip: description, errno: e.code)
+            switch e.rawValue {
+            case ENOENT: throw .chipNotFound(chip: description, errno: e, present: Libgpiod._presentChips())
+            case EACCES, EPERM: throw .permissionDenied(chip: description, errno: e)
+            case ENOTTY, ENODEV, EINVAL: throw .notAGPIOChip(chip: description, errno: e)
+            default: throw .chipOpenFailed(chip: description, errno: e)
             }
         }
     }
@@ -77,7 +77,7 @@ public final class LibgpiodBackend: GPIOBackend {
             return LibgpiodInputLine(chip: chip, line: line, spec: spec, fileDescriptor: fd)
         case .failure(let e):
             Libgpiod._release(line)
-            throw .requestFailed(chip: chip.description, line: spec, errno: e.code)
+            throw .requestFailed(chip: chip.description, line: spec, errno: e)
         }
     }
 
@@ -86,16 +86,16 @@ public final class LibgpiodBackend: GPIOBackend {
         guard spec.offset < count else { throw .lineOutOfRange(chip: chip.description, line: spec, lineCount: count) }
         switch Libgpiod._line(chip.pointer, spec.offset) {
         case .success(let line): return line
-        case .failure(let e) where e.code == EINVAL:
+        case .failure(let e) where e == .invalidArgument:
             throw .lineOutOfRange(chip: chip.description, line: spec, lineCount: count)
-        case .failure(let e): throw .requestFailed(chip: chip.description, line: spec, errno: e.code)
+        case .failure(let e): throw .requestFailed(chip: chip.description, line: spec, errno: e)
         }
     }
 
-    func requestError(_ e: Libgpiod.GPIOErrno, _ line: OpaquePointer, _ spec: GPIOLineSpec) -> GPIOError {
-        if e.code == EBUSY { return .lineBusy(chip: chip.description, line: spec, consumer: Libgpiod._consumer(line)) }
-        if e.code == EACCES || e.code == EPERM { return .permissionDenied(chip: chip.description, errno: e.code) }
-        return .requestFailed(chip: chip.description, line: spec, errno: e.code)
+    func requestError(_ e: Errno, _ line: OpaquePointer, _ spec: GPIOLineSpec) -> GPIOError {
+        if e.rawValue == EBUSY { return .lineBusy(chip: chip.description, line: spec, consumer: Libgpiod._consumer(line)) }
+        if e == .accessDenied || e == .notPermitted { return .permissionDenied(chip: chip.description, errno: e) }
+        return .requestFailed(chip: chip.description, line: spec, errno: e)
     }
 }
 
@@ -115,7 +115,7 @@ final class LibgpiodOutputLine: GPIOOutputLine {
     func set(active: Bool) throws(GPIOError) {
         guard let line else { throw .released(line: spec) }
         if case .failure(let e) = Libgpiod._setValue(line, active) {
-            throw .ioFailed(operation: "set", line: spec, errno: e.code)
+            throw .ioFailed(operation: "set", line: spec, errno: e)
         }
         isActive = active
     }
@@ -139,9 +139,9 @@ final class LibgpiodInputLine: GPIOInputLine {
     let chip: LibgpiodBackend.Chip
     var line: OpaquePointer?
     let spec: GPIOLineSpec
-    private(set) var fileDescriptor: Int32?
+    private(set) var fileDescriptor: FileDescriptor?
 
-    init(chip: LibgpiodBackend.Chip, line: OpaquePointer, spec: GPIOLineSpec, fileDescriptor: Int32) {
+    init(chip: LibgpiodBackend.Chip, line: OpaquePointer, spec: GPIOLineSpec, fileDescriptor: FileDescriptor) {
         self.chip = chip
         self.line = line
         self.spec = spec
@@ -155,11 +155,11 @@ final class LibgpiodInputLine: GPIOInputLine {
             switch Libgpiod._eventPending(line) {
             case .success(false): return edges
             case .success(true): break
-            case .failure(let e): throw .ioFailed(operation: "event wait", line: spec, errno: e.code)
+            case .failure(let e): throw .ioFailed(operation: "event wait", line: spec, errno: e)
             }
             switch Libgpiod._readEvent(line) {
             case .success(let edge): edges.append(edge)
-            case .failure(let e): throw .ioFailed(operation: "event read", line: spec, errno: e.code)
+            case .failure(let e): throw .ioFailed(operation: "event read", line: spec, errno: e)
             }
         }
         return edges

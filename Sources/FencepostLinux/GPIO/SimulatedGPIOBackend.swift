@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// One output level change, as the simulated backends report it.
 public struct GPIOPinChange: Hashable, Sendable, CustomStringConvertible {
     /// From the backend's clock, nanoseconds.
@@ -100,7 +94,7 @@ final class SimulatedInputLine: GPIOInputLine {
 
     init(spec: GPIOLineSpec) { self.spec = spec }
 
-    var fileDescriptor: Int32? { nil }
+    var fileDescriptor: FileDescriptor? { nil }
 
     func readEvents() throws(GPIOError) -> [GPIOEdge] {
         guard !released else { throw .released(line: spec) }
@@ -128,8 +122,11 @@ public final class ConsoleGPIOBackend: SimulatedGPIOBackend {
 
     /// Lines go to `fileDescriptor` (e.g. 1 for standard output) with `write(2)`; write errors are
     /// ignored (the console is best effort).
-    public convenience init(clock: @escaping () -> UInt64, fileDescriptor: Int32) {
-        self.init(clock: clock) { text in ConsoleGPIOBackend.writeAll(text, to: fileDescriptor) }
+    public convenience init(clock: @escaping () -> UInt64, fileDescriptor: FileDescriptor) {
+        self.init(clock: clock) { text in
+            var text = text
+            text.withUTF8 { try? fileDescriptor.writeAll(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     public override var backendDescription: String { "console" }
@@ -140,20 +137,6 @@ public final class ConsoleGPIOBackend: SimulatedGPIOBackend {
         let fraction = ms % 1000
         let pad = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
         return "+\(ms / 1000).\(pad)\(fraction) s  \(change.line) \(change.isActive ? "on" : "off")\n"
-    }
-
-    /// Writes all of `text` (short writes continue; `EINTR` is retried in `Libgpiod.retryingEINTR`).
-    /// The corresponding C function is `write`.
-    static func writeAll(_ text: String, to fd: Int32) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = Libgpiod.retryingEINTR({ $0 == -1 }, {
-                bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            })
-            guard case .success(let n) = written, n > 0 else { return }
-            offset += n
-        }
     }
 }
 

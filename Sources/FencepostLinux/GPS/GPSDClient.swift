@@ -73,13 +73,19 @@ public final class GPSDClient {
             LibGPS._deallocate(data)
             throw .connectFailed(host: host, port: port, code: e.code, message: e.message)
         }
-        var failure: LibGPS.GPSErrno?
-        if case .failure(let e) = LibGPS._watch(data) { failure = e }
-        if failure == nil, case .failure(let e) = LibGPS._setNonBlocking(LibGPS._descriptor(data)) { failure = e }
-        if let e = failure {
+        var failure: (code: Int32, message: String)?
+        if case .failure(let e) = LibGPS._watch(data) { failure = (e.code, e.message) }
+        if failure == nil {
+            do throws(Errno) {
+                try LibGPS._descriptor(data).setNonBlocking(true)
+            } catch {
+                failure = (error.rawValue, error.description)
+            }
+        }
+        if let failure {
             LibGPS._close(data)
             LibGPS._deallocate(data)
-            throw .watchFailed(host: host, port: port, code: e.code, message: e.message)
+            throw .watchFailed(host: host, port: port, code: failure.code, message: failure.message)
         }
         self.data = data
     }
@@ -91,7 +97,7 @@ public final class GPSDClient {
     }
 
     /// The socket to watch for readability; nil once closed.
-    public var fileDescriptor: Int32? { data.map(LibGPS._descriptor) }
+    public var fileDescriptor: FileDescriptor? { data.map(LibGPS._descriptor) }
 
     /// Whether the connection is open.
     public var isConnected: Bool { data != nil }

@@ -46,14 +46,8 @@ enum LibGPS {
     }
 
     /// The socket. The corresponding C field is `gps_data_t.gps_fd`.
-    static func _descriptor(_ data: UnsafeMutablePointer<gps_data_t>) -> Int32 { fencepost_gps_fd(data) }
-
-    /// Makes `fd` non-blocking, so that `gps_read` returns 0 instead of blocking when no full message
-    /// is available. The corresponding C function is `fcntl`.
-    static func _setNonBlocking(_ fd: Int32) -> Result<Void, GPSErrno> {
-        let flags = fcntl(fd, F_GETFL)
-        if flags == -1 { return .failure(lastError()) }
-        return fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1 ? .failure(lastError()) : .success(())
+    static func _descriptor(_ data: UnsafeMutablePointer<gps_data_t>) -> FileDescriptor {
+        FileDescriptor(rawValue: fencepost_gps_fd(data))
     }
 
     /// The outcome of one `gps_read`.
