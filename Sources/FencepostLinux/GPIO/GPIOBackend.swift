@@ -33,7 +33,9 @@ public enum GPIOBias: UInt8, Hashable, Sendable {
 public struct GPIOEdge: Hashable, Sendable {
     /// The line's new logical level (active-low already applied).
     public var isActive: Bool
-    /// Nanoseconds on the kernel's event clock (`CLOCK_MONOTONIC` for the v1 uAPI since Linux 5.7).
+    /// Nanoseconds on the kernel's event clock: `CLOCK_MONOTONIC` for the v1 uAPI since Linux 5.7
+    /// (`CLOCK_REALTIME` before). Advance a ``ButtonDebouncer`` fed with these on the same clock;
+    /// `CLOCK_BOOTTIME` equals it on a board that never suspends.
     public var timestamp: UInt64
 
     public init(isActive: Bool, timestamp: UInt64) {
