@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
-        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "SeededRandom"]),
+        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
     ],
