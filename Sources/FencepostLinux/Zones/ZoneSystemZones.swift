@@ -155,7 +155,7 @@ public struct SystemZones: Sendable {
             cache.store(key, file.identity, rules)
             return rules
         case .failure(let e):
-            throw ZoneError.unreadableFile(path: path, errno: e.code, message: e.message)
+            throw ZoneError.unreadableFile(path: path, errno: e.rawValue, message: e.description)
         }
     }
 

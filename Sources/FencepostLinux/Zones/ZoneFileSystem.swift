@@ -4,90 +4,70 @@ import Glibc
 import Musl
 #endif
 
-/// An `errno` value from a failed call.
-struct ZoneErrno: Error, Equatable {
-    var code: Int32
-
-    /// `strerror(code)`.
-    var message: String { String(cString: strerror(code)) }
-}
-
 /// The file system calls zone loading needs, in three layers (swift-system's pattern): internal
-/// `_…` functions returning `Result<_, ZoneErrno>`, built on one-line shims that alone touch libc.
-/// `EINTR` is retried in exactly one place, ``valueOrErrno(_:)``.
+/// `_…` functions returning `Result<_, Errno>`, built on one-line shims that alone touch libc.
+/// `EINTR` is retried by the shell's one helper, `retryOnInterrupt`.
 enum ZoneFileSystem {
     /// Largest file read; real TZif files are under 200 KB.
     static let maximumFileSize = 16 << 20
-
-    // MARK: Helpers
-
-    /// Calls `body` until it does not fail with `EINTR`; -1 becomes the `errno` at that moment.
-    static func valueOrErrno<I: FixedWidthInteger>(_ body: () -> I) -> Result<I, ZoneErrno> {
-        while true {
-            let r = body()
-            if r != -1 { return .success(r) }
-            let e = errno
-            if e != EINTR { return .failure(ZoneErrno(code: e)) }
-        }
-    }
 
     // MARK: Operations
 
     /// The whole contents of a regular file (at most ``maximumFileSize`` bytes; larger is `EFBIG`),
     /// with the file's identity for cache validation. The corresponding C functions are `open`,
     /// `fstat`, `read` and `close`.
-    static func _readFile(path: String) -> Result<(bytes: [UInt8], identity: FileIdentity), ZoneErrno> {
+    static func _readFile(path: String) -> Result<(bytes: [UInt8], identity: FileIdentity), Errno> {
         let fd: Int32
-        switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
+        switch retryOnInterrupt({ valueOrErrno(system_open(path, O_RDONLY | O_CLOEXEC)) }) {
         case .success(let v): fd = v
         case .failure(let e): return .failure(e)
         }
         defer { _ = system_close(fd) }  // close is not retried: Linux releases the descriptor anyway
         var st = stat()
-        if case .failure(let e) = valueOrErrno({ system_fstat(fd, &st) }) { return .failure(e) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(ZoneErrno(code: EISDIR)) }
-        guard Int(st.st_size) <= maximumFileSize else { return .failure(ZoneErrno(code: EFBIG)) }
+        if case .failure(let e) = retryOnInterrupt({ valueOrErrno(system_fstat(fd, &st)) }) { return .failure(e) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(Errno.isDirectory) }
+        guard Int(st.st_size) <= maximumFileSize else { return .failure(Errno(rawValue: EFBIG)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(Int(st.st_size), 4096) + 1)
         while true {
             let n: Int
-            switch valueOrErrno({ chunk.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) } }) {
+            switch retryOnInterrupt({ valueOrErrno(chunk.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }) }) {
             case .success(let v): n = v
             case .failure(let e): return .failure(e)
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
-            if bytes.count > maximumFileSize { return .failure(ZoneErrno(code: EFBIG)) }
+            if bytes.count > maximumFileSize { return .failure(Errno(rawValue: EFBIG)) }
         }
         return .success((bytes, FileIdentity(st)))
     }
 
     /// Up to `count` bytes from the start of a file (`open`, `read`, `close`).
-    static func _readPrefix(path: String, count: Int) -> Result<[UInt8], ZoneErrno> {
+    static func _readPrefix(path: String, count: Int) -> Result<[UInt8], Errno> {
         let fd: Int32
-        switch valueOrErrno({ system_open(path, O_RDONLY | O_CLOEXEC) }) {
+        switch retryOnInterrupt({ valueOrErrno(system_open(path, O_RDONLY | O_CLOEXEC)) }) {
         case .success(let v): fd = v
         case .failure(let e): return .failure(e)
         }
         defer { _ = system_close(fd) }
         var buffer = [UInt8](repeating: 0, count: count)
-        return valueOrErrno({ buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) } })
+        return retryOnInterrupt({ valueOrErrno(buffer.withUnsafeMutableBytes { system_read(fd, $0.baseAddress, $0.count) }) })
             .map { n in Array(buffer[..<n]) }
     }
 
     /// The identity of the file a path leads to (symlinks followed). The corresponding C function
     /// is `stat`.
-    static func _identity(path: String) -> Result<FileIdentity, ZoneErrno> {
+    static func _identity(path: String) -> Result<FileIdentity, Errno> {
         var st = stat()
-        return valueOrErrno({ system_stat(path, &st) }).map { _ in FileIdentity(st) }
+        return retryOnInterrupt({ valueOrErrno(system_stat(path, &st)) }).map { _ in FileIdentity(st) }
     }
 
     /// The target of a symbolic link, as written in the link. The corresponding C function is
     /// `readlink`.
-    static func _readLink(path: String) -> Result<String, ZoneErrno> {
+    static func _readLink(path: String) -> Result<String, Errno> {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = buffer.count
-        return valueOrErrno({ buffer.withUnsafeMutableBufferPointer { system_readlink(path, $0.baseAddress!, count - 1) } })
+        return retryOnInterrupt({ valueOrErrno(buffer.withUnsafeMutableBufferPointer { system_readlink(path, $0.baseAddress!, count - 1) }) })
             .map { n in String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
     }
 
@@ -97,8 +77,8 @@ enum ZoneFileSystem {
     /// The entries of a directory except `.` and `..`, sorted, with their kinds (symlinks
     /// followed; a dangling link is `.other`). The corresponding C functions are `opendir`,
     /// `readdir`, `closedir` and `stat`.
-    static func _listDirectory(path: String) -> Result<[(name: String, kind: EntryKind, identity: FileIdentity?)], ZoneErrno> {
-        guard let dir = system_opendir(path) else { return .failure(ZoneErrno(code: errno)) }
+    static func _listDirectory(path: String) -> Result<[(name: String, kind: EntryKind, identity: FileIdentity?)], Errno> {
+        guard let dir = system_opendir(path) else { return .failure(Errno.current) }
         defer { _ = system_closedir(dir) }
         var names: [String] = []
         while let entry = system_readdir(dir) {
