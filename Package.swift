@@ -55,6 +55,7 @@ let package = Package(
         // The agent: the notification center with its durable state, and (later) the daemon.
         .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
