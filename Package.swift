@@ -63,7 +63,7 @@ let package = Package(
             name: "fencepost",
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
-                "LocalNotifications", "FencepostAgent",
+                "LocalNotifications", "FencepostAgent", "FencepostWorkloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -31,6 +31,7 @@ struct FencepostCommand: ParsableCommand {
             Berlin skips 02:00-03:00 on 29 March 2026: compare --policy nextTime and \
             --policy strict. Scripts ask many questions at once with `fencepost next --jsonl`.
             """,
-        subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self]
+        version: fencepostVersion,
+        subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self]
     )
 }

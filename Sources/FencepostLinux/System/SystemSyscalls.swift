@@ -13,3 +13,5 @@ import Musl
 @inline(__always) func system_clock_gettime(_ clock: clockid_t, _ ts: UnsafeMutablePointer<timespec>) -> Int32 {
     clock_gettime(clock, ts)
 }
+@inline(__always) func system_uname(_ name: UnsafeMutablePointer<utsname>) -> Int32 { uname(name) }
+@inline(__always) func system_sysconf(_ name: Int32) -> Int { sysconf(name) }

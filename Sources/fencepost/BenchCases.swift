@@ -1,0 +1,246 @@
+// The cases of `fencepost bench`: which code, on which workload. The workloads themselves are
+// FencepostWorkloads' (shared with Benchmarks/, never copied); this file only wires them to the
+// harness. A case is prepared (zones loaded, circles and index built, log made) only when it was
+// selected, so `--filter` keeps a run small.
+import CivilTime
+import FencepostJSON
+import FencepostLinux
+import FencepostWorkloads
+import Geofencing
+import LocalNotifications
+import NMEA
+import Position
+
+/// One selectable benchmark.
+struct BenchCase {
+    /// "geofence index, uniform": what is measured.
+    var name: String
+    /// "1k": the workload's size ("—" when it has none).
+    var size: String
+    /// The case this one is compared with ("vs baseline"), by ``id``.
+    var baseline: String?
+    /// At most this many seconds, whatever `--seconds` says (brute force at 100k and 1M).
+    var budgetCap: Double?
+    /// Builds the workload and returns the body to measure.
+    var prepare: (BenchInputs) throws(ReplayFailure) -> PreparedBench
+
+    /// "geofence index, uniform 1k": what `--filter` matches and the JSON names.
+    var id: String { size == "—" ? name : "\(name) \(size)" }
+}
+
+/// A case ready to run.
+struct PreparedBench {
+    var body: BenchBody
+    /// Operations per iteration of `body` (sentences per pass of a log).
+    var operationsPerIteration = 1
+    /// Bytes per operation, for MB/s (the NMEA cases).
+    var bytesPerOperation: Double?
+    /// The unit of one operation, for the JSON ("call", "query", "sentence", "add+remove").
+    var operation: String
+    /// Facts about the workload for the JSON ("sentencesPerPass").
+    var details: [(key: String, value: JSONValue)] = []
+}
+
+/// Inputs shared between cases, built on first use: zones, the NMEA log.
+final class BenchInputs {
+    let zones = SystemZones()
+    let nmeaSize: Int
+    let nmeaFiles: [String]
+    private var zoneCache: [String: ZoneRules] = [:]
+    private var logCache: [UInt8]?
+
+    init(nmeaSize: Int, nmeaFiles: [String]) {
+        self.nmeaSize = nmeaSize
+        self.nmeaFiles = nmeaFiles
+    }
+
+    func zone(_ name: String) throws(ReplayFailure) -> ZoneRules {
+        if let z = zoneCache[name] { return z }
+        do throws(ZoneError) {
+            let z = try zones.rules(named: name)
+            zoneCache[name] = z
+            return z
+        } catch {
+            throw ReplayFailure(66, "cannot load zone \(name) from \(zones.directory): \(error)")
+        }
+    }
+
+    /// The NMEA log: the files of `--nmea-log` repeated to `nmeaSize`, or the synthetic log.
+    func nmeaLog() throws(ReplayFailure) -> [UInt8] {
+        if let logCache { return logCache }
+        let log: [UInt8]
+        if nmeaFiles.isEmpty {
+            log = NMEAWorkload.syntheticLog(size: nmeaSize)
+        } else {
+            var drives: [[UInt8]] = []
+            for f in nmeaFiles { drives.append(try readWholeFile(f, what: "NMEA log")) }
+            guard drives.contains(where: { !$0.isEmpty }) else { throw ReplayFailure(65, "--nmea-log: the files are empty") }
+            log = NMEAWorkload.log(repeating: drives, size: nmeaSize)
+        }
+        logCache = log
+        return log
+    }
+}
+
+enum BenchCatalog {
+    /// Every case, in run order, for these flags. A baseline precedes the cases compared with it.
+    static func cases(allZones: Bool, large: Bool, nmeaSize: Int = 4_000_000) -> [BenchCase] {
+        var list: [BenchCase] = []
+        let zoneNames = allZones ? NextFireWorkload.zoneNames : ["Europe/Berlin"]
+        for zone in zoneNames {
+            for shape in NextFireWorkload.shapes { list.append(nextFire(shape, zone)) }
+        }
+        var sets: [(Int, GeofenceWorkload.Spread)] = [(20, .uniform), (20, .clustered), (1_000, .uniform), (1_000, .clustered),
+                                                      (100_000, .uniform), (100_000, .clustered)]
+        if large { sets.append((1_000_000, .uniform)) }
+        for (count, spread) in sets { list += geofence(count, spread) }
+        list += nmea(size: nmeaSize)
+        list.append(engine())
+        return list
+    }
+
+    static func sizeText(_ n: Int) -> String {
+        n >= 1_000_000 && n % 1_000_000 == 0 ? "\(n / 1_000_000)M" : n >= 1_000 && n % 1_000 == 0 ? "\(n / 1_000)k" : "\(n)"
+    }
+
+    /// "4.0 MB", "200 kB".
+    static func megabytes(_ bytes: Double) -> String {
+        bytes >= 1e6 ? BenchFormat.decimal(bytes / 1e6, 1) + " MB" : BenchFormat.decimal(bytes / 1e3, 0) + " kB"
+    }
+
+    // MARK: Next fire
+
+    /// `CalendarSchedule.nextDate(after:in:)` on 4,096 seeded starts in 2000…2100, one call per operation.
+    static func nextFire(_ shape: NextFireWorkload.Shape, _ zoneName: String) -> BenchCase {
+        BenchCase(name: "next-fire \(shape.name), \(zoneName)", size: "—") { inputs throws(ReplayFailure) in
+            let zone = try inputs.zone(zoneName)
+            let schedule: CalendarSchedule
+            do throws(CalendarMatchError) { schedule = try CalendarSchedule(shape.match) } catch {
+                throw ReplayFailure(70, "workload shape \(shape.name): \(error)")
+            }
+            let starts = NextFireWorkload.starts(count: 4096)
+            var i = 0
+            return PreparedBench(body: { n in
+                var sum: UInt64 = 0
+                for _ in 0 ..< n {
+                    if let d = schedule.nextDate(after: starts[i & 4095], in: zone) { sum &+= UInt64(bitPattern: d.secondsSinceEpoch) }
+                    i &+= 1
+                }
+                return sum
+            }, operation: "call")
+        }
+    }
+
+    // MARK: Geofence
+
+    /// The brute-force haversine scan (the baseline), then `RegionIndex.query`, on the same seeded
+    /// circles and 4,096 fixes (half near a circle). One query per operation.
+    static func geofence(_ count: Int, _ spread: GeofenceWorkload.Spread) -> [BenchCase] {
+        let size = sizeText(count)
+        let brute = BenchCase(name: "geofence brute force, \(spread.rawValue)", size: size,
+                              budgetCap: count >= 1_000_000 ? 0.5 : count >= 100_000 ? 0.25 : nil) { _ in
+            let circles = GeofenceWorkload.circles(count: count, spread: spread)
+            let points = GeofenceWorkload.queries(count: 4096, spread: spread, near: circles)
+            var i = 0
+            return PreparedBench(body: { n in
+                var hits: UInt64 = 0
+                for _ in 0 ..< n {
+                    hits &+= UInt64(GeofenceWorkload.bruteForceCount(circles, points[i & 4095]))
+                    i &+= 1
+                }
+                return hits
+            }, operation: "query")
+        }
+        let index = BenchCase(name: "geofence index, \(spread.rawValue)", size: size, baseline: brute.id) { _ in
+            let circles = GeofenceWorkload.circles(count: count, spread: spread)
+            let index = GeofenceWorkload.index(circles)
+            let points = GeofenceWorkload.queries(count: 4096, spread: spread, near: circles)
+            var results: [Int32] = []
+            results.reserveCapacity(64)
+            var i = 0
+            return PreparedBench(body: { n in
+                var hits: UInt64 = 0
+                for _ in 0 ..< n {
+                    index.query(points[i & 4095], into: &results)
+                    hits &+= UInt64(results.count)
+                    i &+= 1
+                }
+                return hits
+            }, operation: "query")
+        }
+        return [brute, index]
+    }
+
+    // MARK: NMEA
+
+    /// One pass over the whole log per iteration; an operation is one sentence.
+    static func nmea(size: Int) -> [BenchCase] {
+        let label = megabytes(Double(size))
+        func prepared(_ inputs: BenchInputs, decode: Bool) throws(ReplayFailure) -> PreparedBench {
+            let log = try inputs.nmeaLog()
+            // One pass outside the measurement: what the framer accepts and rejects.
+            var probe = NMEAFramer()
+            log.withUnsafeBytes { probe.feed($0) { _ in } }
+            let c = probe.counters
+            let rejected = c.badChecksum + c.missingChecksum + c.overlong + c.nonPrintable + c.truncated + c.empty
+            let sentences = max(1, c.sentences)
+            return PreparedBench(body: { n in
+                var sum: UInt64 = 0
+                for _ in 0 ..< n {
+                    var framer = NMEAFramer()
+                    var decoder = NMEADecoder()
+                    log.withUnsafeBytes { bytes in
+                        if decode {
+                            framer.feed(bytes) { if decoder.decode($0) != nil { sum &+= 1 } }
+                        } else {
+                            framer.feed(bytes) { sum &+= UInt64($0.count) }
+                        }
+                    }
+                }
+                return sum
+            }, operationsPerIteration: sentences, bytesPerOperation: Double(log.count) / Double(sentences), operation: "sentence",
+               details: [("bytesPerPass", .integer(Int64(log.count))), ("sentencesPerPass", .integer(Int64(c.sentences))),
+                         ("rejectedPerPass", .integer(Int64(rejected)))])
+        }
+        return [
+            BenchCase(name: "nmea framer", size: label) { inputs throws(ReplayFailure) in try prepared(inputs, decode: false) },
+            BenchCase(name: "nmea framer+decoders", size: label) { inputs throws(ReplayFailure) in try prepared(inputs, decode: true) },
+        ]
+    }
+
+    // MARK: Notification engine
+
+    /// `NotificationEngine.add` then `removePending` of one calendar request while 10,000 stand.
+    static func engine() -> BenchCase {
+        BenchCase(name: "engine add+remove", size: "10k pending") { inputs throws(ReplayFailure) in
+            var zones: [String: ZoneRules] = [:]
+            for name in NotificationCenterWorkload.zoneNames { zones[name] = try inputs.zone(name) }
+            let device = try inputs.zone("Europe/Berlin")
+            let lookup = zones
+            let box = EngineBox(NotificationCenterWorkload.engine(NotificationCenterWorkload.calendarRequests(count: 10_000),
+                                                                  deviceZone: device, zoneLookup: { lookup[$0] }))
+            let extra = NotificationCenterWorkload.calendarRequests(count: 1024, seed: 0xBE4C_0001, prefix: "bench")
+            let clock = NotificationCenterWorkload.clock
+            var k = 0
+            return PreparedBench(body: { n in
+                var sum: UInt64 = 0
+                for _ in 0 ..< n {
+                    let r = extra[k & 1023]
+                    k &+= 1
+                    do throws(RequestError) { sum &+= UInt64(try box.engine.add(r, clock: clock).changes.count) } catch {
+                        preconditionFailure("bench request \(r.identifier): \(error)")
+                    }
+                    sum &+= UInt64(box.engine.removePending([r.identifier]).changes.count)
+                }
+                return sum
+            }, operation: "add+remove")
+        }
+    }
+
+    /// The engine, mutated in place by the body (a struct captured by a closure would be copied
+    /// on write).
+    final class EngineBox {
+        var engine: NotificationEngine
+        init(_ engine: NotificationEngine) { self.engine = engine }
+    }
+}
