@@ -1,0 +1,149 @@
+// The control service (design §6): one JSON-RPC line in, one answer out, over the durable
+// notification center. No I/O of its own: the daemon reads lines (LineFramer), calls `handle`,
+// writes `line`, signals `output`'s deliveries and acknowledgements, and stops on `fatal`.
+//
+//   method           params                                     result
+//   add              {"request":{…}} | {"requests":[…]}         {"added":[ids],"evicted":[outcome…]}
+//   pending          {}                                         [{"request","nextFire","regionState","waitingFor"}]
+//   remove           {"ids":[…]} | {"all":true}                 {"removed":[ids]}
+//   delivered        {}                                         [delivery…]
+//   removeDelivered  {"ids":[…]} | {"all":true}                 {"removed":[ids]}
+//   ack              {"delivery":id,"action":"default"}         {"delivery","action","snoozed"}
+//   categories       {} | {"set":[…]}                           [category…]
+//   apply            {"requests":[…],"categories":[…]}          {"added","replaced","removed","unchanged"}
+//   status           {}                                         {"clock","gps","badge","delivered","pending"}
+//
+// Lists are all-or-nothing: every request is checked (on a copy of the engine) before the
+// center commits any of them.
+import CivilTime
+import FencepostJSON
+import LocalNotifications
+
+/// What the daemon does with one handled line.
+public struct ControlReply {
+    /// The answer, a whole line ending in `\n` (enqueue it as is); nil for a JSON-RPC
+    /// notification, which is never answered.
+    public var line: [UInt8]?
+    /// Deliveries to signal and acknowledgements to act on (already committed).
+    public var output: EngineOutput
+    /// The state file could not be written: the engine's memory is ahead of the file; the daemon
+    /// must stop (systemd restarts it from the last commit). `line` then carries a -32000 error.
+    public var fatal: CenterError?
+
+    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil) {
+        self.line = line; self.output = output; self.fatal = fatal
+    }
+}
+
+/// The JSON-RPC methods of the agent, over one ``DurableNotificationCenter``.
+///
+/// Keeps one piece of state: the requests `apply` installed (also in the store's meta under
+/// ``appliedMetaKey``, read from the center at first use), so use one service per center.
+public struct ControlService {
+    /// The methods, in the order `method not found` lists them.
+    public static let methods = ["add", "pending", "remove", "delivered", "removeDelivered", "ack", "categories", "apply", "status"]
+    /// Meta key of the requests installed by `apply`: a JSON object, id → the request's JSON.
+    public static let appliedMetaKey = "apply.requests"
+
+    /// id → the JSON of each request `apply` installed; nil until read from the meta.
+    var applied: [(id: String, json: JSONValue)]?
+
+    public init() {}
+
+    /// Handles one line (without its `\n`). Never traps on any input.
+    public mutating func handle(line: [UInt8], center: DurableNotificationCenter, clock: EngineClock,
+                                status: AgentStatus) -> ControlReply {
+        let request: RPCRequest
+        switch RPCRequest.read(line) {
+        case .request(let r): request = r
+        case .failure(let error, let id): return ControlReply(line: id.map { RPCReply.error(error, id: $0) })
+        }
+        var call = Call(center: center, clock: clock, status: status, params: request.params)
+        let result: Result<JSONValue, RPCError>
+        do throws(RPCError) {
+            result = .success(try dispatch(request.method, &call))
+        } catch {
+            result = .failure(error)
+        }
+        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal) }
+        switch result {
+        case .success(let value): return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal)
+        case .failure(let e): return ControlReply(line: RPCReply.error(e, id: id), output: call.output, fatal: call.fatal)
+        }
+    }
+
+    /// The answer to a line longer than `limit` bytes (the framer dropped it; its id is unknown).
+    public static func tooLong(limit: Int) -> [UInt8] {
+        RPCReply.error(RPCError(.invalidRequest, "invalid request: the line is longer than \(limit) bytes"), id: .null)
+    }
+
+    mutating func dispatch(_ method: String, _ call: inout Call) throws(RPCError) -> JSONValue {
+        switch method {
+        case "add": return try add(&call)
+        case "pending": return try pending(&call)
+        case "remove": return try remove(&call)
+        case "delivered": return try delivered(&call)
+        case "removeDelivered": return try removeDelivered(&call)
+        case "ack": return try ack(&call)
+        case "categories": return try categories(&call)
+        case "apply": return try apply(&call)
+        case "status": return try statusResult(&call)
+        default:
+            throw RPCError(.methodNotFound, "method not found: \"\(method)\" (methods: \(Self.methods.joined(separator: ", ")))")
+        }
+    }
+}
+
+/// One call's context: the params, and what it produced for the daemon.
+struct Call {
+    let center: DurableNotificationCenter
+    let clock: EngineClock
+    let status: AgentStatus
+    let params: JSONValue
+    var output = EngineOutput()
+    var fatal: CenterError?
+
+    /// Runs an engine operation through the center; a store failure becomes `fatal` and a -32000.
+    /// `path` names the list element a broken rule belongs to (`requests[2]`).
+    mutating func perform(meta: [(String, String)] = [], path: () -> String = { "" },
+                          _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(RPCError) -> EngineOutput {
+        do {
+            let out = try center.perform(meta: meta, operation)
+            output.append(out)
+            return out
+        } catch {
+            switch error {
+            case .request(let e): throw RPCError.rule(e, at: path())
+            case .store:
+                fatal = error
+                throw RPCError(.serverError, "\(error); the agent stops")
+            }
+        }
+    }
+
+    /// Checks that params has only `allowed` keys.
+    func keys(_ allowed: [String]) throws(RPCError) {
+        guard case .object(let m) = params else { throw RPCError.params("params must be an object") }
+        for (k, _) in m where !allowed.contains(k) {
+            throw RPCError.params("unknown parameter \"\(k)\" (known: \(allowed.isEmpty ? "none" : allowed.joined(separator: ", ")))")
+        }
+    }
+
+    /// `{"ids":[…]}` or `{"all":true}`: nil for all.
+    func idsOrAll() throws(RPCError) -> [String]? {
+        try keys(["ids", "all"])
+        let ids = params["ids"], all = params["all"]
+        switch (ids, all) {
+        case (nil, .bool(true)?): return nil
+        case (.array(let list)?, nil), (.array(let list)?, .bool(false)?):
+            var out: [String] = []
+            for (i, v) in list.enumerated() {
+                guard case .string(let s) = v else { throw RPCError.params("ids[\(i)] must be a string, got \(v.kindDescription)") }
+                out.append(s)
+            }
+            return out
+        default:
+            throw RPCError.params("give {\"ids\":[…]} or {\"all\":true}")
+        }
+    }
+}
