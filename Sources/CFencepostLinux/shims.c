@@ -11,3 +11,12 @@ int cfl_posix_openpt(int flags) { return posix_openpt(flags); }
 int cfl_grantpt(int fd) { return grantpt(fd); }
 int cfl_unlockpt(int fd) { return unlockpt(fd); }
 int cfl_ptsname_r(int fd, char *buf, size_t buflen) { return ptsname_r(fd, buf, buflen); }
+
+#include <sys/timex.h>
+
+int cfl_clock_synchronized(void) {
+    struct timex tx = {0};
+    int state = ntp_adjtime(&tx);
+    if (state == -1) return -1;
+    return (state != TIME_ERROR && !(tx.status & STA_UNSYNC)) ? 1 : 0;
+}

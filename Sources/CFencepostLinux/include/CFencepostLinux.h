@@ -27,4 +27,8 @@ int cfl_grantpt(int fd);
 int cfl_unlockpt(int fd);
 int cfl_ptsname_r(int fd, char *buf, size_t buflen);
 
+/// 1 when the kernel says the clock is synchronised (NTP: `ntp_adjtime` returns TIME_OK and
+/// STA_UNSYNC is clear), 0 when not, -1 with errno on failure.
+int cfl_clock_synchronized(void);
+
 #endif
