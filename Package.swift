@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
                 "LocalNotifications", "FencepostAgent", "FencepostWorkloads",
+                "ConfigFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -32,6 +32,8 @@ struct FencepostCommand: ParsableCommand {
             --policy strict. Scripts ask many questions at once with `fencepost next --jsonl`.
             """,
         version: fencepostVersion,
-        subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self]
+        subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
+                      AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
+                      CategoriesCommand.self, ApplyCommand.self, StatusCommand.self]
     )
 }

@@ -1,0 +1,45 @@
+// `fencepost add FILE|-`: add requests to the running agent.
+import ArgumentParser
+import FencepostJSON
+
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add notification requests to the agent (a request with the same id is replaced).",
+        discussion: """
+            FILE holds one JSON request (it may span lines), a JSON array of requests, or JSON \
+            lines (one request a line; blank lines and # comments are skipped). - reads standard \
+            input. All or nothing: when one request breaks a rule, none is added.
+
+              echo '{"id":"water","content":{"title":"Drink"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}' \\
+                  | fencepost add -
+            """)
+
+    @Argument(help: ArgumentHelp("The requests (JSON or JSON lines); - for standard input.", valueName: "file"))
+    var file: String
+
+    @Flag(help: "Print the agent's answer as JSON.")
+    var json = false
+
+    @OptionGroup var options: SocketOptions
+
+    func run() throws {
+        try runClient("add") { () throws(ClientFailure) in
+            let items = try ClientInput.jsonValues(try ClientInput.read(file), path: file)
+            guard !items.isEmpty else { throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(file)): no request") }
+            try ClientInput.checkRequests(items, path: file)
+            let result: JSONValue
+            do throws(ClientFailure) {
+                result = try ControlClient.call(options.path, "add", .object([("requests", .array(items.map(\.value)))]))
+            } catch {
+                throw ClientInput.locate(error, ["requests": items.map(\.line)], path: file)
+            }
+            if json { return try printJSON(result) }
+            var text = "added \(ClientText.ids(result["added"]).joined(separator: ", "))\n"
+            for e in result["evicted"]?.array ?? [] {
+                text += "evicted \(e["id"]?.string ?? "?"): \(e["detail"]?.string ?? "")\n"
+            }
+            try writeStandardOutput(text)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// `fencepost apply FILE`: make the agent's configured requests and categories those of a file.
+import ArgumentParser
+import FencepostJSON
+
+struct ApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Install the requests and categories of a config file, idempotently.",
+        discussion: """
+            FILE is the TOML config ([[request]] and [[category]] tables; the daemon's other keys \
+            are ignored here) or JSON lines (request lines and {"categories":[…]} lines, as \
+            `fencepost simulate --requests` reads).
+
+            Requests installed by an earlier apply and missing now are removed; new or changed \
+            ones are added; unchanged ones keep their progress. Requests added with \
+            `fencepost add` are never removed by apply. Categories are replaced only when the \
+            file has some. Applying the same file twice changes nothing.
+            """)
+
+    @Argument(help: ArgumentHelp("The config: .toml, or .jsonl.", valueName: "file"))
+    var file: String
+
+    @Flag(help: "Print the agent's answer as JSON.")
+    var json = false
+
+    @OptionGroup var options: SocketOptions
+
+    func run() throws {
+        try runClient("apply") { () throws(ClientFailure) in
+            let config = try ClientInput.config(file)
+            var params: [(key: String, value: JSONValue)] = [("requests", .array(config.requests.map(\.value)))]
+            if let c = config.categories { params.append(("categories", .array(c.map(\.value)))) }
+            let result: JSONValue
+            do throws(ClientFailure) { result = try ControlClient.call(options.path, "apply", .object(params)) } catch {
+                throw ClientInput.locate(error, ["requests": config.requests.map(\.line),
+                                                 "categories": (config.categories ?? []).map(\.line)], path: file)
+            }
+            if json { return try printJSON(result) }
+            var text = ""
+            for key in ["added", "replaced", "removed", "unchanged"] {
+                let ids = ClientText.ids(result[key])
+                text += "\(key): \(ids.count)\(ids.isEmpty ? "" : " (" + ids.joined(separator: ", ") + ")")\n"
+            }
+            try writeStandardOutput(text)
+        }
+    }
+}

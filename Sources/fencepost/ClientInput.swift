@@ -1,0 +1,126 @@
+// Input files of the client commands: requests as one JSON value or JSON lines (`add`), a
+// config as JSON lines or TOML (`apply`), categories (`categories --set`). Each item keeps its
+// line, so that an error — found here or by the agent — names file and line.
+import ConfigFile
+import FencepostJSON
+import LocalNotifications
+
+/// A JSON value read from a file, with its first line.
+struct NumberedJSON {
+    var line: Int
+    var value: JSONValue
+}
+
+enum ClientInput {
+    /// The bytes of `path` (`-`: standard input).
+    static func read(_ path: String) throws(ClientFailure) -> [UInt8] {
+        do { return try readWholeFile(path == "-" ? "/dev/stdin" : path, what: "file") } catch {
+            throw ClientFailure(error.code, error.message)
+        }
+    }
+
+    static func name(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+    /// One JSON value (it may span lines), or JSON lines (blank lines and `#` comments skipped).
+    static func jsonValues(_ bytes: [UInt8], path: String) throws(ClientFailure) -> [NumberedJSON] {
+        if let whole = try? JSONValue.parse(bytes) {
+            let first = (bytes.firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }).map { i in
+                1 + bytes[..<i].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            } ?? 1
+            if case .array(let items) = whole { return items.map { NumberedJSON(line: first, value: $0) } }
+            return [NumberedJSON(line: first, value: whole)]
+        }
+        var result: [NumberedJSON] = []
+        var number = 0
+        for raw in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            let line = raw.last == 0x0D ? raw.dropLast() : raw
+            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }
+            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            do throws(JSONError) { result.append(NumberedJSON(line: number, value: try JSONValue.parse(Array(trimmed)))) } catch {
+                throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(number): not JSON: \(error)")
+            }
+        }
+        return result
+    }
+
+    /// Checks that each item is a request (the agent checks again, with its categories and zones).
+    static func checkRequests(_ items: [NumberedJSON], path: String) throws(ClientFailure) {
+        for item in items {
+            do throws(RequestError) { _ = try NotificationRequest(json: item.value) } catch {
+                throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(item.line): \(error.message) [rule: \(error.rule.rawValue)]")
+            }
+        }
+    }
+
+    /// An agent error about `requests[i]` (or `categories[i]`, `set[i]`) told at the file's line.
+    static func locate(_ failure: ClientFailure, _ lists: [String: [Int]], path: String) -> ClientFailure {
+        for (list, lines) in lists {
+            let prefix = list + "["
+            guard failure.message.hasPrefix(prefix), let close = failure.message.firstIndex(of: "]"),
+                  let i = Int(failure.message[failure.message.index(failure.message.startIndex, offsetBy: prefix.count)..<close]),
+                  lines.indices.contains(i) else { continue }
+            var rest = failure.message[failure.message.index(after: close)...]
+            if rest.hasPrefix(": ") { rest = rest.dropFirst(2) }
+            return ClientFailure(failure.code, "\(name(path)):\(lines[i]): \(rest)")
+        }
+        return failure
+    }
+
+    /// What `apply` sends: the requests and (when the file has any) the categories.
+    struct Config {
+        var requests: [NumberedJSON] = []
+        var categories: [NumberedJSON]?
+    }
+
+    /// A config for `apply`: a TOML file (`[[request]]` and `[[category]]` tables; other keys are
+    /// the daemon's and ignored) or JSON lines (request lines and `{"categories":[…]}` lines, as
+    /// `fencepost simulate --requests` reads them).
+    static func config(_ path: String) throws(ClientFailure) -> Config {
+        if path.hasSuffix(".jsonl") || path.hasSuffix(".json") || path.hasSuffix(".ndjson") {
+            return try jsonlConfig(path)
+        }
+        let bytes = try read(path)
+        if !path.hasSuffix(".toml"), bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "{") {
+            return try jsonlConfig(path)
+        }
+        return try tomlConfig(String(decoding: bytes, as: UTF8.self), path: path)
+    }
+
+    static func jsonlConfig(_ path: String) throws(ClientFailure) -> Config {
+        let lines: [SimulationInput]
+        do { lines = try SimulationInput.read(path: path == "-" ? "/dev/stdin" : path) } catch {
+            throw ClientFailure(error.code, error.message)
+        }
+        var config = Config()
+        for line in lines {
+            switch line.item {
+            case .request(let r): config.requests.append(NumberedJSON(line: line.number, value: r.json))
+            case .categories(let list):
+                config.categories = (config.categories ?? []) + list.map { NumberedJSON(line: line.number, value: $0.json) }
+            }
+        }
+        return config
+    }
+
+    static func tomlConfig(_ text: String, path: String) throws(ClientFailure) -> Config {
+        func failure(_ e: ConfigError) -> ClientFailure {
+            ClientFailure(ClientFailure.dataError, "\(name(path)):\(e.line): \(e.path.isEmpty ? "" : e.path + ": ")\(e.message)")
+        }
+        var config = Config()
+        do throws(ConfigError) {
+            let root = try ConfigSection.parse(text)
+            config.requests = (try root.sections("request") ?? []).map { NumberedJSON(line: $0.line, value: $0.table.json) }
+            config.categories = try root.sections("category").map { $0.map { NumberedJSON(line: $0.line, value: $0.table.json) } }
+        } catch {
+            throw failure(error)
+        }
+        try checkRequests(config.requests, path: path)
+        for c in config.categories ?? [] {
+            do throws(RequestError) { _ = try NotificationCategory(json: c.value) } catch {
+                throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(c.line): \(error.message) [rule: \(error.rule.rawValue)]")
+            }
+        }
+        return config
+    }
+}

@@ -1,0 +1,156 @@
+// The CLI's side of the control protocol: one JSON-RPC call per command over the agent's Unix
+// socket, errors mapped to sysexits codes, and the helpers the client commands share (tables,
+// times in UTC with "in 3h 12min").
+import ArgumentParser
+import CivilTime
+import FencepostJSON
+import FencepostLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--socket PATH`, shared by the client commands.
+struct SocketOptions: ParsableArguments {
+    static let defaultPath = "/run/fencepost/control.sock"
+
+    @Option(name: .long, help: ArgumentHelp("The agent's control socket (default \(SocketOptions.defaultPath), or $FENCEPOST_SOCKET).", valueName: "path"))
+    var socket: String?
+
+    /// The path to use: the option, else `$FENCEPOST_SOCKET`, else the default.
+    var path: String {
+        if let socket { return socket }
+        if let env = getenv("FENCEPOST_SOCKET"), let s = String(validatingCString: env), !s.isEmpty { return s }
+        return Self.defaultPath
+    }
+}
+
+/// Why a client command failed: the message for standard error and the exit status.
+struct ClientFailure: Error {
+    var code: Int32
+    var message: String
+    init(_ code: Int32, _ message: String) { self.code = code; self.message = message }
+
+    /// EX_DATAERR: the agent refused the parameters, or an input file is wrong.
+    static let dataError: Int32 = 65
+    /// EX_NOINPUT.
+    static let noInput: Int32 = 66
+    /// EX_UNAVAILABLE: the agent cannot be reached.
+    static let unavailable: Int32 = 69
+    /// EX_IOERR.
+    static let ioError: Int32 = 74
+}
+
+/// One call to the agent.
+enum ControlClient {
+    /// How long to wait for the answer (an `apply` of a large config included).
+    static let timeout: Duration = .seconds(30)
+
+    /// Calls `method` with `params` and returns the result.
+    /// - Throws: 69 when the agent cannot be reached, 65 for invalid params (-32602), 1 for any
+    ///   other JSON-RPC error.
+    static func call(_ socket: String, _ method: String, _ params: JSONValue = .object([])) throws(ClientFailure) -> JSONValue {
+        func unreachable(_ detail: String) -> ClientFailure {
+            ClientFailure(ClientFailure.unavailable, "cannot reach the agent at \(socket): \(detail) (is `fencepost run` running?)")
+        }
+        func detail(_ e: UnixSocketError) -> String {
+            switch e.reason {
+            case .system(let operation, let errno): "\(operation): \(errno)"
+            case .timedOut: "no answer within \(timeout)"
+            case .closedByPeer: "the connection was closed before an answer came"
+            default: "\(e)"
+            }
+        }
+        let client: UnixClient
+        do { client = try UnixClient.connect(socket) } catch { throw unreachable(detail(error)) }
+        let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)])
+        let line: String
+        do {
+            try client.sendLine(request.serialized())
+            line = try client.readLine(timeout: timeout)
+        } catch { throw unreachable(detail(error)) }
+        let answer: JSONValue
+        do { answer = try JSONValue.parse(line) } catch {
+            throw ClientFailure(1, "the agent at \(socket) answered something that is not JSON: \(error)")
+        }
+        if let error = answer["error"] {
+            let message = error["message"]?.string ?? "\(error)"
+            let code = error["code"]?.int64
+            throw ClientFailure(code == -32602 ? ClientFailure.dataError : 1, message)
+        }
+        guard let result = answer["result"] else { throw ClientFailure(1, "the agent's answer has neither result nor error: \(line)") }
+        return result
+    }
+}
+
+/// Runs a client command's body: a failure is printed as `fencepost NAME: message` and exits
+/// with its code.
+func runClient(_ name: String, _ body: () throws(ClientFailure) -> Void) throws {
+    do {
+        try body()
+    } catch {
+        writeStandardError("fencepost \(name): \(error.message)\n")
+        throw ExitCode(error.code)
+    }
+}
+
+/// Writes `text` to standard output.
+func writeStandardOutput(_ text: String) throws(ClientFailure) {
+    let bytes = Array(text.utf8)
+    let result = bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try FileDescriptor.standardOutput.writeAll(raw) } }
+    if case .failure(let error) = result {
+        throw ClientFailure(ClientFailure.ioError, "cannot write standard output: \(error)")
+    }
+}
+
+/// Prints a JSON result, one line.
+func printJSON(_ value: JSONValue) throws(ClientFailure) {
+    try writeStandardOutput(value.serialized() + "\n")
+}
+
+/// Text helpers for the human output.
+enum ClientText {
+    /// Rows as a table: columns padded to their widest cell (counted in characters), two
+    /// spaces apart, the last column not padded.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        var out = ""
+        for row in all {
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += cell
+                if i < row.count - 1 { line += String(repeating: " ", count: widths[i] - cell.count + 2) }
+            }
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    /// An RFC 3339 time from the agent and how far it is from now: `2026-09-21T22:33:20Z`,
+    /// `in 3h 12min` / `5 min ago`.
+    static func time(_ text: String?, now: WallInstant) -> (utc: String, relative: String) {
+        guard let text else { return ("-", "-") }
+        guard case .success(let t) = RFC3339.parse(text.utf8, lenient: true) else { return (text, "") }
+        return (t.instant.description, relative(t.instant.secondsSinceEpoch - now.secondsSinceEpoch))
+    }
+
+    /// `in 3h 12min`, `5 min ago`, `now`.
+    static func relative(_ seconds: Int64) -> String {
+        if seconds == 0 { return "now" }
+        let d = approximate(abs(seconds))
+        return seconds > 0 ? "in \(d)" : "\(d) ago"
+    }
+
+    /// A duration in its two largest units: `45 s`, `12 min`, `3h 12min`, `2d 4h`.
+    static func approximate(_ s: Int64) -> String {
+        if s < 60 { return "\(s) s" }
+        if s < 3600 { return "\(s / 60) min" }
+        if s < 86400 { return "\(s / 3600)h \(s / 60 % 60)min" }
+        return "\(s / 86400)d \(s / 3600 % 24)h"
+    }
+
+    /// A list of ids for a sentence: `water, depot` or `none`.
+    static func ids(_ value: JSONValue?) -> [String] { value?.array?.compactMap(\.string) ?? [] }
+}

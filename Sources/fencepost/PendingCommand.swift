@@ -1,0 +1,41 @@
+// `fencepost pending`: the agent's pending requests and their next fires.
+import ArgumentParser
+import FencepostJSON
+import FencepostLinux
+
+struct PendingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "List the agent's pending requests with their next fire (UTC) or region state.")
+
+    @Flag(help: "Print the agent's answer as JSON.")
+    var json = false
+
+    @OptionGroup var options: SocketOptions
+
+    func run() throws {
+        try runClient("pending") { () throws(ClientFailure) in
+            let result = try ControlClient.call(options.path, "pending")
+            if json { return try printJSON(result) }
+            let list = result.array ?? []
+            guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
+            let now = SystemClocks.wallNow()
+            let rows = list.map { p -> [String] in
+                let request = p["request"]
+                let (utc, relative) = ClientText.time(p["nextFire"]?.string, now: now)
+                var note: [String] = []
+                if let s = p["regionState"]?.string { note.append(s) }
+                if let w = p["waitingFor"]?.string { note.append(w) }
+                return [request?["id"]?.string ?? "?", Self.kind(request?["trigger"]), utc, relative,
+                        request?["content"]?["title"]?.string ?? "", note.joined(separator: "; ")]
+            }
+            try writeStandardOutput(ClientText.table(["ID", "KIND", "NEXT FIRE (UTC)", "IN", "TITLE", "STATE"], rows))
+        }
+    }
+
+    /// `calendar`, `interval` or `location`, `(repeats)` added when it repeats.
+    static func kind(_ trigger: JSONValue?) -> String {
+        guard case .object(let m)? = trigger, let first = m.first else { return "?" }
+        return first.key + (first.value["repeats"] == .bool(true) ? " (repeats)" : "")
+    }
+}
