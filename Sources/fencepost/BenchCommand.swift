@@ -130,11 +130,13 @@ struct BenchCommand: ParsableCommand {
         var results: [BenchResult] = []
         var checksum: UInt64 = 0
         for c in cases {
+            // The workload lives only inside this iteration.
             let prepared = try c.prepare(inputs)
             let budget = min(seconds, c.budgetCap ?? seconds)
             let m = BenchHarness.measure(prepared.body, operationsPerIteration: prepared.operationsPerIteration, budget: budget)
             checksum &+= m.checksum
-            var result = BenchResult(benchCase: c, prepared: prepared, measurement: m)
+            var result = BenchResult(benchCase: c, operation: prepared.operation, bytesPerOperation: prepared.bytesPerOperation,
+                                     details: prepared.details, measurement: m)
             if let base = c.baseline, let b = results.first(where: { $0.benchCase.id == base }) {
                 result.speedup = b.measurement.p50 / m.p50
             }

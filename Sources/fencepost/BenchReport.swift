@@ -60,10 +60,14 @@ extension Substring {
     }
 }
 
-/// A measured case, with what it is compared with.
+/// A measured case, with what it is compared with. Holds no workload: the circles, index and
+/// log of a case are freed once it has been measured (1M regions are ~200 MB).
 struct BenchResult {
     var benchCase: BenchCase
-    var prepared: PreparedBench
+    /// The case's ``PreparedBench`` facts, its body dropped.
+    var operation: String
+    var bytesPerOperation: Double?
+    var details: [(key: String, value: JSONValue)]
     var measurement: BenchMeasurement
     /// The baseline's p50 divided by this case's p50, when the baseline ran.
     var speedup: Double?
@@ -104,8 +108,18 @@ enum BenchFormat {
         return decimal(perSecond, perSecond >= 100 ? 0 : 1)
     }
 
-    /// "412×", "1.6×".
-    static func ratio(_ r: Double) -> String { (r >= 100 ? decimal(r, 0) : r >= 10 ? decimal(r, 1) : decimal(r, 2)) + "×" }
+    /// "36,868×", "412×", "1.6×".
+    static func ratio(_ r: Double) -> String { (r >= 100 ? grouped(decimal(r, 0)) : r >= 10 ? decimal(r, 1) : decimal(r, 2)) + "×" }
+
+    /// "36868" → "36,868".
+    static func grouped(_ digits: String) -> String {
+        var out = ""
+        for (i, ch) in digits.reversed().enumerated() {
+            if i > 0 && i % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return String(out.reversed())
+    }
 }
 
 /// The aligned table, printed a row at a time.
@@ -126,7 +140,7 @@ struct BenchTable {
     func row(_ r: BenchResult) -> String {
         let m = r.measurement
         var ops = BenchFormat.rate(m.operationsPerSecond)
-        if let b = r.prepared.bytesPerOperation { ops += " (" + BenchFormat.decimal(m.operationsPerSecond * b / 1e6, 1) + " MB/s)" }
+        if let b = r.bytesPerOperation { ops += " (" + BenchFormat.decimal(m.operationsPerSecond * b / 1e6, 1) + " MB/s)" }
         var versus = ""
         if let s = r.speedup, let base = r.benchCase.baseline {
             versus = BenchFormat.ratio(s) + (base.contains("brute force") ? " vs brute force" : " vs \(base)")
@@ -177,17 +191,17 @@ enum BenchJSON {
         let m = r.measurement
         var fields: [(key: String, value: JSONValue)] = [
             ("case", .string(r.benchCase.id)), ("name", .string(r.benchCase.name)), ("size", .string(r.benchCase.size)),
-            ("operation", .string(r.prepared.operation)),
+            ("operation", .string(r.operation)),
             ("batches", .integer(Int64(m.batches))), ("operations", .integer(Int64(m.operations))),
             ("seconds", .number(m.seconds)),
             ("nsPerOperation", .object([("p50", .number(m.p50)), ("p90", .number(m.p90)), ("p99", .number(m.p99)),
                                         ("min", .number(m.min)), ("mean", .number(m.mean))])),
             ("operationsPerSecond", .number(m.operationsPerSecond)),
         ]
-        if let b = r.prepared.bytesPerOperation { fields.append(("megabytesPerSecond", .number(m.operationsPerSecond * b / 1e6))) }
+        if let b = r.bytesPerOperation { fields.append(("megabytesPerSecond", .number(m.operationsPerSecond * b / 1e6))) }
         if let base = r.benchCase.baseline { fields.append(("baseline", .string(base))) }
         if let s = r.speedup { fields.append(("speedupOverBaseline", .number(s))) }
-        fields += r.prepared.details
+        fields += r.details
         fields.append(("checksum", .string(hex(m.checksum))))
         return .object(fields)
     }
