@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The geofence workload, shared by `Benchmarks/GeofenceBenchmarks` and, later, the on-device
+/// The geofence workload, shared by `Benchmarks/GeofenceBenchmarks` and the on-device
 /// `fencepost bench`: seeded circle sets and query points (SplitMix64), one definition, no copies.
 public enum GeofenceWorkload {
     public enum Spread: String, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
-/// The NMEA throughput workload, shared by `Benchmarks/NMEABenchmarks` and, later, the on-device
-/// `fencepost bench`: a realistic ~50 MB receiver log built in memory from real recorded drives.
+/// The NMEA throughput workload, shared by `Benchmarks/NMEABenchmarks` and the on-device
+/// `fencepost bench --nmea-log`: a realistic ~50 MB receiver log built in memory from real recorded
+/// drives (the device, without them, uses ``syntheticLog(size:seed:)``).
 ///
 /// Pure: the caller reads the drive files (`trackFiles` in `../shared/testdata/tracks`) and passes
 /// their bytes; this only repeats them. Real logs (not synthetic sentences) so the mix is what a

@@ -2,7 +2,7 @@ import CivilTime
 import SeededRandom
 
 /// The calendar next-fire workload, shared by `Benchmarks/NextFireBenchmarks` (against Foundation)
-/// and, later, by the on-device `fencepost bench`: one definition, no copies.
+/// and by the on-device `fencepost bench`: one definition, no copies.
 ///
 /// Pure: the caller loads the zones. Starts are seeded, so two runs measure the same instants.
 public enum NextFireWorkload {
