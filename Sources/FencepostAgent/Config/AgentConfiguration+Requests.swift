@@ -1,0 +1,140 @@
+// [[category]], [[request]] and `zones`: requests in the config decode through the control socket's
+// JSON decoder (a request reads the same in TOML as in JSON), then pass the same rules.
+import Annunciator
+import ConfigFile
+import FencepostJSON
+import LocalNotifications
+import TrackFormats
+
+extension AgentConfigurationParser {
+    // MARK: [[category]]
+
+    func readCategories(_ top: ConfigSection) throws(ConfigError) -> [NotificationCategory] {
+        var categories: [NotificationCategory] = []
+        var lines: [Int] = []
+        for (k, t) in (try top.sections("category") ?? []).enumerated() {
+            let category: NotificationCategory
+            do { category = try NotificationCategory(json: t.table.json) } catch {
+                throw ConfigError(line: t.line, path: "category[\(k)]", message: Self.trimCategoryPrefix(error.message))
+            }
+            if let first = categories.firstIndex(where: { $0.identifier == category.identifier }) {
+                throw ConfigError(line: t.line, path: "category[\(k)] (id \(Self.quoted(category.identifier)))",
+                                  message: "duplicate id (first at line \(lines[first]))")
+            }
+            categories.append(category)
+            lines.append(t.line)
+        }
+        return categories
+    }
+
+    /// The category decoder names its keys `category.…`; the path already says so.
+    static func trimCategoryPrefix(_ m: String) -> String {
+        m.replacing("\"category.", with: "\"")
+    }
+
+    // MARK: [[request]]
+
+    func readRequests(_ top: ConfigSection, patterns: [BuzzerPattern], categories: [NotificationCategory],
+                      limits: RequestLimits) throws(ConfigError) -> [NotificationRequest] {
+        let soundNames = BuzzerPattern.builtIns.map(\.name) + patterns.map(\.name)
+        var requests: [NotificationRequest] = []
+        var lines: [Int] = []
+        for (k, t) in (try top.sections("request") ?? []).enumerated() {
+            let label: String
+            if let id = t.table["id"]?.string { label = "request[\(k)] (id \(Self.quoted(id)))" } else { label = "request[\(k)]" }
+            let request: NotificationRequest
+            do {
+                request = try NotificationRequest(json: t.table.json)
+                try request.validate(limits: limits)
+            } catch {
+                throw ConfigError(line: Self.line(of: error.message, in: t), path: label, message: error.message)
+            }
+            if let sound = request.content.sound, !soundNames.contains(sound) {
+                throw ConfigError(line: t.table.value(at: ["content", "sound"])?.line ?? t.line, path: label,
+                                  message: "content.sound \(Self.quoted(sound)) is not a buzzer pattern ("
+                                    + soundNames.joined(separator: ", ") + ")")
+            }
+            if let c = request.content.categoryIdentifier, !categories.contains(where: { $0.identifier == c }) {
+                throw ConfigError(line: t.table.value(at: ["content", "categoryIdentifier"])?.line ?? t.line, path: label,
+                                  message: "content.categoryIdentifier \(Self.quoted(c)) is not a [[category]] of this file")
+            }
+            if let first = requests.firstIndex(where: { $0.identifier == request.identifier }) {
+                throw ConfigError(line: t.line, path: label, message: "duplicate id (first at line \(lines[first]))")
+            }
+            requests.append(request)
+            lines.append(t.line)
+        }
+        return requests
+    }
+
+    /// The line of the key a request error names ("trigger.interval.seconds must be …",
+    /// "missing key \"trigger\"" …): the deepest existing key of the first dotted path in the
+    /// message, else the request's own line.
+    static func line(of message: String, in t: ConfigSection) -> Int {
+        for word in message.split(whereSeparator: { $0 == " " || $0 == "\"" || $0 == ":" || $0 == "," }) {
+            let keys = word.split(separator: ".").map { String($0.split(separator: "[").first ?? "") }
+            guard keys.count > 1 || ["id", "content", "trigger", "missed"].contains(keys.first ?? "") else { continue }
+            var n = keys.count
+            while n > 0 {
+                if let v = t.table.value(at: Array(keys.prefix(n))) { return v.line }
+                n -= 1
+            }
+        }
+        return t.line
+    }
+
+    static func quoted(_ s: String) -> String { JSONValue.string(s).serialized() }
+
+    // MARK: zones
+
+    /// Reads the GeoJSON file and appends one location request per zone.
+    func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws -> [UInt8], to config: inout AgentConfiguration) throws(ConfigError) {
+        guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
+        let resolved = resolve(file)
+        let bytes: [UInt8]
+        do { bytes = try zoneFileReader(resolved) } catch {
+            throw ConfigError(line: line, path: "zones", message: "\(resolved): cannot read: \(error)")
+        }
+        let zones: [ZoneDefinition]
+        do { zones = try GeoJSONZones.parse(bytes) } catch {
+            throw ConfigError(line: line, path: "zones", message: "\(resolved): \(error)")
+        }
+        for zone in zones {
+            let request: NotificationRequest
+            do {
+                request = try NotificationRequest(json: Self.json(for: zone))
+                try request.validate(limits: config.engine.limits)
+            } catch {
+                throw ConfigError(line: line, path: "zones", message: "\(resolved): zone \(Self.quoted(zone.id)): \(error.message)")
+            }
+            if config.requests.contains(where: { $0.identifier == zone.id }) {
+                throw ConfigError(line: line, path: "zones",
+                                  message: "\(resolved): zone \(Self.quoted(zone.id)) has the id of a [[request]] of this file")
+            }
+            config.requests.append(request)
+        }
+    }
+
+    /// A zone as a request: title = the zone id, sound "default", repeating; entry, exit, dwell and
+    /// cooldown from the zone.
+    static func json(for zone: ZoneDefinition) -> JSONValue {
+        let region: JSONValue
+        switch zone.shape {
+        case .circle(let c, let r):
+            region = .object([("circle", .object([("lat", .number(c.latitude)), ("lon", .number(c.longitude)), ("radius", .number(r))]))])
+        case .polygon(let vertices):
+            region = .object([("polygon", .array(vertices.map { .array([.number($0.latitude), .number($0.longitude)]) }))])
+        }
+        var location: [(key: String, value: JSONValue)] = [
+            ("region", region), ("notifyOnEntry", .bool(zone.notifyOnEntry)), ("notifyOnExit", .bool(zone.notifyOnExit)),
+            ("repeats", .bool(true)),
+        ]
+        if let d = zone.dwell { location.append(("dwell", .number(d))) }
+        if let c = zone.cooldown { location.append(("cooldown", .number(c))) }
+        return .object([
+            ("id", .string(zone.id)),
+            ("content", .object([("title", .string(zone.id)), ("sound", .string("default"))])),
+            ("trigger", .object([("location", .object(location))])),
+        ])
+    }
+}

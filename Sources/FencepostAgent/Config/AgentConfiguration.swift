@@ -1,0 +1,137 @@
+// The agent's configuration: one human-edited TOML file (design §6), read into typed values with
+// every mistake reported at its line.
+//
+//   state = "state.sqlite"            # relative paths resolve against the config file's folder
+//   time_zone = "Europe/Berlin"       # absent: the system's (/etc/localtime)
+//   clock_trust = "ntp"               # ntp | always | gnss
+//   zones = "zones.geojson"           # GeoJSON FeatureCollection: one location request per zone
+//
+//   [socket]   path, mode (0o660), group, max_message_bytes
+//   [engine]   pending_cap, location_cap, delivered_cap, max_radius (m)
+//   [alerts]   buzzer, led, badge (booleans), quiet_hours = "22:00-06:30"
+//   [gps]      source = "none" | "serial" (device, baud) | "gpsd" (url) | "replay" (file, speed, exit_at_end)
+//   [gpio]     backend = "console" | "libgpiod" (chip), long_press_ms, debounce_ms
+//   [gpio.buzzer] [gpio.led] [gpio.badge] [gpio.button]   pin (BCM), active_low, bias, enabled
+//   [patterns] name = [on, off, on, …]  (milliseconds)
+//   [hook]     command = ["/usr/local/bin/x", "--flag"], timeout = 5
+//   [[category]]  id, actions = [{ id, title, snoozeSeconds, destructive }]
+//   [[request]]   id, content, trigger, missed — the control socket's JSON form, written in TOML
+//
+// An empty file is valid: no GPS, the console GPIO backend with the buzzer on BCM 18, the LED on 23,
+// the badge LED on 24 and the button on 17.
+//
+// Files: this one (the values), AgentConfiguration+Parse.swift (the top level, socket, engine,
+// alerts), +Hardware.swift (gps, gpio, patterns, hook), +Requests.swift (categories, requests,
+// zones), AgentConfigurationError.swift.
+import Annunciator
+import FencepostLinux
+import LocalNotifications
+
+/// Everything the daemon reads from its config file.
+public struct AgentConfiguration: Sendable {
+    /// The file it came from (nil for text parsed without a file).
+    public var path: String?
+    /// The SQLite state file.
+    public var statePath: String = "/var/lib/fencepost/state.sqlite"
+    /// The control socket.
+    public var socketPath: String = "/run/fencepost/control.sock"
+    /// Permission bits of the control socket.
+    public var socketMode: UInt32 = 0o660
+    /// A group (by name) allowed on the socket besides root and the owner; nil for none.
+    public var socketGroup: String?
+    /// Longest control message (one line), bytes.
+    public var maximumMessageBytes: Int = 65536
+    /// The device zone (IANA name); nil for the system's (/etc/localtime).
+    public var timeZone: String?
+    /// When the wall clock is trusted.
+    public var clockTrust: ClockTrust = .ntp
+    /// Caps, limits and alert settings.
+    public var engine = EngineConfiguration()
+    public var gps: GPSConfiguration = .none
+    public var gpio = GPIOConfiguration()
+    /// Buzzer patterns from the file (they add to, or replace, the built-ins).
+    public var patterns: [BuzzerPattern] = []
+    /// A command run for each delivery, or nil.
+    public var hook: HookConfiguration?
+    /// `[[request]]` tables, then one location request per zone of `zones`.
+    public var requests: [NotificationRequest] = []
+    /// `[[category]]` tables.
+    public var categories: [NotificationCategory] = []
+
+    /// The defaults (what an empty file gives).
+    public init(path: String? = nil) { self.path = path }
+
+    /// Reads a config file's text.
+    ///
+    /// - Parameters:
+    ///   - path: the file's path, for messages and to resolve relative paths against its folder.
+    ///   - zoneFileReader: reads the GeoJSON file named by `zones` (given the resolved path).
+    /// - Throws: ``AgentConfigurationError`` naming the line and key path of the first problem.
+    /// - Complexity: O(n) in the size of the file, plus O(r²) for r requests' duplicate checks
+    ///   (linear scans; config files hold tens of requests).
+    public static func parse(_ text: String, path: String?,
+                             zoneFileReader: (String) throws -> [UInt8]) throws(AgentConfigurationError) -> AgentConfiguration {
+        do {
+            return try AgentConfigurationParser(path: path).parse(text, zoneFileReader: zoneFileReader)
+        } catch {
+            throw AgentConfigurationError(path: path, error)
+        }
+    }
+}
+
+/// When the daemon trusts the wall clock (before it, calendar triggers wait).
+public enum ClockTrust: String, Sendable {
+    /// When the kernel says NTP has synchronised it (`adjtimex`).
+    case ntp
+    /// Always (a board with a good RTC).
+    case always
+    /// When it agrees with GNSS time from the GPS.
+    case gnss
+}
+
+/// Where positions come from.
+public enum GPSConfiguration: Sendable, Equatable {
+    /// No GPS: location requests never fire.
+    case none
+    /// NMEA from a serial port (termios).
+    case serial(device: String, baud: Int)
+    /// A gpsd daemon.
+    case gpsd(host: String, port: String)
+    /// A recorded log (NMEA or GPX) played back at `speed` times real time.
+    case replay(path: String, speed: Double, exitAtEnd: Bool)
+}
+
+/// The GPIO lines of the buzzer, LEDs and button.
+public struct GPIOConfiguration: Sendable {
+    public enum Backend: Sendable, Equatable {
+        /// libgpiod v1 on a chip (`gpiochip0` on a Raspberry Pi, offsets = BCM numbers).
+        case libgpiod(chip: String)
+        /// Prints pin changes; for machines without GPIO.
+        case console
+    }
+
+    public var backend: Backend = .console
+    public var buzzer: GPIOLineSpec? = GPIOLineSpec(name: "buzzer", offset: 18)
+    public var led: GPIOLineSpec? = GPIOLineSpec(name: "led", offset: 23)
+    public var badge: GPIOLineSpec? = GPIOLineSpec(name: "badge", offset: 24)
+    /// A button to ground with the internal pull-up: active low.
+    public var button: GPIOLineSpec? = GPIOLineSpec(name: "button", offset: 17, activeLow: true, bias: .pullUp)
+    /// A press held this long is a long press (milliseconds).
+    public var longPressMilliseconds: Int = 1000
+    /// Button debounce (milliseconds).
+    public var debounceMilliseconds: Int = 30
+
+    public init() {}
+}
+
+/// A command run for each delivery.
+public struct HookConfiguration: Sendable {
+    /// The program and its arguments (no shell).
+    public var command: [String]
+    /// The command is killed after this many seconds.
+    public var timeoutSeconds: Double
+
+    public init(command: [String], timeoutSeconds: Double = 5) {
+        self.command = command; self.timeoutSeconds = timeoutSeconds
+    }
+}
