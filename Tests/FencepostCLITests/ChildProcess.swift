@@ -43,8 +43,9 @@ enum ChildProcess {
 
     /// Runs `fencepost arguments…` with `input` on standard input (through a file, so that neither
     /// side blocks on a full pipe) and collects both outputs.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"]) throws -> Output {
-        guard let binary else { throw NotFound() }
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"],
+                    executable: URL? = nil) throws -> Output {
+        guard let binary = executable ?? binary else { throw NotFound() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,0 +1,502 @@
+// `fencepost run`: one thread, one epoll loop (design §1, §6).
+//
+//   signalfd (TERM/INT: stop with outputs off; HUP: reload; CHLD: reap the hook)
+//   timerfd CLOCK_BOOTTIME  — the earliest of: engine intervals/dwell/fix timeout, annunciator
+//                             pattern steps, button long press, GPS reconnect or replayed fix,
+//                             hook time limit, systemd watchdog
+//   timerfd CLOCK_REALTIME  — the next calendar fire (TFD_TIMER_ABSTIME | CANCEL_ON_SET:
+//                             a clock step wakes the loop, and the engine recomputes)
+//   GPS descriptor, button line, control socket and its connections
+//
+// Nothing polls: when nothing is due the process sleeps in epoll_wait. Every engine output is
+// committed to SQLite (DurableNotificationCenter) before its signals reach the GPIO lines or
+// the hook.
+import Annunciator
+import CivilTime
+import FencepostJSON
+import FencepostLinux
+import LocalNotifications
+import Position
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the daemon could not start or had to stop.
+public struct DaemonError: Error, CustomStringConvertible {
+    public var message: String
+    public var exitCode: Int32
+    public init(_ message: String, exitCode: Int32 = 1) { self.message = message; self.exitCode = exitCode }
+    public var description: String { message }
+}
+
+/// The agent.
+public final class AgentDaemon {
+    /// How to build the parts that depend on the machine; tests and the demo choose the console.
+    public struct Environment {
+        /// The GPIO backend for `configuration.gpio` (the executable opens libgpiod or the console).
+        public var makeGPIO: (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend
+        /// Reads the configuration again (SIGHUP).
+        public var reloadConfiguration: () throws(AgentConfigurationError) -> AgentConfiguration
+        /// The fixes of a replay source, read by the executable.
+        public var replayFixes: [Fix]
+        /// The device zone and zone lookup.
+        public var deviceZone: ZoneRules
+        public var zoneLookup: (String) -> ZoneRules?
+        public var log: DaemonLog
+
+        public init(makeGPIO: @escaping (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend,
+                    reloadConfiguration: @escaping () throws(AgentConfigurationError) -> AgentConfiguration,
+                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?, log: DaemonLog) {
+            self.makeGPIO = makeGPIO; self.reloadConfiguration = reloadConfiguration; self.replayFixes = replayFixes
+            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.log = log
+        }
+    }
+
+    struct Connection {
+        var socket: UnixConnection
+        var framer: LineFramer
+        var closeAfterFlush = false
+    }
+
+    var configuration: AgentConfiguration
+    let environment: Environment
+    var log: DaemonLog { environment.log }
+    let loop: EventLoop<DaemonToken>
+    let signals: SignalReceiver
+    let monotonicTimer: MonotonicTimer
+    let wallTimer: WallClockTimer
+    let center: DurableNotificationCenter
+    var control = ControlService()
+    let policy: ControlPolicy
+    let listener: UnixListener
+    var connections: [UInt32: Connection] = [:]
+    var nextConnectionID: UInt32 = 0
+    let outputs: AlertOutputs
+    let gps: GPSFeed
+    var hook: DeliveryHook?
+    let notifier: SystemdNotifier?
+    var nextWatchdog: UInt64?
+    var startedWall: WallInstant
+    var startedMonotonic: MonotonicInstant
+    var exitCode: Int32?
+    /// Due time → GPIO change, nanoseconds, per delivery signalled (for the latency figure).
+    public private(set) var latencies: [UInt64] = []
+    /// When the fix being processed arrived (latency of location deliveries).
+    var fixArrival: UInt64?
+    /// The deadline of the timer that woke the loop (latency of timed deliveries).
+    var wakeDue: UInt64?
+
+    /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
+    /// the configuration's requests and categories (idempotently).
+    public init(configuration: AgentConfiguration, environment: Environment) throws(DaemonError) {
+        self.configuration = configuration
+        self.environment = environment
+        let log = environment.log
+        do {
+            // Signals first, before any thread or child exists, so the mask is everyone's.
+            signals = try SignalReceiver(additional: [SIGCHLD])
+            loop = try EventLoop(capacity: 64)
+            monotonicTimer = try MonotonicTimer()
+            wallTimer = try WallClockTimer()
+        } catch {
+            throw DaemonError("cannot set up the event loop: \(error)")
+        }
+        startedWall = SystemClocks.wallNow()
+        startedMonotonic = SystemClocks.boottimeNow()
+        var engineConfiguration = configuration.engine
+        engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
+        let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
+                                        zoneLookup: environment.zoneLookup)
+        let trust = configuration.clockTrust
+        let firstClock = Self.readClock(trust)
+        do {
+            center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock)
+        } catch {
+            throw DaemonError("state file: \(error)", exitCode: 73)
+        }
+        for problem in center.unreadableRows { log.error(problem) }
+        do {
+            listener = try UnixListener(path: configuration.socketPath, mode: mode_t(configuration.socketMode))
+        } catch {
+            throw DaemonError("control socket: \(error)", exitCode: 73)
+        }
+        var groups: [(id: UInt32, name: String)] = []
+        if let name = configuration.socketGroup {
+            guard let gid = SystemUsers.groupID(named: name) else {
+                throw DaemonError("control socket: there is no group \"\(name)\" (socket_group in \(configuration.path ?? "the configuration"))", exitCode: 78)
+            }
+            do { try SystemUsers.setGroup(of: configuration.socketPath, to: gid) } catch {
+                throw DaemonError("control socket: cannot give \(configuration.socketPath) to group \(name): \(error)", exitCode: 73)
+            }
+            groups.append((gid, name))
+        }
+        policy = ControlPolicy(ownerUserID: SystemUsers.currentUserID, groups: groups)
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        do {
+            let backend = try environment.makeGPIO(configuration.gpio)
+            outputs = try AlertOutputs(backend: backend, configuration: configuration.gpio, patterns: configuration.patterns, now: now)
+        } catch {
+            throw DaemonError("GPIO: \(error)", exitCode: 69)
+        }
+        let source: GPSFeed.Source
+        switch configuration.gps {
+        case .none: source = .none
+        case .serial(let device, let baud): source = .serial(path: device, baud: baud)
+        case .gpsd(let host, let port): source = .gpsd(host: host, port: port)
+        case .replay(let path, let speed, let exitAtEnd):
+            source = .replay(name: path, fixes: environment.replayFixes.filter { $0.time != nil }, speed: speed, exitAtEnd: exitAtEnd)
+        }
+        gps = GPSFeed(source, log: log)
+        hook = configuration.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
+        notifier = try? SystemdNotifier()
+        if let n = notifier, !n.isEnabled { _ = n }
+
+        do {
+            try loop.register(signals.descriptor, for: .readable, token: .signals)
+            try loop.register(monotonicTimer.descriptor, for: .readable, token: .monotonicTimer)
+            try loop.register(wallTimer.descriptor, for: .readable, token: .wallTimer)
+            try loop.register(listener.descriptor, for: .readable, token: .listener)
+            if let fd = outputs.button?.fileDescriptor { try loop.register(fd, for: .readable, token: .button) }
+        } catch {
+            throw DaemonError("cannot set up the event loop: \(error)")
+        }
+        gps.onDescriptorChange = { [loop] old, new in
+            if let old { try? loop.unregister(old) }
+            if let new { try? loop.register(new, for: [.readable, .hangup], token: .gps) }
+        }
+    }
+
+    // MARK: Clocks
+
+    static func readClock(_ trust: ClockTrust) -> EngineClock {
+        let trusted: Bool
+        switch trust {
+        case .always: trusted = true
+        case .ntp: trusted = SystemClocks.isWallClockSynchronized()
+        case .gnss: trusted = false
+        }
+        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: SystemClocks.boottimeNow())
+    }
+
+    var clock: EngineClock { Self.readClock(configuration.clockTrust) }
+
+    // MARK: Run
+
+    /// Runs until SIGTERM/SIGINT (exit 0), the end of a replay with `exit_at_end` (exit 0), or a
+    /// fatal error (its exit code). Outputs are off when this returns.
+    public func run() -> Int32 {
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        log.info("running: state \(configuration.statePath), socket \(configuration.socketPath), GPIO \(outputs.backendDescription), GPS \(gps.description), \(center.engine.pendingCount) pending")
+        // Deliveries unanswered before the restart light the badge again.
+        for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, at: now) }
+        act(on: center.restoreOutput)
+        applyConfiguredRequests()
+        gps.start(at: now)
+        if let interval = notifier?.watchdogInterval {
+            nextWatchdog = now
+            log.info("systemd watchdog every \(interval)")
+        }
+        try? notifier?.ready()
+        updateStatusLine()
+
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while exitCode == nil {
+            armTimers()
+            let events: ReadyEvents<DaemonToken>
+            do { events = try loop.wait() } catch {
+                log.error("epoll_wait: \(error)")
+                exitCode = 1
+                break
+            }
+            for event in events {
+                switch event.token {
+                case .signals: handleSignals()
+                case .monotonicTimer:
+                    _ = try? monotonicTimer.readExpirations()
+                    wakeDue = monotonicTimer.deadline?.nanosecondsSinceBoot
+                case .wallTimer:
+                    switch try? wallTimer.read() {
+                    case .clockWasSet?: log.info("the wall clock was set: recomputing calendar triggers")
+                    case .expired?:
+                        if let d = wallTimer.deadline {
+                            // The wall deadline on the monotonic clock: now minus how late the wall clock says we are.
+                            let wall = SystemClocks.realtimeNow()
+                            let lateNs = (wall.instant.secondsSinceEpoch - d.instant.secondsSinceEpoch) * 1_000_000_000
+                                + Int64(wall.nanoseconds) - Int64(d.nanoseconds)
+                            let mono = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                            wakeDue = lateNs >= 0 ? mono - UInt64(lateNs) : mono
+                        }
+                    case nil: break
+                    }
+                case .gps: handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
+                case .button: handleButton()
+                case .listener: acceptConnections()
+                case .connection(let id): handleConnection(id, &buffer, hangup: event.isHangup)
+                }
+            }
+            handleTime()
+            wakeDue = nil
+        }
+        shutDown()
+        return exitCode ?? 0
+    }
+
+    /// Everything due by the clocks: engine timers, replayed fixes, reconnects, patterns, hook limits, watchdog.
+    func handleTime() {
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        let fixes = gps.handleDeadline(at: now)
+        if !fixes.isEmpty { handleFixes(fixes) }
+        perform { $0.advance(clock: clock) }
+        for press in outputs.advanceButton(to: now) { handlePress(press) }
+        do { try outputs.advance(to: SystemClocks.boottimeNow().nanosecondsSinceBoot) } catch { log.error("GPIO: \(error)") }
+        hook?.poll(at: now)
+        if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
+            try? notifier?.watchdog()
+            nextWatchdog = now + UInt64(interval.components.seconds) * 1_000_000_000 + UInt64(interval.components.attoseconds / 1_000_000_000)
+        }
+        if gps.replayFinished && outputs.annunciator.playingID == nil && exitCode == nil {
+            log.info("replay finished")
+            exitCode = 0
+        }
+    }
+
+    func armTimers() {
+        var deadlines: [UInt64] = []
+        let wake = center.engine.nextWakeup
+        if let m = wake.monotonic { deadlines.append(m.nanosecondsSinceBoot) }
+        if let d = outputs.nextDeadline { deadlines.append(d) }
+        if let d = gps.nextDeadline { deadlines.append(d) }
+        if let d = hook?.nextDeadline { deadlines.append(d) }
+        if let d = nextWatchdog { deadlines.append(d) }
+        do {
+            if let next = deadlines.min() {
+                try monotonicTimer.arm(at: MonotonicInstant(nanosecondsSinceBoot: max(next, 1)))
+            } else {
+                try monotonicTimer.disarm()
+            }
+            if let w = wake.wall { try wallTimer.arm(at: w) } else { try wallTimer.disarm() }
+        } catch {
+            log.error("timerfd: \(error)")
+        }
+    }
+
+    // MARK: Engine
+
+    /// Runs an engine operation through the durable center and acts on its output.
+    func perform(_ operation: (inout NotificationEngine) -> EngineOutput) {
+        do {
+            let out = try center.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in operation(&e) }
+            act(on: out)
+        } catch {
+            fatal(error)
+        }
+    }
+
+    func fatal(_ error: CenterError) {
+        log.error("\(error); stopping (systemd restarts the agent from the last commit)")
+        exitCode = 74
+    }
+
+    /// Signals deliveries and stops acknowledged ones. Called only after the output was committed.
+    func act(on out: EngineOutput) {
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        for d in out.deliveries {
+            do { try outputs.deliver(d, at: now) } catch { log.error("GPIO: \(error)") }
+            let after = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            if d.outcome == .onTime, let due = d.regionEvent != nil ? fixArrival : wakeDue {
+                latencies.append(after >= due ? after - due : 0)
+            }
+            log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")")
+            hook?.run(d, at: now)
+        }
+        for o in out.outcomes { log.info("\(o.kind.rawValue) \(o.requestIdentifier): \(o.detail)") }
+        for id in out.acknowledged { try? outputs.acknowledge(id, at: now) }
+        if !out.deliveries.isEmpty || !out.acknowledged.isEmpty { updateStatusLine() }
+    }
+
+    func handleFixes(_ fixes: [Fix]) {
+        for fix in fixes {
+            fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            perform { $0.process(fix, clock: clock) }
+            fixArrival = nil
+        }
+        if !fixes.isEmpty { updateStatusLine() }
+    }
+
+    func applyConfiguredRequests() {
+        let params: JSONValue = .object([("requests", .array(configuration.requests.map(\.json))),
+                                         ("categories", .array(configuration.categories.map(\.json)))])
+        let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 0), ("method", "apply"), ("params", params)])
+        let reply = control.handle(line: Array(request.serialized().utf8), center: center, clock: clock, status: status)
+        if let fatal = reply.fatal { self.fatal(fatal); return }
+        act(on: reply.output)
+        if let line = reply.line {
+            log.info("configuration applied: \(String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self))")
+        }
+    }
+
+    // MARK: Button
+
+    func handleButton() {
+        do {
+            for press in try outputs.readButton(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) { handlePress(press) }
+        } catch {
+            log.error("button: \(error)")
+        }
+    }
+
+    func handlePress(_ press: ButtonEvent) {
+        guard let id = outputs.currentAlert else { return }
+        let action = press.kind == .longPress ? ActionIdentifier.snooze : ActionIdentifier.default
+        do {
+            let out = try center.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
+                try e.respond(to: id, action: action, clock: clock)
+            }
+            log.info("button: \(press.kind == .longPress ? "long" : "short") press answers \(id) with \(action)")
+            act(on: out)
+        } catch {
+            if case .store = error { fatal(error) } else {
+                // Not a delivery of the engine (a reminder of one removed meanwhile): just stop its signal.
+                try? outputs.acknowledge(id, at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+            }
+        }
+    }
+
+    // MARK: Signals
+
+    func handleSignals() {
+        while let s = try? signals.receive() {
+            switch s.number {
+            case SIGTERM, SIGINT:
+                log.info("signal \(s.number == SIGTERM ? "TERM" : "INT") from pid \(s.senderPID): stopping")
+                exitCode = 0
+            case SIGHUP:
+                reload()
+            case SIGCHLD:
+                hook?.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+            default:
+                break
+            }
+        }
+    }
+
+    func reload() {
+        do {
+            let next = try environment.reloadConfiguration()
+            var changed: [String] = []
+            if next.gps != configuration.gps { changed.append("gps") }
+            if next.statePath != configuration.statePath { changed.append("state") }
+            if next.socketPath != configuration.socketPath { changed.append("socket") }
+            configuration.requests = next.requests
+            configuration.categories = next.categories
+            configuration.patterns = next.patterns
+            configuration.hook = next.hook
+            configuration.engine.alertSettings = next.engine.alertSettings
+            outputs.setPatterns(next.patterns)
+            hook = next.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
+            log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
+            applyConfiguredRequests()
+        } catch {
+            log.error("SIGHUP: \(error); keeping the previous configuration")
+        }
+    }
+
+    // MARK: Control socket
+
+    var status: AgentStatus {
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        let trusted = center.engine.wallTrusted
+        let source: AgentStatus.ClockSource = !trusted ? .none : (configuration.clockTrust == .always || SystemClocks.isWallClockSynchronized()) ? .ntp : .gnss
+        return AgentStatus(
+            started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
+            gpsSource: gps.description, gpsConnected: gps.isConnected,
+            lastFixAge: gps.lastFixAt.map { Double(now - $0) / 1e9 }, lastFixError: gps.lastFix?.horizontalError,
+            lastFixLatitude: gps.lastFix?.coordinate?.latitude, lastFixLongitude: gps.lastFix?.coordinate?.longitude,
+            fixesReceived: gps.fixesReceived, deviceZone: center.engine.deviceZone.identifier,
+            configPath: configuration.path, statePath: configuration.statePath)
+    }
+
+    func acceptConnections() {
+        while true {
+            let c: UnixConnection?
+            do { c = try listener.accept() } catch { log.warning("accept: \(error)"); return }
+            guard let c else { return }
+            let id = nextConnectionID
+            nextConnectionID &+= 1
+            var connection = Connection(socket: c, framer: LineFramer(maximumLineLength: configuration.maximumMessageBytes))
+            if let peer = try? c.peerCredentials(), let refusal = policy.refusal(peer) {
+                log.warning("control: refused uid \(peer.userID) (pid \(peer.processID))")
+                c.enqueue(refusal)
+                connection.closeAfterFlush = true
+            }
+            do { try loop.register(c.descriptor, for: [.readable, .hangup], token: .connection(id)) } catch { continue }
+            connections[id] = connection
+            flush(id)
+        }
+    }
+
+    func handleConnection(_ id: UInt32, _ buffer: inout [UInt8], hangup: Bool) {
+        guard var connection = connections[id] else { return }
+        var closed = false
+        reading: while !connection.closeAfterFlush {
+            let r: SocketRead
+            do { r = try buffer.withUnsafeMutableBytes { b throws(Errno) in try connection.socket.read(into: b) } } catch {
+                closed = true
+                break reading
+            }
+            switch r {
+            case .bytes(let n): connection.framer.append(buffer[..<n])
+            case .wouldBlock: break reading
+            case .closed: closed = true; break reading
+            }
+        }
+        while !connection.closeAfterFlush, let framed = connection.framer.next() {
+            switch framed {
+            case .line(let line):
+                let reply = control.handle(line: Array(line), center: center, clock: clock, status: status)
+                if let l = reply.line { connection.socket.enqueue(l) }
+                if let f = reply.fatal { fatal(f) }
+                act(on: reply.output)
+            case .tooLong:
+                connection.socket.enqueue(ControlService.tooLong(limit: configuration.maximumMessageBytes))
+                connection.closeAfterFlush = true
+            }
+        }
+        connections[id] = connection
+        if closed && !connection.socket.hasPendingOutput { close(id); return }
+        flush(id)
+        if closed { close(id) }
+    }
+
+    func flush(_ id: UInt32) {
+        guard let connection = connections[id] else { return }
+        let done = (try? connection.socket.flush()) ?? true
+        if done && connection.closeAfterFlush { close(id) }
+    }
+
+    func close(_ id: UInt32) {
+        guard let c = connections.removeValue(forKey: id) else { return }
+        try? loop.unregister(c.socket.descriptor)
+    }
+
+    // MARK: Status and shutdown
+
+    func updateStatusLine() {
+        guard let n = notifier, n.isEnabled else { return }
+        let e = center.engine
+        try? n.status("\(e.pendingCount) pending, \(e.badgeCount) unacknowledged; GPS \(gps.isConnected ? "ok" : "not connected"), \(gps.fixesReceived) fixes; clock \(e.wallTrusted ? "trusted" : "untrusted")")
+    }
+
+    func shutDown() {
+        try? notifier?.stopping()
+        outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+        gps.close()
+        for id in Array(connections.keys) { close(id) }
+        if !latencies.isEmpty {
+            let sorted = latencies.sorted()
+            func pct(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000 }
+            log.info("latency due → GPIO over \(sorted.count) deliveries: p50 \(pct(0.5)) µs, p99 \(pct(0.99)) µs, max \(Double(sorted.last!) / 1000) µs")
+        }
+        log.info("stopped; outputs off")
+    }
+}

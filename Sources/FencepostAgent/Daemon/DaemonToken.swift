@@ -1,0 +1,34 @@
+// What woke the daemon's epoll loop.
+import FencepostLinux
+
+/// The daemon's epoll tokens: one per kind of descriptor, connections by number.
+enum DaemonToken: EventToken, Hashable {
+    case signals, monotonicTimer, wallTimer, gps, button, listener
+    case connection(UInt32)
+
+    var epollData: UInt64 {
+        switch self {
+        case .signals: 0
+        case .monotonicTimer: 1
+        case .wallTimer: 2
+        case .gps: 3
+        case .button: 4
+        case .listener: 5
+        case .connection(let id): 1 << 32 | UInt64(id)
+        }
+    }
+
+    init(epollData: UInt64) {
+        switch epollData {
+        case 0: self = .signals
+        case 1: self = .monotonicTimer
+        case 2: self = .wallTimer
+        case 3: self = .gps
+        case 4: self = .button
+        case 5: self = .listener
+        default:
+            precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
+            self = .connection(UInt32(truncatingIfNeeded: epollData))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+// The delivery hook: a command (argv, no shell) started for each delivery with the notification
+// in its environment, killed when it outlives its time limit.
+import FencepostLinux
+import LocalNotifications
+
+/// Runs the configured hook and keeps track of the children until they end.
+final class DeliveryHook {
+    let command: [String]
+    let timeout: UInt64
+    let log: DaemonLog
+    private var running: [(child: ChildProcess, deadline: UInt64, delivery: String, killed: Bool)] = []
+
+    init(command: [String], timeoutSeconds: Double, log: DaemonLog) {
+        self.command = command
+        self.timeout = UInt64(max(0.001, timeoutSeconds) * 1e9)
+        self.log = log
+    }
+
+    /// The environment of the hook for delivery `d`: FENCEPOST_* variables (and PATH).
+    static func environment(_ d: DeliveredNotification) -> [String] {
+        var env = ["PATH=/usr/local/bin:/usr/bin:/bin",
+                   "FENCEPOST_DELIVERY=\(d.identifier)", "FENCEPOST_REQUEST=\(d.requestIdentifier)",
+                   "FENCEPOST_TITLE=\(d.content.title)", "FENCEPOST_BODY=\(d.content.body)",
+                   "FENCEPOST_OUTCOME=\(d.outcome.name)",
+                   "FENCEPOST_INTERRUPTION_LEVEL=\(d.content.interruptionLevel.rawValue)",
+                   "FENCEPOST_JSON=\(d.json.serialized())"]
+        if let s = d.content.sound { env.append("FENCEPOST_SOUND=\(s)") }
+        if let c = d.content.categoryIdentifier { env.append("FENCEPOST_CATEGORY=\(c)") }
+        if let t = d.content.threadIdentifier { env.append("FENCEPOST_THREAD=\(t)") }
+        if let b = d.content.badge { env.append("FENCEPOST_BADGE=\(b)") }
+        if let s = d.scheduled { env.append("FENCEPOST_SCHEDULED=\(s)") }
+        if let t = d.date { env.append("FENCEPOST_DATE=\(t)") }
+        if let e = d.regionEvent { env.append("FENCEPOST_REGION_EVENT=\(e)") }
+        for (k, v) in d.content.userInfo {
+            let name = String(k.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+            env.append("FENCEPOST_USERINFO_\(name)=\(v)")
+        }
+        // A NUL cannot be passed in the environment: such values are cut there.
+        return env.map { String($0.prefix { $0 != "\0" }) }
+    }
+
+    func run(_ d: DeliveredNotification, at now: UInt64) {
+        do {
+            let child = try ChildProcess.spawn(command, environment: Self.environment(d))
+            running.append((child, now + timeout, d.identifier, false))
+        } catch {
+            log.error("hook \(command[0]) for \(d.identifier) could not start: \(error)")
+        }
+    }
+
+    /// Reaps children that ended and kills those past their time limit.
+    func poll(at now: UInt64) {
+        running.removeAll { entry in
+            if let end = try? entry.child.reap() {
+                if end != .exited(0) && !entry.killed {
+                    log.warning("hook \(command[0]) for \(entry.delivery) \(end)")
+                }
+                return true
+            }
+            return false
+        }
+        for i in running.indices where !running[i].killed && running[i].deadline <= now {
+            log.warning("hook \(command[0]) for \(running[i].delivery) ran longer than \(Double(timeout) / 1e9) s: killed")
+            try? running[i].child.send(9)
+            running[i].killed = true
+        }
+    }
+
+    /// When ``poll(at:)`` must run to kill a child past its limit (ended children are reaped on
+    /// SIGCHLD, which the daemon receives through its signalfd).
+    var nextDeadline: UInt64? { running.filter { !$0.killed }.map(\.deadline).min() }
+
+    var runningCount: Int { running.count }
+}

@@ -1,0 +1,192 @@
+// The position source of the daemon: a serial receiver (NMEA through our own stream), gpsd
+// (libgps), or a recorded drive replayed at a speed. Each is survived: a serial port that goes
+// away is reopened every 2 s; a gpsd that goes away is reconnected with backoff (1 s … 30 s).
+import FencepostLinux
+import NMEA
+import Position
+
+/// Where fixes come from, and the state of that source.
+final class GPSFeed {
+    enum Source {
+        case none
+        case serial(path: String, baud: Int)
+        case gpsd(host: String, port: String)
+        /// Fixes with times, replayed at `speed`× from the moment the daemon starts.
+        case replay(name: String, fixes: [Fix], speed: Double, exitAtEnd: Bool)
+    }
+
+    let source: Source
+    let log: DaemonLog
+    /// Called when the descriptor to watch changes (nil: none).
+    var onDescriptorChange: (FileDescriptor?, FileDescriptor?) -> Void = { _, _ in }
+
+    private var serial: SerialPort?
+    private var stream = NMEAStreamBox()
+    private var gpsd: GPSDClient?
+    private var backoff = ReconnectBackoff()
+    private var retryAt: UInt64?
+    private var replayIndex = 0
+    private var replayStart: UInt64 = 0
+    private var hangup = false
+    private(set) var fixesReceived = 0
+    private(set) var lastFix: Fix?
+    private(set) var lastFixAt: UInt64?
+
+    init(_ source: Source, log: DaemonLog) {
+        self.source = source
+        self.log = log
+    }
+
+    var descriptor: FileDescriptor? { serial?.descriptor ?? gpsd?.fileDescriptor }
+
+    var isConnected: Bool {
+        switch source {
+        case .none: false
+        case .serial: serial != nil
+        case .gpsd: gpsd?.isConnected ?? false
+        case .replay(_, let fixes, _, _): replayIndex < fixes.count
+        }
+    }
+
+    var description: String {
+        switch source {
+        case .none: "none"
+        case .serial(let path, let baud): "serial \(path) at \(baud) baud"
+        case .gpsd(let host, let port): "gpsd://\(host):\(port)"
+        case .replay(let name, let fixes, let speed, _): "replay of \(name) (\(fixes.count) fixes) at \(speed)×"
+        }
+    }
+
+    /// Whether a replay has played its last fix and the daemon should end.
+    var replayFinished: Bool {
+        if case .replay(_, let fixes, _, let exitAtEnd) = source { return exitAtEnd && replayIndex >= fixes.count }
+        return false
+    }
+
+    func start(at now: UInt64) {
+        replayStart = now
+        switch source {
+        case .serial, .gpsd: connect(at: now)
+        default: break
+        }
+    }
+
+    private func connect(at now: UInt64) {
+        let old = descriptor
+        switch source {
+        case .serial(let path, let baud):
+            do {
+                serial = try SerialPort(path: path, baudRate: baud)
+                stream = NMEAStreamBox()
+                hangup = false
+                retryAt = nil
+                log.info("GPS: reading \(path) at \(baud) baud")
+            } catch {
+                serial = nil
+                retryAt = now + 2_000_000_000
+                log.warning("GPS: \(error); trying again in 2 s")
+            }
+        case .gpsd(let host, let port):
+            do {
+                gpsd = try GPSDClient(host: host, port: port)
+                backoff.reset()
+                retryAt = nil
+                log.info("GPS: connected to gpsd at \(host):\(port)")
+            } catch {
+                gpsd = nil
+                let wait = backoff.nextDelay()
+                retryAt = now + wait
+                log.warning("GPS: \(error); trying again in \(wait / 1_000_000_000) s")
+            }
+        default: break
+        }
+        if old != descriptor { onDescriptorChange(old, descriptor) }
+    }
+
+    private func disconnected(at now: UInt64, _ why: String) {
+        let old = descriptor
+        serial = nil
+        gpsd = nil
+        switch source {
+        case .serial: retryAt = now + 2_000_000_000
+        case .gpsd:
+            retryAt = now + backoff.nextDelay()
+        default: break
+        }
+        log.warning("GPS: \(why); reconnecting")
+        onDescriptorChange(old, nil)
+    }
+
+    /// The next time the feed needs ``handleDeadline(at:)``.
+    var nextDeadline: UInt64? {
+        if let retryAt { return retryAt }
+        if case .replay(_, let fixes, let speed, _) = source, replayIndex < fixes.count,
+           let t0 = fixes.first?.secondsSinceEpoch, let t = fixes[replayIndex].secondsSinceEpoch {
+            return replayStart + UInt64(max(0, (t - t0) / speed) * 1e9)
+        }
+        return nil
+    }
+
+    /// Reconnects when due; returns replayed fixes that are due.
+    func handleDeadline(at now: UInt64) -> [Fix] {
+        if let r = retryAt, r <= now { connect(at: now) }
+        guard case .replay(_, let fixes, let speed, _) = source, let t0 = fixes.first?.secondsSinceEpoch else { return [] }
+        var due: [Fix] = []
+        while replayIndex < fixes.count, let t = fixes[replayIndex].secondsSinceEpoch,
+              replayStart + UInt64(max(0, (t - t0) / speed) * 1e9) <= now {
+            due.append(fixes[replayIndex])
+            replayIndex += 1
+        }
+        note(due, at: now)
+        return due
+    }
+
+    /// Reads what the source has; returns the fixes completed.
+    func handleReadable(at now: UInt64, hangup reported: Bool) -> [Fix] {
+        var fixes: [Fix] = []
+        if let port = serial {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            reading: while true {
+                let r: SerialRead
+                do { r = try buffer.withUnsafeMutableBytes { b throws(SerialPortError) in try port.read(into: b, hangupReported: reported || hangup) } } catch {
+                    disconnected(at: now, "\(error)")
+                    break reading
+                }
+                switch r {
+                case .bytes(let n):
+                    buffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
+                case .wouldBlock:
+                    break reading
+                case .disconnected:
+                    disconnected(at: now, "\(port.path) went away")
+                    break reading
+                }
+            }
+        } else if let client = gpsd {
+            let read = client.readAvailable()
+            fixes = read.fixes
+            if let d = read.disconnection { disconnected(at: now, "\(d)") }
+        }
+        note(fixes, at: now)
+        return fixes
+    }
+
+    private func note(_ fixes: [Fix], at now: UInt64) {
+        guard let last = fixes.last else { return }
+        fixesReceived += fixes.count
+        lastFix = last
+        lastFixAt = now
+    }
+
+    /// Closes the source (shutdown).
+    func close() {
+        serial = nil
+        gpsd = nil
+    }
+}
+
+/// `NMEAStream` is non-copyable; a class holds it so the feed can replace it on reconnect.
+final class NMEAStreamBox {
+    var stream = NMEAStream()
+    func feed(_ bytes: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) { stream.feed(bytes, onFix) }
+}
