@@ -20,18 +20,21 @@ struct BenchCommand: ParsableCommand {
 
             Cases (`fencepost bench --list` names them all):
 
-              next-fire SHAPE, ZONE       CalendarSchedule.nextDate, five trigger shapes (daily, \
-            weekly, monthly day 31, yearly Feb 29, hourly) in Europe/Berlin; --all adds UTC, \
-            America/New_York and Australia/Lord_Howe. One call per operation.
-              geofence index / brute force, uniform|clustered, 20 / 1k / 100k regions     \
-            RegionIndex.query per fix against a haversine scan of every circle on the same \
-            circles and fixes; --large adds 1M (about 200 MB and a few seconds to build). Brute \
-            force runs at most 0.25 s at 100k and 0.5 s at 1M.
-              nmea framer / framer+decoders     one operation is one sentence; MB/s in the ops/s \
-            column. A synthetic log (GGA, GSA, GSV, RMC, VTG at 1 Hz) of --nmea-size bytes, or \
-            your own recorded logs with --nmea-log (repeated to --nmea-size).
-              engine add+remove, 10k pending     NotificationEngine.add then removePending of \
-            one calendar request while 10,000 stand.
+            next-fire SHAPE, ZONE: CalendarSchedule.nextDate, one call per operation; five \
+            trigger shapes (daily, weekly, monthly day 31, yearly Feb 29, hourly) in \
+            Europe/Berlin; --all adds UTC, America/New_York and Australia/Lord_Howe.
+
+            geofence index|brute force, uniform|clustered, 20|1k|100k: one query per \
+            operation, RegionIndex.query against a haversine scan of every circle, on the same \
+            circles and fixes in the same run; --large adds 1M (about 200 MB and a few seconds \
+            to build). Brute force runs at most 0.25 s at 100k and 0.5 s at 1M.
+
+            nmea framer|framer+decoders: one sentence per operation, MB/s in the ops/s column. \
+            A synthetic log (GGA, GSA, GSV, RMC, VTG at 1 Hz) of --nmea-size bytes, or your own \
+            recorded logs with --nmea-log (repeated to --nmea-size).
+
+            engine add+remove, 10k pending: NotificationEngine.add then removePending of one \
+            calendar request while 10,000 stand.
 
             --filter keeps the cases whose name and size contain the text (case-insensitive; \
             repeat it for several). --json prints one JSON document instead of the table, with \
@@ -39,15 +42,15 @@ struct BenchCommand: ParsableCommand {
             every percentile, and a checksum of all results (it keeps the optimizer from \
             removing the work measured).
 
-            Exit status: 0 success, 64 usage error (an unknown --filter), 66 a zone or \
-            --nmea-log file cannot be opened, 74 I/O error.
+            Exit status: 0 success, 64 usage error (an unknown --filter), 65 the --nmea-log \
+            files are empty, 66 a zone or --nmea-log file cannot be opened, 74 I/O error.
             """
     )
 
     @Option(help: ArgumentHelp("Time budget per case, after the warm-up.", valueName: "seconds"))
     var seconds = 1.0
 
-    @Option(help: ArgumentHelp("Run only the cases whose name contains this text (repeatable).", valueName: "text"))
+    @Option(help: ArgumentHelp("Run only the cases whose name or size contains this text, in any case (repeatable).", valueName: "text"))
     var filter: [String] = []
 
     @Flag(help: "Next fire in all four workload zones, not only Europe/Berlin.")

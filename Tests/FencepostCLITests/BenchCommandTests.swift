@@ -100,6 +100,10 @@ import Testing
                                           "--nmea-log", folder.path("none.nmea")])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("none.nmea"))
+        let empty = try ChildProcess.run(["bench", "--filter", "nmea framer 20 kB", "--nmea-size", "20000",
+                                          "--nmea-log", try folder.write("empty.nmea", "")])
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("empty"), "\(empty.stderr)")
     }
 
     @Test func unknownFilterIsAUsageErrorNamingTheFilter() throws {
