@@ -70,8 +70,6 @@ public struct RegionIndex: Sendable {
 
     /// Bit 31 of an entry's slot: the region has more than one entry (results need de-duplication).
     static let multiple: UInt32 = 1 << 31
-    static let lanes16: SIMD16<Int16> = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, -32768]
-    static let lanes: SIMD16<UInt32> = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 
     /// Inner nodes, level 1 first, root last.
     private var nodes: [Node] = []
@@ -217,7 +215,7 @@ public struct RegionIndex: Sendable {
     /// - Complexity: O(log₁₆ n + k) for k regions whose boxes hold the point; no allocation once
     ///   `results` has grown to its working capacity.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
-        results.removeAll(keepingCapacity: true)
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }   // the call costs ~70 instructions
         if margin <= 0 {
             // The point's own box: no trigonometry unless a box holds the point.
             let box = GeoBox(minLatitude: point.latitude, maxLatitude: point.latitude,
@@ -249,68 +247,55 @@ public struct RegionIndex: Sendable {
 
     /// Walks the tree for `box`; appends matching slots; returns whether a multi-entry region was hit.
     private func search(_ box: GeoBox, into results: inout [Int32], exact: Coordinate?, margin: Double) -> Bool {
-        guard !leaves.isEmpty else { return false }
-        // Rounding to nearest is monotone, so these boxes hold every Float-rounded box that the
-        // Double boxes would meet.
+        // (Also refuses NaN bounds, which the sign tests below would take for hits everywhere.)
+        guard !leaves.isEmpty, box.minLatitude <= box.maxLatitude, box.minLongitude <= box.maxLongitude else { return false }
+        // Rounding to nearest is monotone, so these bounds hold every Float-rounded box that the
+        // Double boxes would meet. Broadcast once: a node test is then four vector compares.
+        let qMinLat = SIMD16<Float>(repeating: Float(box.minLatitude)), qMaxLat = SIMD16<Float>(repeating: Float(box.maxLatitude))
+        let qMinLon = SIMD16<Float>(repeating: Float(box.minLongitude)), qMaxLon = SIMD16<Float>(repeating: Float(box.maxLongitude))
+        // (min lat, max lat, min lon, max lon) for the leaves' frames, and the bias that turns
+        // min/max scaled values into the leaves' conservative integer bounds (see `leafBounds`).
         let q = SIMD4<Float>(Float(box.minLatitude), Float(box.maxLatitude), Float(box.minLongitude), Float(box.maxLongitude))
         var vector: Vec3? = nil   // the point's unit vector, computed at the first leaf hit
         var multiple = false
         nodes.withUnsafeBufferPointer { nodes in
             leaves.withUnsafeBufferPointer { leaves in
                 frames.withUnsafeBufferPointer { frames in
-                    entrySlots.withUnsafeBufferPointer { slots in
-                        geometry.withUnsafeBufferPointer { geo in
-                            // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings
-                            // per level; 576 bytes, under the 1 KiB that stays on the stack.
-                            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9) { stack in
-                                precondition(levelStart.count < 8)
-                                stack[0] = UInt32(levelStart.count) << 28
-                                var top = 1
-                                while top > 0 {
-                                    top -= 1
-                                    let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
-                                    if level > 0 {
-                                        let n = nodes[levelStart[level - 1] + index]
-                                        let hit = (n.minLat .<= q[1]) .& (n.maxLat .>= q[0]) .& (n.minLon .<= q[3]) .& (n.maxLon .>= q[2])
-                                        var bits = SIMD16<UInt32>(repeating: 0).replacing(with: Self.lanes, where: hit).wrappedSum()
-                                        while bits != 0 {
-                                            let lane = bits.trailingZeroBitCount
-                                            bits &= bits &- 1
-                                            stack[top] = UInt32(level - 1) << 28 | UInt32(index &* 16 &+ lane)
-                                            top += 1
-                                        }
-                                        continue
-                                    }
-                                    let f: SIMD4<Float> = frames[index]
-                                    let loLat = Self.quantize((q[0] - f[0]) * f[2], down: true)
-                                    let hiLat = Self.quantize((q[1] - f[0]) * f[2], down: false)
-                                    let loLon = Self.quantize((q[2] - f[1]) * f[3], down: true)
-                                    let hiLon = Self.quantize((q[3] - f[1]) * f[3], down: false)
-                                    let n = leaves[index]
-                                    let h1: SIMDMask<SIMD16<Int16>> = n.minLat .<= SIMD16<Int16>(repeating: hiLat)
-                                    let h2: SIMDMask<SIMD16<Int16>> = n.maxLat .>= SIMD16<Int16>(repeating: loLat)
-                                    let h3: SIMDMask<SIMD16<Int16>> = n.minLon .<= SIMD16<Int16>(repeating: hiLon)
-                                    let h4: SIMDMask<SIMD16<Int16>> = n.maxLon .>= SIMD16<Int16>(repeating: loLon)
-                                    let hit = h1 .& h2 .& h3 .& h4
-                                    var bits = UInt32(UInt16(bitPattern: SIMD16<Int16>(repeating: 0).replacing(with: Self.lanes16, where: hit).wrappedSum()))
+                    levelStart.withUnsafeBufferPointer { levelStart in
+                        // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings
+                        // per level; 576 bytes, under the 1 KiB that stays on the stack.
+                        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9) { stack in
+                            precondition(levelStart.count < 8)
+                            stack[0] = UInt32(levelStart.count) << 28
+                            var top = 1
+                            while top > 0 {
+                                top &-= 1
+                                let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
+                                if level > 0 {
+                                    let n = nodes.baseAddress! + (levelStart[level &- 1] &+ index)
+                                    // a ≤ b exactly when b − a ≥ +0 (IEEE subtraction; ±∞ lanes of empty slots
+                                    // give −∞): a lane hits when none of the four differences has its sign set.
+                                    let miss = Self.signs(qMaxLat - n.pointee.minLat) | Self.signs(n.pointee.maxLat - qMinLat)
+                                        | Self.signs(qMaxLon - n.pointee.minLon) | Self.signs(n.pointee.maxLon - qMinLon)
+                                    var bits = Self.laneBits(SIMD16<Int8>(truncatingIfNeeded: ~miss &>> 31))
+                                    let child = UInt32(level &- 1) << 28 | UInt32(truncatingIfNeeded: index &* 16)
                                     while bits != 0 {
-                                        let lane = bits.trailingZeroBitCount
+                                        stack[top] = child | UInt32(truncatingIfNeeded: bits.trailingZeroBitCount)
                                         bits &= bits &- 1
-                                        let child = index &* 16 &+ lane
-                                        guard child < entryCount else { break }
-                                        let s = slots[child]
-                                        if let point = exact {
-                                            let p: Vec3
-                                            if let v = vector { p = v } else { p = Vec3(point); vector = p }
-                                            let g = geo[child]
-                                            let inside = g.radius >= 0
-                                                ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
-                                                : polygons[Int(-g.radius) - 1].signedDistance(p) <= margin
-                                            if !inside { continue }
-                                        }
-                                        if s & Self.multiple != 0 { multiple = true }
-                                        results.append(Int32(bitPattern: s & ~Self.multiple))
+                                        top &+= 1
                                     }
+                                    continue
+                                }
+                                let b = Self.leafBounds(q, frame: frames[index])
+                                let n = leaves.baseAddress! + index
+                                let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
+                                    .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
+                                    .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
+                                    .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
+                                let bits = Self.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
+                                if bits != 0 {
+                                    refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
+                                           multiple: &multiple, into: &results)
                                 }
                             }
                         }
@@ -319,6 +304,66 @@ public struct RegionIndex: Sendable {
             }
         }
         return multiple
+    }
+
+    /// Appends the slots of leaf `leaf`'s entries whose lanes are set in `bits` and that pass the
+    /// exact test for `exact` (all of them when `exact` is nil).
+    @inline(__always)
+    private func refine(leaf: Int, bits: UInt32, exact: Coordinate?, margin: Double, vector: inout Vec3?,
+                        multiple: inout Bool, into results: inout [Int32]) {
+        var bits = bits
+        entrySlots.withUnsafeBufferPointer { slots in
+            geometry.withUnsafeBufferPointer { geo in
+                while bits != 0 {
+                    let child = leaf &* 16 &+ bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    guard child < entryCount else { break }
+                    if let point = exact {
+                        let p: Vec3
+                        if let v = vector { p = v } else { p = Vec3(point); vector = p }
+                        let g = geo[child]
+                        let inside = g.radius >= 0
+                            ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
+                            : polygons[Int(-g.radius) - 1].signedDistance(p) <= margin
+                        if !inside { continue }
+                    }
+                    let s = slots[child]
+                    if s & Self.multiple != 0 { multiple = true }
+                    results.append(Int32(bitPattern: s & ~Self.multiple))
+                }
+            }
+        }
+    }
+
+    /// The query box (min lat, max lat, min lon, max lon) in a leaf's 16-bit frame, rounded
+    /// outwards and clamped to the frame: lower bounds to ≤ ⌊x⌋, upper bounds to ≥ ⌈x⌉.
+    @inline(__always)
+    static func leafBounds(_ q: SIMD4<Float>, frame f: SIMD4<Float>) -> (loLat: Int16, hiLat: Int16, loLon: Int16, hiLon: Int16) {
+        // round(m − 0.5) is ⌊m⌋ or, at a tie, ⌊m⌋ − 1; adding 1.5·2²³ rounds to an integer held in
+        // the low mantissa bits (no floorf call, no conversion traps). m − 0.5 is exact below 2¹⁶.
+        @inline(__always) func down(_ x: Float) -> Int32 {
+            let m = Swift.min(Swift.max(x, 0), 65534) - 0.5 + 12_582_912
+            return Int32(bitPattern: m.bitPattern) &- 0x4B40_0000 &- 32768
+        }
+        let lat = (q.lowHalf - SIMD2(repeating: f[0])) * f[2], lon = (q.highHalf - SIMD2(repeating: f[1])) * f[3]
+        return (Int16(truncatingIfNeeded: down(lat[0])), Int16(truncatingIfNeeded: down(lat[1]) &+ 1),
+                Int16(truncatingIfNeeded: down(lon[0])), Int16(truncatingIfNeeded: down(lon[1]) &+ 1))
+    }
+
+    /// The lanes' bit patterns (the sign in bit 31).
+    @inline(__always)
+    static func signs(_ v: SIMD16<Float>) -> SIMD16<Int32> { unsafeBitCast(v, to: SIMD16<Int32>.self) }
+
+    /// The set lanes of 16 bytes that are each all ones or zero, as bits 0…15.
+    /// (`SIMDMask._storage` and integer lanes rather than `replacing(with:where:)`: from masks,
+    /// LLVM rebuilds the lanes one by one.)
+    @inline(__always)
+    static func laneBits(_ bytes: SIMD16<Int8>) -> UInt32 {
+        // Gather each byte's top bit with one multiply per 8 lanes: byte i's bit 7 times
+        // 2^(7·(7−i)) lands on bit 56 + i, and no two products overlap.
+        let words = unsafeBitCast(bytes, to: SIMD2<UInt64>.self) & 0x8080_8080_8080_8080
+        let gather: UInt64 = 0x0002_0408_1020_4081
+        return UInt32(truncatingIfNeeded: (words[0] &* gather) >> 56) | UInt32(truncatingIfNeeded: (words[1] &* gather) >> 56) << 8
     }
 
     static func deduplicate(_ results: inout [Int32]) {
