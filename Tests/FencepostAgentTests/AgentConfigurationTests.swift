@@ -233,7 +233,7 @@ import Testing
         ("[patterns]\nok = [100]\nbad = [100, 0]", 3, "patterns.bad: buzzer pattern \"bad\" step 2 is 0 ms"),
         ("[hook]\ncommand = []", 2, "hook.command: must name a program"),
         ("[hook]\ntimeout = 3", 1, "hook.command: missing"),
-        ("[gpio.led]\npin = 18", 2, "gpio.led.pin: BCM 18 is already used by gpio.buzzer"),
+        ("[gpio.led]\npin = 18", 2, "gpio.led.pin: BCM 18 is already used by gpio.buzzer (its default pin)"),
         ("[gpio.buzzer]\npin = 5\n[gpio.button]\npin = 5", 4, "gpio.button.pin: BCM 5 is already used by gpio.buzzer"),
         ("clock_trust = \"rtc\"", 1, "clock_trust: \"rtc\" is not one of"),
         ("[socket]\nmode = 0o1777", 2, "socket.mode: 1023 is not a permission mode"),

@@ -78,6 +78,19 @@ import Testing
         #expect(b.stderr.contains("missing.geojson"))
     }
 
+    @Test func unknownTimeZonesAreErrorsAtTheirLine() throws {
+        let request = "[[request]]\nid = \"r\"\ntrigger.calendar.match = { hour = 7 }\ntrigger.calendar.tz = \"Mars/Olympus\"\n"
+        let dir = try Self.folder(["zone.toml": "\ntime_zone = \"Europe/Atlantis\"\n", "tz.toml": request])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let zone = try ChildProcess.run(["check-config", dir.appendingPathComponent("zone.toml").path])
+        #expect(zone.status == 78)
+        #expect(zone.stderr.contains("zone.toml:2: time_zone: "), "\(zone.stderr)")
+        #expect(zone.stderr.contains("Europe/Atlantis"), "\(zone.stderr)")
+        let tz = try ChildProcess.run(["check-config", dir.appendingPathComponent("tz.toml").path])
+        #expect(tz.status == 78)
+        #expect(tz.stderr.contains("tz.toml:4: request[0] (id \"r\"): trigger.calendar.tz: "), "\(tz.stderr)")
+    }
+
     @Test func missingFileExits66() throws {
         let out = try ChildProcess.run(["check-config", "/nonexistent/fencepost.toml"])
         #expect(out.status == 66)

@@ -113,8 +113,9 @@ extension AgentConfigurationParser {
             if let first = used.first(where: { $0.offset == spec.offset }) {
                 let laterIsThis = line >= first.line
                 let later = laterIsThis ? role : first.role, earlier = laterIsThis ? first.role : role
+                let byDefault = s.table.value(at: [earlier, "pin"]) == nil ? " (its default pin)" : ""
                 throw ConfigError(line: max(line, first.line), path: "gpio.\(later).pin",
-                                  message: "BCM \(spec.offset) is already used by gpio.\(earlier)")
+                                  message: "BCM \(spec.offset) is already used by gpio.\(earlier)\(byDefault)")
             }
             used.append((spec.offset, role, line))
         }
