@@ -65,12 +65,27 @@ enum ControlClient {
         let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)])
         let line: String
         do {
-            try client.sendLine(request.serialized())
+            do {
+                try client.sendLine(request.serialized())
+            } catch {
+                // The agent may have answered and closed before reading (a refused peer): its
+                // answer is still in the socket's receive buffer.
+                guard let refusal = try? client.readLine(timeout: .milliseconds(200)) else { throw error }
+                line = refusal
+                return try interpret(line)
+            }
             line = try client.readLine(timeout: timeout)
-        } catch { throw unreachable(detail(error)) }
+        } catch let e as ClientFailure { throw e } catch let e as UnixSocketError { throw unreachable(detail(e)) } catch {
+            throw unreachable("\(error)")
+        }
+        return try interpret(line)
+    }
+
+    /// The result of a JSON-RPC answer line, or its error as a failure.
+    static func interpret(_ line: String) throws(ClientFailure) -> JSONValue {
         let answer: JSONValue
         do { answer = try JSONValue.parse(line) } catch {
-            throw ClientFailure(1, "the agent at \(socket) answered something that is not JSON: \(error)")
+            throw ClientFailure(1, "the agent answered something that is not JSON: \(error)")
         }
         if let error = answer["error"] {
             let message = error["message"]?.string ?? "\(error)"

@@ -36,6 +36,8 @@ public struct GPSDRead: Sendable {
     public var disconnection: GPSDError?
     /// JSON messages read (all classes).
     public var messages: Int
+    /// Messages libgps could not unpack (skipped).
+    public var unreadableMessages = 0
 }
 
 /// A gpsd client through libgps: `gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`, then
@@ -114,6 +116,7 @@ public final class GPSDClient {
             read.disconnection = .disconnected(host: host, port: port, code: EBADF, message: "not connected")
             return read
         }
+        var unreadable = 0
         while true {
             switch LibGPS._read(data, message) {
             case .message:
@@ -121,6 +124,11 @@ public final class GPSDClient {
                 if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee)) }
             case .wouldBlock:
                 return read
+            case .unreadable:
+                // Skipped; bounded so a libgps that does not consume it cannot spin here.
+                read.unreadableMessages += 1
+                unreadable += 1
+                if unreadable >= 64 { return read }
             case .closed(let e):
                 read.disconnection = .disconnected(host: host, port: port, code: e.code, message: e.message)
                 close()

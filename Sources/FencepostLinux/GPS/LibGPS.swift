@@ -56,6 +56,9 @@ enum LibGPS {
         case message
         /// No complete message is buffered and the socket has nothing more now.
         case wouldBlock
+        /// libgps could not unpack a message (a negative libgps code in errno, e.g. a JSON field it
+        /// does not know): the message is consumed, the connection is fine.
+        case unreadable(GPSErrno)
         /// The peer closed the connection, or a read error.
         case closed(GPSErrno)
     }
@@ -68,6 +71,8 @@ enum LibGPS {
         let r = gps_read(data, message.baseAddress, Int32(message.count))
         if r > 0 { return .message }
         if r == 0 { return .wouldBlock }
+        // libgps's own (negative) codes are unpack failures of one message, not socket errors.
+        if errno < 0 { return .unreadable(GPSErrno(code: errno)) }
         // recv returned 0 (orderly shutdown) leaves errno 0: say so rather than "Success".
         return .closed(errno == 0 ? GPSErrno(code: ECONNRESET) : GPSErrno(code: errno))
     }

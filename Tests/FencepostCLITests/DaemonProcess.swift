@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// `fencepost run` as a real child process in a temporary folder, with its standard output (the
+/// console GPIO) and standard error (the log) captured to files.
+final class DaemonProcess {
+    let dir: URL
+    let configPath: String
+    let socket: String
+    let statePath: String
+    private(set) var process: Process?
+    private var outURL: URL, errURL: URL
+    private var runs = 0
+
+    /// The repository's root (for board/demo).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let demoDrive = root.appendingPathComponent("board/demo/duesseldorf-2009-07-07.nmea").path
+
+    init() throws {
+        // Short: sun_path holds 107 bytes.
+        dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("fp-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        configPath = dir.appendingPathComponent("fencepost.toml").path
+        socket = dir.appendingPathComponent("control.sock").path
+        statePath = dir.appendingPathComponent("state.sqlite").path
+        outURL = dir.appendingPathComponent("stdout-0")
+        errURL = dir.appendingPathComponent("stderr-0")
+    }
+
+    deinit {
+        if let p = process, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// The configuration's head: state in the folder, trusted clock (the socket goes at the end).
+    var header: String {
+        """
+        state = "\(statePath)"
+        clock_trust = "always"
+        time_zone = "UTC"
+
+        """
+    }
+
+    /// Writes the configuration: ``header``, `body`, then the `[socket]` table.
+    func writeConfig(_ body: String, socketMode: String = "0o600") throws {
+        let text = header + body + "\n[socket]\npath = \"\(socket)\"\nmode = \(socketMode)\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
+    }
+
+    /// Starts `fencepost run --config …` (a second start after a stop is a restart).
+    func start(_ extra: [String] = []) throws {
+        guard let binary = ChildProcess.binary else { throw ChildProcess.NotFound() }
+        outURL = dir.appendingPathComponent("stdout-\(runs)")
+        errURL = dir.appendingPathComponent("stderr-\(runs)")
+        runs += 1
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["run", "--config", configPath] + extra
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        process = p
+    }
+
+    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// Waits until `condition` holds (polling every 20 ms); false after `timeout` seconds.
+    @discardableResult
+    func wait(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
+    /// Waits for the log to contain `text`.
+    @discardableResult
+    func waitForLog(_ text: String, timeout: Double = 20) -> Bool { wait(timeout: timeout) { stderr.contains(text) } }
+
+    func signal(_ s: Int32) { if let p = process { kill(p.processIdentifier, s) } }
+
+    /// Waits for the process to end; its status and how long it took, nil after `timeout`.
+    func waitForExit(timeout: Double) -> (status: Int32, seconds: Double)? {
+        guard let p = process else { return nil }
+        let start = Date()
+        guard wait(timeout: timeout, { !p.isRunning }) else { return nil }
+        p.waitUntilExit()
+        return (p.terminationStatus, Date().timeIntervalSince(start))
+    }
+
+    /// Runs a CLI command against this daemon's socket.
+    func cli(_ arguments: [String], input: String = "") throws -> ChildProcess.Output {
+        try ChildProcess.run(arguments + ["--socket", socket], input: input)
+    }
+
+    /// The console lines `+S.sss s  NAME (BCM n) on|off`, parsed.
+    var pinChanges: [(time: Double, name: String, on: Bool)] {
+        stdout.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count >= 4, parts[0].hasPrefix("+"), let t = Double(parts[0].dropFirst()) else { return nil }
+            return (t, String(parts[2]), parts.last == "on")
+        }
+    }
+
+    /// Whether every output that was switched on was switched off again at the end.
+    var allOutputsOffAtEnd: Bool {
+        var state: [String: Bool] = [:]
+        for c in pinChanges { state[c.name] = c.on }
+        return state.values.allSatisfy { !$0 }
+    }
+}

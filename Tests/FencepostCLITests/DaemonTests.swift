@@ -1,0 +1,186 @@
+import FencepostJSON
+import FencepostLinux
+import Foundation
+import Testing
+
+/// `fencepost run` end to end: real child processes, real files, real sockets.
+@Suite(.serialized) struct DaemonTests {
+    static let zones = """
+        {"type":"FeatureCollection","features":[
+          {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},
+           "properties":{"radius":150,"notifyOnEntry":true,"notifyOnExit":true}},
+          {"type":"Feature","id":"customer","geometry":{"type":"Point","coordinates":[6.77686,51.21554]},
+           "properties":{"radius":120,"notifyOnEntry":true,"notifyOnExit":false}}]}
+        """
+
+    static let gpio = """
+        [gpio]
+        backend = "console"
+        [gpio.buzzer]
+        pin = 18
+        [gpio.led]
+        pin = 23
+        [gpio.badge]
+        pin = 24
+
+        """
+
+    static let schoolZone = """
+        [[request]]
+        id = "school-zone"
+        content = { title = "Slow down", body = "School zone", sound = "double", interruptionLevel = "timeSensitive" }
+        trigger = { location = { region = { polygon = [[51.2300, 6.7480], [51.2300, 6.7515], [51.2270, 6.7515], [51.2270, 6.7480]] }, notifyOnEntry = true, repeats = true } }
+
+        """
+
+    func replayConfig(_ d: DaemonProcess, speed: Double, exitAtEnd: Bool) throws -> String {
+        try Data(Self.zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        return """
+            zones = "zones.geojson"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = \(speed)
+            exit_at_end = \(exitAtEnd)
+
+            """ + Self.gpio + Self.schoolZone
+    }
+
+    /// The demo's drive at 20×: depot entry at start and exit after 15 s of drive (0.75 s), the
+    /// school zone about 5 min in (15 s), the customer 8 min 14 s in (24.7 s); the replay ends at
+    /// 9 min 55 s (29.8 s) and the agent with it.
+    @Test func replayedDriveGivesTheExpectedBuzzerAndLEDSequence() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(try replayConfig(d, speed: 20, exitAtEnd: true))
+        try d.start()
+        let end = try #require(d.waitForExit(timeout: 90), "the agent did not end with the replay; log:\n\(d.stderr)")
+        #expect(end.status == 0, "log:\n\(d.stderr)")
+        let log = d.stderr
+        for id in ["depot/", "school-zone/", "customer/"] { #expect(log.contains("delivered \(id)"), "no delivery of \(id) in:\n\(log)") }
+        #expect(log.contains("on exit"))
+        // Buzzer starts at the expected (accelerated) times: depot enter ≈ 0 s, exit ≈ 0.75 s,
+        // school ≈ 15 s, customer ≈ 24.7 s (±2 s: start-up and load).
+        let buzzerOn = d.pinChanges.filter { $0.name == "buzzer" && $0.on }.map(\.time)
+        func near(_ t: Double) -> Bool { buzzerOn.contains { abs($0 - t) < 2.0 } }
+        #expect(near(15.0), "no buzzer near 15 s: \(buzzerOn)")
+        #expect(near(24.7), "no buzzer near 24.7 s: \(buzzerOn)")
+        #expect(d.pinChanges.contains { $0.name == "led" && $0.on })
+        #expect(d.pinChanges.contains { $0.name == "badge" && $0.on })
+        #expect(d.allOutputsOffAtEnd, "\(d.stdout)")
+    }
+
+    @Test func sigtermStopsWithinASecondWithOutputsOff() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(try replayConfig(d, speed: 1, exitAtEnd: false))
+        try d.start()
+        #expect(d.waitForLog("delivered depot/"), "log:\n\(d.stderr)")
+        #expect(d.wait(timeout: 5) { d.pinChanges.contains { $0.name == "buzzer" && $0.on } })
+        d.signal(SIGTERM)
+        let end = try #require(d.waitForExit(timeout: 5))
+        #expect(end.status == 0)
+        #expect(end.seconds < 1.0, "took \(end.seconds) s")
+        #expect(d.stderr.contains("stopped; outputs off"))
+        #expect(d.allOutputsOffAtEnd, "\(d.stdout)")
+    }
+
+    @Test func restartKeepsPendingAndDelivered() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(Self.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        let add = try d.cli(["add", "-"], input: """
+            {"id":"later","content":{"title":"Later"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}
+            {"id":"soon","content":{"title":"Soon","sound":"chime"},"trigger":{"interval":{"seconds":0.3}}}
+            """)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(d.waitForLog("delivered soon/"))
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+        try d.start()
+        #expect(d.waitForLog("running:"))
+        let pending = try d.cli(["pending", "--json"])
+        #expect(pending.stdout.contains("\"later\""), "\(pending.stdout) \(pending.stderr)")
+        #expect(!pending.stdout.contains("\"soon\""))
+        let delivered = try d.cli(["delivered", "--json"])
+        #expect(delivered.stdout.contains("soon/"), "\(delivered.stdout)")
+        // The unanswered delivery lights the badge again after the restart.
+        #expect(d.wait(timeout: 5) { d.pinChanges.contains { $0.name == "badge" && $0.on } })
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
+    @Test func sighupWithABrokenConfigKeepsTheOldOneAndSaysTheLine() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(Self.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"))
+        // Line 6 of the new file has a typo (the header is three lines).
+        try Data((d.header + "[gpio]\nbackend = \"console\"\nbuzer = 3\n[socket]\npath = \"\(d.socket)\"\n").utf8).write(to: URL(fileURLWithPath: d.configPath))
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("keeping the previous configuration"), "log:\n\(d.stderr)")
+        #expect(d.stderr.contains("fencepost.toml:6: gpio: unknown key `buzer` (did you mean `buzzer`?)"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status"])
+        #expect(status.status == 0, "\(status.stderr)")
+        // A good file with a request: applied on the next SIGHUP.
+        try d.writeConfig(Self.gpio + """
+            [[request]]
+            id = "from-config"
+            trigger = { interval = { seconds = 600, repeats = true } }
+            """)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("configuration reloaded"))
+        #expect(d.wait(timeout: 5) { ((try? d.cli(["pending", "--json"]))?.stdout ?? "").contains("from-config") })
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
+    @Test func controlSocketRoundTripForEveryCommand() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(Self.gpio + """
+            [[category]]
+            id = "REMINDER"
+            actions = [{ id = "done", title = "Done" }]
+            """, socketMode: "0o666")
+        try d.start()
+        #expect(d.waitForLog("running:"))
+        func ok(_ args: [String], input: String = "") throws -> String {
+            let r = try d.cli(args, input: input)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            return r.stdout
+        }
+        _ = try ok(["add", "-"], input: #"{"id":"x","content":{"title":"X","categoryIdentifier":"REMINDER"},"trigger":{"interval":{"seconds":0.2}}}"#)
+        #expect(d.waitForLog("delivered x/"))
+        #expect(!(try ok(["pending", "--json"])).contains("\"x\""))   // a one-shot that fired is no longer pending
+        let delivered = try ok(["delivered", "--json"])
+        let id = try #require(try JSONValue.parse(delivered)[0]?["id"]?.string, "\(delivered)")
+        #expect(try ok(["ack", id, "--action", "done"]).contains("done"))
+        #expect(try ok(["categories", "--json"]).contains("REMINDER"))
+        _ = try ok(["add", "-"], input: #"{"id":"y","trigger":{"interval":{"seconds":3600,"repeats":true}}}"#)
+        #expect(try ok(["remove", "y"]).contains("y"))
+        let applyFile = d.dir.appendingPathComponent("apply.jsonl")
+        try Data(#"{"id":"z","trigger":{"interval":{"seconds":7200,"repeats":true}}}"#.utf8).write(to: applyFile)
+        #expect(try ok(["apply", applyFile.path]).contains("z"))
+        #expect(try ok(["status", "--json"]).contains("\"pending\""))
+        #expect(!(try ok(["status"])).isEmpty)
+
+        // Malformed JSON and an oversized line, straight on the socket.
+        let client = try UnixClient.connect(d.socket)
+        try client.sendLine("{nope")
+        let reply = try #require(try client.readLine(timeout: .seconds(5)))
+        #expect(reply.contains("-32700"), "\(reply)")
+        let big = try UnixClient.connect(d.socket)
+        try big.sendLine(String(repeating: "x", count: 70_000))
+        let refusal = try #require(try big.readLine(timeout: .seconds(5)))
+        #expect(refusal.contains("-32600") && refusal.contains("65536"), "\(refusal)")
+
+        // A peer with another uid is refused (run as nobody when we are root).
+        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), let binary = ChildProcess.binary {
+            let r = try ChildProcess.run(["--reuid", "65534", "--regid", "65534", "--clear-groups",
+                                          binary.path, "status", "--socket", d.socket], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+            #expect(r.status != 0)
+            #expect(r.stderr.contains("permission denied: uid 65534"), "\(r.stderr)")
+        }
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+}
