@@ -20,3 +20,7 @@ int cfl_clock_synchronized(void) {
     if (state == -1) return -1;
     return (state != TIME_ERROR && !(tx.status & STA_UNSYNC)) ? 1 : 0;
 }
+
+#include <malloc.h>
+
+int cfl_malloc_trim(void) { return malloc_trim(0); }

@@ -31,4 +31,7 @@ int cfl_ptsname_r(int fd, char *buf, size_t buflen);
 /// STA_UNSYNC is clear), 0 when not, -1 with errno on failure.
 int cfl_clock_synchronized(void);
 
+/// `malloc_trim(0)`: gives the heap's free pages back to the kernel (malloc.h is not in Glibc's module).
+int cfl_malloc_trim(void);
+
 #endif

@@ -198,6 +198,7 @@ public final class AgentDaemon {
         }
         try? notifier?.ready()
         updateStatusLine()
+        Memory.releaseFreePages()
 
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while exitCode == nil {
@@ -212,13 +213,15 @@ public final class AgentDaemon {
                 switch event.token {
                 case .signals: handleSignals()
                 case .monotonicTimer:
+                    let armed = monotonicTimer.deadline   // read before: an expired timer forgets its deadline
                     _ = try? monotonicTimer.readExpirations()
-                    wakeDue = monotonicTimer.deadline?.nanosecondsSinceBoot
+                    wakeDue = armed?.nanosecondsSinceBoot
                 case .wallTimer:
+                    let armed = wallTimer.deadline
                     switch try? wallTimer.read() {
                     case .clockWasSet?: log.info("the wall clock was set: recomputing calendar triggers")
                     case .expired?:
-                        if let d = wallTimer.deadline {
+                        if let d = armed {
                             // The wall deadline on the monotonic clock: now minus how late the wall clock says we are.
                             let wall = SystemClocks.realtimeNow()
                             let lateNs = (wall.instant.secondsSinceEpoch - d.instant.secondsSinceEpoch) * 1_000_000_000
@@ -396,6 +399,7 @@ public final class AgentDaemon {
             hook = next.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
             log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
             applyConfiguredRequests()
+            Memory.releaseFreePages()
         } catch {
             log.error("SIGHUP: \(error); keeping the previous configuration")
         }

@@ -36,7 +36,7 @@ public final class NotificationStore {
         do {
             let mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? ""
             guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
-            try db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+            try db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
         } catch let error as SQLiteError {
             throw StoreError(error)
         } catch let error as StoreError {

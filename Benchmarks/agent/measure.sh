@@ -1,0 +1,74 @@
+#!/bin/sh
+# Measures the agent as a process (issue 5's figures): resident memory while idle with 1k zones and
+# 1k triggers and with many zones, wakeups in 60 s idle, due-time → GPIO latency, binary size.
+#
+#   Benchmarks/agent/measure.sh [path/to/fencepost] [zones for the large case, default 1000000]
+#
+# Build first: swift build -c release --static-swift-stdlib --product fencepost
+# Everything runs in a temporary folder with console GPIO; nothing is installed.
+set -eu
+BIN=${1:-.build/release/fencepost}
+LARGE=${2:-1000000}
+DIR=$(mktemp -d /tmp/fp-measure.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+
+gen() { # gen NAME ZONES CALENDAR SECONDLY SPEED
+python3 - "$DIR/$1" "$2" "$3" "$4" "$5" "$(cd "$(dirname "$0")/../.." && pwd)" <<'PY'
+import json, random, sys, os
+out, zones, cal, secondly, speed, root = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+os.makedirs(out, exist_ok=True)
+rng = random.Random(20261121)
+with open(f"{out}/zones.geojson", "w") as f:
+    f.write('{"type":"FeatureCollection","features":[')
+    for i in range(zones):
+        lat, lon = 51.0 + rng.random() * 0.5, 6.5 + rng.random() * 0.5
+        f.write(("," if i else "") + json.dumps({"type": "Feature", "id": f"z{i}", "geometry": {"type": "Point", "coordinates": [lon, lat]},
+                                                  "properties": {"radius": 50 + rng.random() * 250}}))
+    f.write("]}")
+gps = f'[gps]\nsource = "replay"\nfile = "{root}/board/demo/duesseldorf-2009-07-07.nmea"\nspeed = {speed}\nexit_at_end = false\n' if speed != "0" else ""
+with open(f"{out}/fencepost.toml", "w") as f:
+    f.write(f'state = "{out}/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\nzones = "zones.geojson"\n\n')
+    f.write('[engine]\npending_cap = 100000\nlocation_cap = 2000000\n\n')
+    f.write(f'[socket]\npath = "{out}/control.sock"\n\n' + gps + '\n[gpio]\nbackend = "console"\n\n')
+    for i in range(cal):
+        f.write(f'[[request]]\nid = "daily-{i}"\ncontent = {{ title = "Check {i}" }}\n'
+                f'trigger = {{ calendar = {{ match = {{ hour = {rng.randrange(24)}, minute = {rng.randrange(60)} }}, repeats = true }} }}\n\n')
+    for i in range(secondly):
+        f.write(f'[[request]]\nid = "minutely-{i}"\ncontent = {{ title = "Tick {i}" }}\n'
+                f'trigger = {{ calendar = {{ match = {{ second = {i % 60} }}, repeats = true }} }}\n\n')
+PY
+}
+
+rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
+switches() { awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v+n}' /proc/"$1"/status; }
+start() { # start NAME → PID; waits for "running:"
+  "$BIN" run --config "$DIR/$1/fencepost.toml" > "$DIR/$1/out" 2> "$DIR/$1/err" &
+  PID=$!
+  i=0; until grep -q "running:" "$DIR/$1/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || { echo "no start"; cat "$DIR/$1/err"; exit 1; }; done
+  # The configuration is applied right after "running:"; wait for it.
+  i=0; until grep -q "configuration applied" "$DIR/$1/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 6000 ] || break; done
+}
+
+echo "binary: $(stat -c %s "$BIN") bytes; stripped: $(strip -o "$DIR/stripped" "$BIN" && stat -c %s "$DIR/stripped") bytes"
+
+gen idle 1000 1000 0 0
+start idle
+sleep 5
+echo "idle, 1k zones + 1k calendar triggers: RSS $(rss $PID) kB"
+S0=$(switches $PID); sleep 60; S1=$(switches $PID)
+echo "idle, 60 s without GPS input: $((S1 - S0)) context switches (wakeups); deliveries in that minute: $(grep -c delivered "$DIR/idle/err" || true)"
+kill -TERM $PID; wait $PID || true
+
+gen latency 100 0 120 20
+start latency
+sleep 60
+kill -TERM $PID; wait $PID || true
+grep "latency" "$DIR/latency/err" || echo "no latency line"
+
+gen large "$LARGE" 0 0 0
+T0=$(date +%s)
+start large
+echo "large, $LARGE zones: started and applied in $(( $(date +%s) - T0 )) s"
+sleep 5
+echo "idle, $LARGE zones: RSS $(rss $PID) kB"
+kill -TERM $PID; wait $PID || true
