@@ -34,10 +34,12 @@ extension NotificationEngine {
         var generation = snapshot.nextGeneration
         for (request, progress) in snapshot.requests {
             generation = max(generation, progress.generation + 1)
-            var entry = Entry(request: request, progress: progress, sequence: addSequence)
+            var entry = Entry(request: request, progress: progress, kind: Self.kind(of: request.trigger), sequence: addSequence)
             addSequence += 1
             switch request.trigger {
             case .calendar(let t):
+                entry.policy = t.policy
+                entry.repeatedTime = t.repeatedTime
                 entry.schedule = try? CalendarSchedule(t.match, weekRules: t.weekRules)
                 if let name = t.zoneIdentifier {
                     entry.zone = zoneLookup(name)

@@ -43,7 +43,7 @@ extension NotificationEngine {
         } else if wasTrusted {
             // Held: no calendar timer runs on an untrusted clock.
             wallWheel = TimingWheel()
-            for i in slots.indices where slots[i]?.request.trigger.kind == "calendar" {
+            for i in slots.indices where slots[i]?.kind == .calendar {
                 slots[i]!.timer = nil
                 slots[i]!.due = nil
             }
@@ -55,8 +55,7 @@ extension NotificationEngine {
     /// - Complexity: O(calendar requests × next-fire cost): 100k in a few milliseconds.
     mutating func rebuildWallWheel(at wall: WallInstant) {
         wallWheel = TimingWheel(now: UInt64(max(0, wall.secondsSinceEpoch)), capacity: timeBasedCount)
-        for i in slots.indices {
-            guard slots[i]?.request.trigger.kind == "calendar" else { continue }
+        for i in slots.indices where slots[i]?.kind == .calendar {
             slots[i]!.timer = nil
             scheduleCalendar(Int32(i))
         }
@@ -64,16 +63,22 @@ extension NotificationEngine {
 
     /// The first fire of `e` strictly after `after` (wall seconds), in its zone.
     func nextCalendarFire(_ e: Entry, after: Int64) -> Int64? {
-        guard let schedule = e.schedule, case .calendar(let t) = e.request.trigger else { return nil }
-        return schedule.nextDate(after: WallInstant(secondsSinceEpoch: after), in: e.zone ?? deviceZone,
-                                 policy: t.policy, repeatedTime: t.repeatedTime)?.secondsSinceEpoch
+        guard let schedule = e.schedule else { return nil }
+        let t = WallInstant(secondsSinceEpoch: after)
+        // Branches rather than `e.zone ?? deviceZone`, which would copy (retain) the zone's arrays.
+        if let zone = e.zone {
+            return schedule.nextDate(after: t, in: zone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
+        }
+        return schedule.nextDate(after: t, in: deviceZone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
     }
 
+    /// Arms the calendar timer of `slot` (in place: the entry is not copied out and back).
     mutating func scheduleCalendar(_ slot: Int32) {
-        guard wallTrusted, var e = slots[Int(slot)], let after = e.progress.after else { return }
-        e.due = nextCalendarFire(e, after: after)
-        if let due = e.due { e.timer = wallWheel.schedule(at: UInt64(max(0, due)), slot) }
-        slots[Int(slot)] = e
+        let i = Int(slot)
+        guard wallTrusted, let after = slots[i]?.progress.after else { return }
+        let due = nextCalendarFire(slots[i]!, after: after)
+        slots[i]!.due = due
+        if let due { slots[i]!.timer = wallWheel.schedule(at: UInt64(max(0, due)), slot) }
     }
 
     mutating func scheduleInterval(_ slot: Int32) {
@@ -308,7 +313,7 @@ extension NotificationEngine {
         while timeBasedCount > configuration.pendingCap {
             var worst: (slot: Int, offset: Int64, sequence: Int64)? = nil
             for (i, e) in slots.enumerated() {
-                guard let e, e.request.trigger.kind != "location" else { continue }
+                guard let e, e.kind != .location else { continue }
                 let o = nextFireOffset(e, clock: clock)
                 if worst == nil || o > worst!.offset || (o == worst!.offset && e.sequence > worst!.sequence) {
                     worst = (i, o, e.sequence)
@@ -318,7 +323,7 @@ extension NotificationEngine {
             evict(Int32(w.slot), "the pending cap of \(configuration.pendingCap) calendar and interval requests was reached and it fires last", clock, into: &out)
         }
         while locationCount > configuration.locationCap {
-            guard let newest = slots.indices.filter({ slots[$0]?.request.trigger.kind == "location" })
+            guard let newest = slots.indices.filter({ slots[$0]?.kind == .location })
                 .max(by: { slots[$0]!.sequence < slots[$1]!.sequence }) else { break }
             evict(Int32(newest), "the cap of \(configuration.locationCap) location requests was reached", clock, into: &out)
         }
