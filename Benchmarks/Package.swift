@@ -6,6 +6,7 @@
 //     swift package --disable-sandbox benchmark --target TimingWheelBenchmarks
 //     swift package --disable-sandbox benchmark --target NextFireBenchmarks
 //     swift package --disable-sandbox benchmark --target NMEABenchmarks
+//     swift package --disable-sandbox benchmark --target NotificationCenterBenchmarks
 //
 // Each benchmark suite is one executable target under its own folder; to add one, append a
 // `benchmarkTarget(...)` line to `targets` below.
@@ -65,6 +66,15 @@ let package = Package(
             dependencies: [
                 .product(name: "Geofencing", package: root),
                 .product(name: "Position", package: root),
+                .product(name: "FencepostWorkloads", package: root),
+            ]
+        ),
+        benchmarkTarget(
+            "NotificationCenterBenchmarks",
+            dependencies: [
+                .product(name: "LocalNotifications", package: root),
+                .product(name: "CivilTime", package: root),
+                .product(name: "FencepostLinux", package: root),
                 .product(name: "FencepostWorkloads", package: root),
             ]
         ),
