@@ -214,10 +214,14 @@ struct GpsfakeTests {
         again.close()
     }
 
-    @Test("missing shared test data fails when required")
+    @Test("missing shared test data or gpsfake fails when required")
     func missingTestData() {
         if !SharedTestData.available && SharedTestData.required {
             Issue.record("FENCEPOST_REQUIRE_SHARED_TESTDATA is set but \(SharedTestData.drive.path) is missing")
+        }
+        // .ci/run installs gpsfake (board/install-deps); without it the gpsd test above would skip.
+        if !SharedTestData.hasGpsfake && SharedTestData.required {
+            Issue.record("FENCEPOST_REQUIRE_SHARED_TESTDATA is set but \(SharedTestData.gpsfake) is missing (board/install-deps installs gpsd-clients)")
         }
     }
 }
