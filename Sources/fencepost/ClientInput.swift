@@ -30,18 +30,11 @@ enum ClientInput {
             if case .array(let items) = whole { return items.map { NumberedJSON(line: first, value: $0) } }
             return [NumberedJSON(line: first, value: whole)]
         }
-        var result: [NumberedJSON] = []
-        var number = 0
-        for raw in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            number += 1
-            let line = raw.last == 0x0D ? raw.dropLast() : raw
-            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }
-            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
-            do throws(JSONError) { result.append(NumberedJSON(line: number, value: try JSONValue.parse(Array(trimmed)))) } catch {
-                throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(number): not JSON: \(error)")
-            }
+        do throws(JSONLines.Failure) {
+            return try JSONLines.parse(bytes).map { NumberedJSON(line: $0.line, value: $0.value) }
+        } catch {
+            throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(error.line): not JSON: \(error.error)")
         }
-        return result
     }
 
     /// Checks that each item is a request (the agent checks again, with its categories and zones).

@@ -2,6 +2,7 @@
 // form both modes share: the human mode builds it from options, the script mode from a JSON line.
 import CivilTime
 import FencepostJSON
+import LocalNotifications
 
 /// A question for the calendar: the next `count` fires of `match` strictly after `after`.
 struct NextRequest: Sendable {
@@ -58,21 +59,9 @@ extension NextRequest {
                 guard case .string(let name) = value else { throw Self.typeError(key, "a zone name string", value) }
                 zoneName = name
             case "match":
-                guard case .object(let components) = value else { throw Self.typeError(key, "an object", value) }
                 sawMatch = true
-                for (name, v) in components {
-                    let n: Int
-                    if name == "weekday", case .string(let s) = v, let w = CalendarMatch.weekday(named: s) {
-                        n = w
-                    } else if let i = v.int {
-                        n = i
-                    } else {
-                        throw Self.typeError("match.\(name)", "an integer", v)
-                    }
-                    guard match.setComponent(name, to: n) else {
-                        throw NextRequestError(
-                            "unknown key \"match.\(name)\" (components: \(CalendarMatch.componentNames.joined(separator: ", ")))")
-                    }
+                do throws(RequestError) { match = try CalendarMatch(json: value, path: "match") } catch {
+                    throw NextRequestError(error.message)
                 }
             case "policy":
                 guard case .string(let s) = value else { throw Self.typeError(key, "a string", value) }

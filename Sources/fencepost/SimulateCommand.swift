@@ -205,17 +205,12 @@ struct SimulationInput {
 
     static func read(path: String) throws(ReplayFailure) -> [SimulationInput] {
         let bytes = try readWholeFile(path, what: "requests file")
+        let lines: [(line: Int, value: JSONValue)]
+        do throws(JSONLines.Failure) { lines = try JSONLines.parse(bytes) } catch {
+            throw ReplayFailure(65, "\(path):\(error.line): not JSON: \(error.error)")
+        }
         var result: [SimulationInput] = []
-        var number = 0
-        for raw in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            number += 1
-            let line = raw.last == 0x0D ? raw.dropLast() : raw
-            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }
-            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
-            let value: JSONValue
-            do throws(JSONError) { value = try JSONValue.parse(Array(trimmed)) } catch {
-                throw ReplayFailure(65, "\(path):\(number): not JSON: \(error)")
-            }
+        for (number, value) in lines {
             do throws(RequestError) {
                 if case .object(let m) = value, m.count == 1, m[0].key == "categories" {
                     guard case .array(let list) = m[0].value else {

@@ -117,27 +117,18 @@ public final class SQLiteDatabase {
     /// the transaction cannot fail half-way with `SQLITE_BUSY` on upgrade). When `body` throws,
     /// or `COMMIT` fails, the transaction is rolled back and the error rethrown.
     public func transaction<T, E: SQLiteErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
-        do { try exec("BEGIN IMMEDIATE") } catch { throw E(error) }
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
-        do {
-            try exec("COMMIT")
-        } catch {
-            rollbackQuietly()
-            throw E(error)
-        }
-        return result
+        try inTransaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` inside a deferred `BEGIN` … `COMMIT`: the reads in `body` see one consistent
     /// snapshot of the file (in WAL mode, without blocking a writer).
     public func readTransaction<T, E: SQLiteErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
-        do { try exec("BEGIN") } catch { throw E(error) }
+        try inTransaction(begin: "BEGIN", body)
+    }
+
+    /// `begin`, `body`, `COMMIT`; rolled back when `body` or `COMMIT` fails, the error rethrown.
+    private func inTransaction<T, E: SQLiteErrorConvertible>(begin: String, _ body: () throws(E) -> T) throws(E) -> T {
+        do { try exec(begin) } catch { throw E(error) }
         let result: T
         do {
             result = try body()

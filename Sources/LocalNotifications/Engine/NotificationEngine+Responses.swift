@@ -47,15 +47,8 @@ extension NotificationEngine {
                 identifier: Self.snoozeIdentifier(of: d.requestIdentifier), content: d.content,
                 trigger: .interval(IntervalTrigger(seconds: seconds, repeats: false)), missedFirePolicy: .coalesce)
             // Internal: the identifier may exceed the user limit by the suffix; no other rule applies.
-            var entry = (try? makeEntry(request, generation: nextGeneration, clock: clock))!
-            nextGeneration += 1
-            out.changes.append(.setNextGeneration(nextGeneration))
-            if let old = slotOf[request.identifier] { removeEntry(at: old) }
-            entry.sequence = addSequence
-            addSequence += 1
-            out.changes.append(.putRequest(request, entry.progress))
-            insert(entry, clock: clock)
-            out.append(enforceCaps(clock: clock))
+            let entry = (try? makeEntry(request, generation: nextGeneration, clock: clock))!
+            out.append(install(entry, clock: clock))
         }
         fireDue(clock, into: &out)
         return out

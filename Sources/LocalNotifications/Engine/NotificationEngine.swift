@@ -133,18 +133,27 @@ public struct NotificationEngine {
             let known = categoryList.isEmpty ? "none are registered" : "registered: " + categoryList.map(\.identifier).joined(separator: ", ")
             throw RequestError(.unknownCategory, "content.categoryIdentifier \"\(c)\" is not a registered category (\(known))")
         }
-        var entry = try makeEntry(request, generation: nextGeneration, clock: clock)
+        let entry = try makeEntry(request, generation: nextGeneration, clock: clock)
         if case .calendar = request.trigger, nextCalendarFire(entry, after: entry.progress.after ?? clock.wall.secondsSinceEpoch) == nil {
             throw RequestError(.neverFires, "trigger.calendar.match \(entry.schedule!.match.componentsDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
         }
         // Nothing has changed yet; from here on nothing throws.
         var out = observe(clock)
+        out.append(install(entry, clock: clock))
+        return out
+    }
+
+    /// Puts a new entry (made with ``nextGeneration``) in place of any pending request with its
+    /// identifier, under the next add sequence, and applies the caps.
+    mutating func install(_ entry: Entry, clock: EngineClock) -> EngineOutput {
+        var entry = entry
+        var out = EngineOutput()
         nextGeneration += 1
         out.changes.append(.setNextGeneration(nextGeneration))
-        if let old = slotOf[request.identifier] { removeEntry(at: old) }
+        if let old = slotOf[entry.request.identifier] { removeEntry(at: old) }
         entry.sequence = addSequence
         addSequence += 1
-        out.changes.append(.putRequest(request, entry.progress))
+        out.changes.append(.putRequest(entry.request, entry.progress))
         insert(entry, clock: clock)
         out.append(enforceCaps(clock: clock))
         return out

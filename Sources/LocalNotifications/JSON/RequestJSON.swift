@@ -78,22 +78,8 @@ extension NotificationRequest {
     }
 
     static func calendar(_ c: ObjectReader) throws(RequestError) -> CalendarTrigger {
-        guard let m = try c.object("match", allowed: CalendarMatch.componentNames) else {
-            throw RequestError(.malformed, "missing key \"trigger.calendar.match\"")
-        }
-        var match = CalendarMatch()
-        for (name, v) in m.members {
-            let n: Int
-            if name == "weekday", case .string(let s) = v, let w = CalendarMatch.weekday(named: s) {
-                n = w
-            } else if let i = v.int {
-                n = i
-            } else {
-                throw m.typeError(name, "an integer", v)
-            }
-            _ = match.setComponent(name, to: n)
-        }
-        var t = CalendarTrigger(match: match, zoneIdentifier: try c.string("tz"), repeats: try c.bool("repeats") ?? false)
+        guard let m = c.value("match") else { throw RequestError(.malformed, "missing key \"trigger.calendar.match\"") }
+        var t = CalendarTrigger(match: try CalendarMatch(json: m, path: c.field("match")), zoneIdentifier: try c.string("tz"), repeats: try c.bool("repeats") ?? false)
         if let p = try c.string("policy") {
             guard let policy = MatchingPolicy(rawValue: p) else {
                 throw RequestError(.malformed, "unknown trigger.calendar.policy \"\(p)\" (\(MatchingPolicy.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -182,6 +168,26 @@ extension NotificationRequest {
         case .deliverLate(let g): members.append(("missed", .object([("late", .integer(g))])))
         }
         return .object(members)
+    }
+}
+
+extension CalendarMatch {
+    /// Reads calendar components, `{"hour":7,"minute":0,"weekday":"mon"}` (names as the type's
+    /// properties; a weekday may be a name). `path` names the object in messages.
+    public init(json: JSONValue, path: String) throws(RequestError) {
+        let m = try ObjectReader(json, path: path, allowed: CalendarMatch.componentNames)
+        self.init()
+        for (name, v) in m.members {
+            let n: Int
+            if name == "weekday", case .string(let s) = v, let w = CalendarMatch.weekday(named: s) {
+                n = w
+            } else if let i = v.int {
+                n = i
+            } else {
+                throw m.typeError(name, "an integer", v)
+            }
+            _ = setComponent(name, to: n)
+        }
     }
 }
 
