@@ -2,9 +2,8 @@ import FencepostLinux
 import Foundation
 import Testing
 
-/// The agent's GPS sources with real peers: a pseudo-terminal as the serial receiver (closed and
-/// opened again). The gpsd client is tested against gpsd under gpsfake in FencepostGPIOTests; an
-/// agent-level gpsd test is not in the suite yet (it was unreliable here, see the session note).
+/// The agent's GPS sources with real peers: gpsd fed by gpsfake, and a pseudo-terminal as the
+/// serial receiver (closed and opened again).
 @Suite(.serialized) struct DaemonGPSTests {
     /// The first `epochs` epochs of the demo drive (each starts with its GGA sentence).
     static func driveHead(epochs: Int) throws -> String {
@@ -18,6 +17,16 @@ import Testing
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// A GGA sentence with its HDOP field (the 8th) replaced and the checksum made anew.
+    static func withHDOP(_ sentence: Substring, _ hdop: String) -> String {
+        let body = sentence.dropFirst().prefix { $0 != "*" }
+        var fields = body.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        fields[8] = hdop
+        let text = fields.joined(separator: ",")
+        let sum = text.utf8.reduce(UInt8(0), ^)
+        return "$" + text + "*" + String(format: "%02X", sum)
+    }
+
     static let depot = """
         [[request]]
         id = "depot"
@@ -25,6 +34,61 @@ import Testing
         trigger = { location = { region = { circle = { lat = 51.24363, lon = 6.74191, radius = 150 } }, notifyOnEntry = true, notifyOnExit = true, repeats = true } }
 
         """
+
+    @Test func gpsdFedByGpsfakeDrivesTheBuzzer() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake") else {
+            if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" {
+                Issue.record("gpsfake is not installed (board/install-deps installs gpsd-clients)")
+            }
+            return
+        }
+        let d = try DaemonProcess()
+        let log = d.dir.appendingPathComponent("drive.log")
+        // GGA and RMC only, as the gpsd client's own gpsfake test feeds it.
+        // gpsd estimates the error as HDOP × its own UERE (~19 m): this log's HDOP of 4–5 gives ~90 m,
+        // beyond the monitor's 50 m limit, and every fix would be held. HDOP 1.0 gives ~19 m.
+        let feed = try Self.driveHead(epochs: 40).split(separator: "\n")
+            .filter { $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC") }
+            .map { $0.hasPrefix("$GPGGA") ? Self.withHDOP($0, "1.0") : String($0) }
+        try Data((feed.joined(separator: "\r\n") + "\r\n").utf8).write(to: log)
+        let port = 30_000 + Int(getpid() % 5000)
+        let tmp = d.dir.appendingPathComponent("gpsfake-tmp").path
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        // posix_spawn with an empty signal mask: gpsd must see the SIGTERM that ends gpsfake. Without
+        // -n gpsfake waits for the agent's connection; without -1 it plays the log in a loop until
+        // stopped. Its output (gpsd's D-Bus complaint) goes to a file, not into the test log.
+        let gpsfake = try FencepostLinux.ChildProcess.spawn(
+            ["/bin/sh", "-c", "exec /usr/bin/gpsfake -q -c 0.1 -W 5 -P \(port) '\(log.path)' > '\(tmp)/gpsfake.out' 2>&1"],
+            environment: ["PATH=/usr/sbin:/usr/bin:/bin", "TMPDIR=\(tmp)"])
+        defer {
+            try? gpsfake.send(SIGTERM)
+            for _ in 0 ..< 100 { if (try? gpsfake.reap()) != nil { break }; usleep(50_000) }
+        }
+        try d.writeConfig("""
+            [gps]
+            source = "gpsd"
+            url = "gpsd://127.0.0.1:\(port)"
+
+            """ + DaemonTests.gpio + Self.depot)
+        try d.start()
+        #expect(d.waitForLog("delivered depot/", timeout: 40), "log:\n\(d.stderr)\nstatus: \((try? d.cli(["status", "--json"]))?.stdout ?? "-")")
+        #expect(d.waitForLog("on exit", timeout: 40), "log:\n\(d.stderr)")
+
+        // Pattern starts: a buzzer "on" more than 0.6 s after the previous one (a chime lasts 0.7 s
+        // with its steps 0.2 s apart).
+        var buzzer: [Double] = []
+        for t in d.pinChanges.filter({ $0.name == "buzzer" && $0.on }).map(\.time) where (buzzer.last.map { t - $0 > 0.6 } ?? true) {
+            buzzer.append(t)
+        }
+        #expect(buzzer.count >= 2, "\(d.stdout)")
+        // Entry at the first fixes, exit about 15 fixes later (0.1 s a sentence, 2 sentences a fix: ≈ 3 s).
+        if buzzer.count >= 2 { #expect(buzzer[1] - buzzer[0] > 1.5, "\(buzzer)") }
+        // Entry at the first fixes, exit about 15 fixes later (0.1 s a sentence, 2 sentences a fix: ≈ 3 s).
+
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+        #expect(d.allOutputsOffAtEnd)
+    }
 
     @Test func serialPseudoTerminalClosedAndReopened() throws {
         let d = try DaemonProcess()
