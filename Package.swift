@@ -18,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "fencepost", targets: ["fencepost"]),
+        .executable(name: "fencepost-agent", targets: ["fencepost-agent"]),
         .library(name: "CivilTime", targets: ["CivilTime"]),
         .library(name: "TimingWheel", targets: ["TimingWheel"]),
         .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "Position", dependencies: ["CivilTime"]),
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
-        .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON"]),
+        .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
@@ -68,6 +69,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The agent alone, for systemd: no argument parser, no Foundation (resident memory).
+        .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux"]),
         // Tests.
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),

@@ -1,6 +1,7 @@
 // `fencepost bench`: the hot paths measured on the device itself, no toolchain needed. The
 // workloads are FencepostWorkloads' (the same as Benchmarks/); the harness is BenchHarness.swift.
 import ArgumentParser
+import FencepostAgent
 import FencepostLinux
 
 struct BenchCommand: ParsableCommand {

@@ -1,10 +1,8 @@
 // What `fencepost bench` prints: the aligned table (row by row, as cases finish), the JSON
 // document, and the machine the figures were measured on.
+import FencepostAgent
 import FencepostJSON
 import FencepostLinux
-
-/// The version this binary reports (`fencepost --version`, `bench --json`).
-let fencepostVersion = "0.1.0-dev"
 
 /// How the binary was compiled: figures of a debug build say nothing about the device.
 #if DEBUG

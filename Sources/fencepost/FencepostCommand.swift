@@ -1,6 +1,7 @@
 // The `fencepost` executable: the CLI (and, later, the daemon `run`). This file holds the root
 // command; each subcommand has its own file.
 import ArgumentParser
+import FencepostAgent
 
 @main
 struct FencepostCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 // `fencepost replay`: the position pipeline over a recorded log, offline and as fast as it can go.
 // Time comes from the fixes, never from the clock, so a replay gives the same output every run.
 //
-//   file bytes ─▶ NMEA stream (ReplayNMEA.swift) ─┐
+//   file bytes ─▶ NMEA stream (TrackFormats/GPSLog.swift) ─┐
 //              └▶ GPX reader (TrackFormats)  ─────┴▶ [Fix] ─▶ region monitor (ReplayMonitor.swift)
 //                                                                 ─▶ [ReplayEvent] ─▶ text | jsonl | svg
 import ArgumentParser
@@ -150,29 +150,12 @@ struct ReplayEvent: Equatable {
     var coordinate: Coordinate?
 }
 
-/// The log, read and turned into fixes.
-struct ReplayInput {
-    enum Format: String { case nmea = "NMEA", gpx = "GPX" }
-    var format: Format
-    var fixes: [Fix]
-    /// NMEA only: sentences accepted and rejected by the framer.
-    var sentences = 0
-    var rejectedSentences = 0
-
-    static func read(path: String, uere: Double) throws(ReplayFailure) -> ReplayInput {
+/// Reads a recorded log (NMEA or GPX) for `replay` and `simulate`.
+enum ReplayInput {
+    static func read(path: String, uere: Double) throws(ReplayFailure) -> GPSLog {
         let bytes = try readWholeFile(path, what: "log")
-        if GPXReader.looksLikeXML(bytes) {
-            do throws(XMLError) {
-                return ReplayInput(format: .gpx, fixes: try GPXReader(uere: uere).fixes(bytes))
-            } catch {
-                throw ReplayFailure(65, "\(path): \(error)")
-            }
+        do throws(GPSLog.ParseError) { return try GPSLog.parse(bytes, uere: uere) } catch {
+            throw ReplayFailure(65, "\(path): \(error)")
         }
-        let input = ReplayNMEA.fixes(bytes, uere: uere)
-        if input.sentences == 0 {
-            let what = bytes.isEmpty ? "the file is empty" : "no NMEA sentence ($…*hh) and not GPX (XML)"
-            throw ReplayFailure(65, "\(path): not a GPS log: \(what)")
-        }
-        return input
     }
 }

@@ -74,7 +74,7 @@ enum ReplayOutput {
     ///     …
     ///     4 events: 2 enter, 2 exit
     static func appendReport(
-        input: ReplayInput, logPath: String, zones: [ZoneDefinition], events: [ReplayEvent], to out: inout [UInt8]
+        input: GPSLog, logPath: String, zones: [ZoneDefinition], events: [ReplayEvent], to out: inout [UInt8]
     ) {
         var lines: [String] = []
         let usable = input.fixes.lazy.filter { $0.usablePosition != nil }.count

@@ -34,7 +34,7 @@ struct SelftestCommand: ParsableCommand {
 
     func run() throws {
         var configuration: AgentConfiguration
-        do { configuration = try RunCommand.load(config) } catch {
+        do { configuration = try AgentLauncher.load(config) } catch {
             writeStandardError("fencepost selftest: \(error)\n")
             throw ExitCode(78)
         }

@@ -41,6 +41,13 @@ enum ChildProcess {
         return nil
     }()
 
+    /// The lean agent executable, `fencepost-agent`, next to `fencepost`.
+    static var agentBinary: URL? {
+        guard let b = binary else { return nil }
+        let f = b.deletingLastPathComponent().appendingPathComponent("fencepost-agent")
+        return FileManager.default.isExecutableFile(atPath: f.path) ? f : nil
+    }
+
     /// Runs `fencepost arguments…` with `input` on standard input (through a file, so that neither
     /// side blocks on a full pipe) and collects both outputs.
     static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"],

@@ -48,9 +48,10 @@ final class DaemonProcess {
         try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
     }
 
-    /// Starts `fencepost run --config …` (a second start after a stop is a restart).
-    func start(_ extra: [String] = []) throws {
-        guard let binary = ChildProcess.binary else { throw ChildProcess.NotFound() }
+    /// Starts `fencepost run --config …` (a second start after a stop is a restart); with `agent`,
+    /// the lean `fencepost-agent --config …` instead.
+    func start(_ extra: [String] = [], agent: Bool = false) throws {
+        guard let binary = agent ? ChildProcess.agentBinary : ChildProcess.binary else { throw ChildProcess.NotFound() }
         outURL = dir.appendingPathComponent("stdout-\(runs)")
         errURL = dir.appendingPathComponent("stderr-\(runs)")
         runs += 1
@@ -58,7 +59,7 @@ final class DaemonProcess {
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let p = Process()
         p.executableURL = binary
-        p.arguments = ["run", "--config", configPath] + extra
+        p.arguments = (agent ? [] : ["run"]) + ["--config", configPath] + extra
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
         p.standardInput = FileHandle.nullDevice

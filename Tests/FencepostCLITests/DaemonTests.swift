@@ -48,11 +48,13 @@ import Testing
 
     /// The demo's drive at 20×: depot entry at start and exit after 15 s of drive (0.75 s), the
     /// school zone about 5 min in (15 s), the customer 8 min 14 s in (24.7 s); the replay ends at
-    /// 9 min 55 s (29.8 s) and the agent with it.
-    @Test func replayedDriveGivesTheExpectedBuzzerAndLEDSequence() throws {
+    /// 9 min 55 s (29.8 s) and the agent with it. Both executables: `fencepost run` and the lean
+    /// `fencepost-agent`.
+    @Test(arguments: [false, true])
+    func replayedDriveGivesTheExpectedBuzzerAndLEDSequence(leanAgent: Bool) throws {
         let d = try DaemonProcess()
         try d.writeConfig(try replayConfig(d, speed: 20, exitAtEnd: true))
-        try d.start()
+        try d.start(agent: leanAgent)
         let end = try #require(d.waitForExit(timeout: 90), "the agent did not end with the replay; log:\n\(d.stderr)")
         #expect(end.status == 0, "log:\n\(d.stderr)")
         let log = d.stderr
@@ -69,10 +71,11 @@ import Testing
         #expect(d.allOutputsOffAtEnd, "\(d.stdout)")
     }
 
-    @Test func sigtermStopsWithinASecondWithOutputsOff() throws {
+    @Test(arguments: [false, true])
+    func sigtermStopsWithinASecondWithOutputsOff(leanAgent: Bool) throws {
         let d = try DaemonProcess()
         try d.writeConfig(try replayConfig(d, speed: 1, exitAtEnd: false))
-        try d.start()
+        try d.start(agent: leanAgent)
         #expect(d.waitForLog("delivered depot/"), "log:\n\(d.stderr)")
         #expect(d.wait(timeout: 5) { d.pinChanges.contains { $0.name == "buzzer" && $0.on } })
         d.signal(SIGTERM)

@@ -1,0 +1,86 @@
+// The command line of `fencepost-agent`, parsed by hand: three options do not justify linking
+// swift-argument-parser (which brings FoundationEssentials, ~8 MB of resident pages) into the
+// process that runs for months.
+
+/// The version of the agent and the CLI.
+public let fencepostVersion = "0.1.0-dev"
+
+/// What `fencepost-agent` was asked to do.
+public enum AgentArguments: Equatable, Sendable {
+    /// Run with this configuration.
+    case run(configPath: String, console: Bool)
+    case help
+    case version
+
+    /// The default configuration path (the systemd unit's).
+    public static let defaultConfigPath = "/etc/fencepost/fencepost.toml"
+
+    /// Parses the arguments after the program name.
+    ///
+    /// - Throws: a message naming the argument at fault (the caller prints it and exits 64).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> AgentArguments {
+        var config = defaultConfigPath
+        var console = false
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            switch a {
+            case "-h", "--help", "help": return .help
+            case "--version": return .version
+            case "--console": console = true
+            case "--config", "-c":
+                guard i + 1 < arguments.count, !arguments[i + 1].isEmpty else {
+                    throw UsageError("\(a) needs a file: \(a) /etc/fencepost/fencepost.toml")
+                }
+                config = arguments[i + 1]
+                i += 1
+            default:
+                if a.hasPrefix("--config=") {
+                    config = String(a.dropFirst("--config=".count))
+                    guard !config.isEmpty else { throw UsageError("--config= needs a file") }
+                } else if a.hasPrefix("-") {
+                    throw UsageError("unknown option \(a)")
+                } else {
+                    throw UsageError("unexpected argument \(a) (the configuration is given with --config FILE)")
+                }
+            }
+            i += 1
+        }
+        return .run(configPath: config, console: console)
+    }
+
+    /// `fencepost-agent --help`.
+    public static let helpText = """
+        USAGE: fencepost-agent [--config <file>] [--console]
+
+        The Fencepost agent: delivers local notifications (calendar, interval and location
+        triggers) on a buzzer and LEDs, takes answers from a push button, and is driven over its
+        control socket by `fencepost add|pending|remove|delivered|ack|categories|apply|status`.
+
+        This is `fencepost run` without the command-line tools around it: the process that
+        systemd keeps running (board/fencepost.service), small in memory.
+
+        OPTIONS:
+          -c, --config <file>  The configuration file (TOML). Check it first with
+                               `fencepost check-config FILE`. (default: \(defaultConfigPath))
+          --console            Print pin changes on standard output instead of driving GPIO.
+          --version            Print the version.
+          -h, --help           Show this help.
+
+        Signals: TERM or INT stop it (outputs off, exit 0); HUP reloads the configuration (a broken
+        file is logged with its line and the running configuration is kept).
+
+        Exit status: 0 stopped by a signal or the replay ended, 64 usage, 65 the replay log is not a
+        GPS log, 66 a file cannot be read, 69 GPIO unavailable (no such chip: use
+        gpio.backend = "console"), 73 the state file or the socket cannot be created, 74 the state
+        file cannot be written, 78 a configuration error (FILE:LINE: message).
+
+        """
+}
+
+/// A command line the agent does not understand.
+public struct UsageError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

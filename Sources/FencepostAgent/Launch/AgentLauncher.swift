@@ -1,0 +1,92 @@
+// Starting the agent from a configuration file: what `fencepost run` and the lean `fencepost-agent`
+// executable share. Reads the file (errors by line), picks the device zone, reads a replay log,
+// opens GPIO (libgpiod or the console) and runs the daemon until it stops.
+import CivilTime
+import FencepostLinux
+import Position
+import TrackFormats
+
+/// Starts and runs the agent; each failure is one line on standard error and a sysexits.h status.
+public enum AgentLauncher {
+    /// Runs the agent with the configuration at `configPath` until SIGTERM/SIGINT or the end of a
+    /// replay; returns the exit status.
+    ///
+    /// - Parameters:
+    ///   - console: print pin changes on standard output whatever the file says.
+    ///   - prefix: how error lines begin (`"fencepost run"`).
+    /// - Returns: 0 stopped by a signal or the replay ended, 66 the replay log cannot be read, 65 it
+    ///   is not a GPS log, 69 GPIO unavailable, 73 the state file or socket cannot be created, 74 the
+    ///   state file cannot be written, 78 a configuration error (FILE:LINE: message).
+    public static func run(configPath: String, console: Bool, prefix: String, log: DaemonLog = .standardError) -> Int32 {
+        func fail(_ code: Int32, _ message: String) -> Int32 {
+            writeStandardError("\(prefix): \(message)\n")
+            return code
+        }
+        let loaded: AgentConfiguration
+        do { loaded = try load(configPath) } catch { return fail(78, "\(error)") }
+        var configuration = loaded
+        if console { configuration.gpio.backend = .console }
+        let zones = SystemZones()
+        let deviceZone: ZoneRules
+        do {
+            if let name = configuration.timeZone { deviceZone = try zones.rules(named: name) } else {
+                deviceZone = try zones.deviceZone(tzVariable: SystemZones.environmentTZ())
+            }
+        } catch {
+            return fail(78, "time zone: \(error)")
+        }
+        var replayFixes: [Fix] = []
+        if case .replay(let path, _, _) = configuration.gps {
+            let bytes: [UInt8]
+            do { bytes = try readFile(path) } catch {
+                return fail(66, "gps replay: cannot read \(path): \(error)")
+            }
+            do throws(GPSLog.ParseError) { replayFixes = try GPSLog.parse(bytes, uere: GPXReader.defaultUERE).fixes } catch {
+                return fail(65, "gps replay: \(path): \(error)")
+            }
+        }
+        for path in [configuration.statePath, configuration.socketPath] { try? Directories.createParent(of: path) }
+        let environment = AgentDaemon.Environment(
+            makeGPIO: { gpio throws(GPIOError) -> any GPIOBackend in
+                switch gpio.backend {
+                case .console:
+                    return ConsoleGPIOBackend(clock: { SystemClocks.boottimeNow().nanosecondsSinceBoot }, fileDescriptor: .standardOutput)
+                case .libgpiod(let chip):
+                    return try LibgpiodBackend(chip: chip)
+                }
+            },
+            reloadConfiguration: { () throws(AgentConfigurationError) -> AgentConfiguration in
+                var c = try load(loaded.path ?? "")
+                if console { c.gpio.backend = .console }
+                return c
+            },
+            replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) }, log: log)
+        let daemon: AgentDaemon
+        do { daemon = try AgentDaemon(configuration: configuration, environment: environment) } catch {
+            return fail(error.exitCode, error.message)
+        }
+        return daemon.run()
+    }
+
+    /// Reads and parses a configuration file; errors name the file and line.
+    public static func load(_ path: String) throws(AgentConfigurationError) -> AgentConfiguration {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch {
+            throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
+        }
+        return try AgentConfiguration.parse(String(decoding: bytes, as: UTF8.self), path: path, zoneFileReader: { p in
+            try readFile(p)
+        })
+    }
+
+    static func readFile(_ path: String) throws(Errno) -> [UInt8] {
+        let fd = try FileDescriptor.openForReading(path)
+        defer { try? fd.close() }
+        return try fd.readToEnd()
+    }
+
+    static func writeStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,31 @@
+import FencepostAgent
+import Testing
+
+@Suite struct AgentArgumentsTests {
+    @Test func defaultsToTheUnitsConfiguration() throws {
+        #expect(try AgentArguments.parse([]) == .run(configPath: "/etc/fencepost/fencepost.toml", console: false))
+    }
+
+    @Test(arguments: [
+        (["--config", "a.toml"], AgentArguments.run(configPath: "a.toml", console: false)),
+        (["-c", "a.toml", "--console"], .run(configPath: "a.toml", console: true)),
+        (["--console", "--config=b.toml"], .run(configPath: "b.toml", console: true)),
+        (["--config", "a.toml", "--help"], .help),
+        (["--version"], .version),
+    ])
+    func parses(arguments: [String], expected: AgentArguments) throws {
+        #expect(try AgentArguments.parse(arguments) == expected)
+    }
+
+    @Test(arguments: [
+        (["--config"], "--config needs a file"),
+        (["--config", ""], "--config needs a file"),
+        (["--config="], "--config= needs a file"),
+        (["-x"], "unknown option -x"),
+        (["run"], "unexpected argument run"),
+    ])
+    func refuses(arguments: [String], message: String) {
+        #expect(throws: UsageError.self) { try AgentArguments.parse(arguments) }
+        do { _ = try AgentArguments.parse(arguments) } catch { #expect(error.message.hasPrefix(message), "\(error.message)") }
+    }
+}

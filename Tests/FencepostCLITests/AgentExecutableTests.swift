@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// `fencepost-agent`: the lean daemon executable's own command line (its running is tested with
+/// `fencepost run` in DaemonTests, with both executables).
+@Suite struct AgentExecutableTests {
+    func agent(_ arguments: [String]) throws -> ChildProcess.Output {
+        try ChildProcess.run(arguments, executable: try #require(ChildProcess.agentBinary, "fencepost-agent not built"))
+    }
+
+    @Test func helpTeachesTheOptionsAndExitStatuses() throws {
+        let out = try agent(["--help"])
+        #expect(out.status == 0)
+        for text in ["--config", "--console", "/etc/fencepost/fencepost.toml", "check-config", "78 a configuration error"] {
+            #expect(out.stdout.contains(text), "no \(text) in:\n\(out.stdout)")
+        }
+    }
+
+    @Test func versionMatchesTheCLI() throws {
+        let agentVersion = try agent(["--version"])
+        let cliVersion = try ChildProcess.run(["--version"])
+        #expect(agentVersion.status == 0)
+        #expect(agentVersion.stdout == cliVersion.stdout && !agentVersion.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option --bogus"),
+        (["--config"], "--config needs a file"),
+        (["fencepost.toml"], "unexpected argument fencepost.toml"),
+    ])
+    func usageErrorsExit64AndSayWhat(arguments: [String], message: String) throws {
+        let out = try agent(arguments)
+        #expect(out.status == 64)
+        #expect(out.stderr.contains("fencepost-agent: \(message)"), "\(out.stderr)")
+        #expect(out.stdout.isEmpty)
+    }
+
+    @Test func aMissingConfigurationExits78AndNamesTheFile() throws {
+        let out = try agent(["--config=/nonexistent/fencepost.toml"])
+        #expect(out.status == 78)
+        #expect(out.stderr.contains("/nonexistent/fencepost.toml"), "\(out.stderr)")
+        #expect(out.stderr.contains("cannot read the file"), "\(out.stderr)")
+    }
+
+    @Test func aTypoInTheConfigurationExits78WithItsLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("fencepost.toml").path
+        try Data("state = \"\(dir.path)/s.sqlite\"\n\n[gpio]\nbackend = \"console\"\nbuzer = 18\n".utf8).write(to: URL(fileURLWithPath: path))
+        let out = try agent(["--config", path])
+        #expect(out.status == 78)
+        #expect(out.stderr.contains("fencepost.toml:5"), "\(out.stderr)")
+        #expect(out.stderr.contains("buzzer"), "\(out.stderr)")
+    }
+}
