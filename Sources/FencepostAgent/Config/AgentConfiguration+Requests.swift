@@ -99,6 +99,10 @@ extension AgentConfigurationParser {
         do { zones = try GeoJSONZones.parse(bytes) } catch {
             throw ConfigError(line: line, path: "zones", message: "\(resolved): \(error)")
         }
+        // The ids of the [[request]] tables (zone ids are unique among themselves: a repeated
+        // one replaced the earlier zone in `GeoJSONZones.parse`).
+        let requestIDs = Set(config.requests.map(\.identifier))
+        config.requests.reserveCapacity(config.requests.count + zones.count)
         for zone in zones {
             let request: NotificationRequest
             do {
@@ -107,7 +111,7 @@ extension AgentConfigurationParser {
             } catch {
                 throw ConfigError(line: line, path: "zones", message: "\(resolved): zone \(Self.quoted(zone.id)): \(error.message)")
             }
-            if config.requests.contains(where: { $0.identifier == zone.id }) {
+            if requestIDs.contains(zone.id) {
                 throw ConfigError(line: line, path: "zones",
                                   message: "\(resolved): zone \(Self.quoted(zone.id)) has the id of a [[request]] of this file")
             }
