@@ -50,7 +50,10 @@ final class DaemonProcess {
 
     /// Starts `fencepost run --config …` (a second start after a stop is a restart); with `agent`,
     /// the lean `fencepost-agent --config …` instead.
-    func start(_ extra: [String] = [], agent: Bool = false) throws {
+    ///
+    /// `wrapper` runs it under another program (`["/usr/bin/strace", …]`): the wrapper gets the
+    /// binary's path and arguments after its own.
+    func start(_ extra: [String] = [], agent: Bool = false, wrapper: [String] = []) throws {
         guard let binary = agent ? ChildProcess.agentBinary : ChildProcess.binary else { throw ChildProcess.NotFound() }
         outURL = dir.appendingPathComponent("stdout-\(runs)")
         errURL = dir.appendingPathComponent("stderr-\(runs)")
@@ -58,8 +61,14 @@ final class DaemonProcess {
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let p = Process()
-        p.executableURL = binary
-        p.arguments = (agent ? [] : ["run"]) + ["--config", configPath] + extra
+        let arguments = (agent ? [] : ["run"]) + ["--config", configPath] + extra
+        if let w = wrapper.first {
+            p.executableURL = URL(fileURLWithPath: w)
+            p.arguments = Array(wrapper.dropFirst()) + [binary.path] + arguments
+        } else {
+            p.executableURL = binary
+            p.arguments = arguments
+        }
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
         p.standardInput = FileHandle.nullDevice

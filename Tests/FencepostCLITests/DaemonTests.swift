@@ -187,3 +187,54 @@ import Testing
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
 }
+
+/// The order of the system calls around a delivery, seen by strace: the delivery is committed to
+/// the WAL, then the buzzer switches on, then the WAL is fsynced (the fsync is not in the due →
+/// buzzer latency), and nothing committed is left unsynced when the agent ends.
+@Suite struct DeliveryOrderTests {
+    static let strace = "/usr/bin/strace"
+
+    @Test func commitThenBuzzerThenFsync() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
+            Issue.record("\(Self.strace) is missing (board/install-deps installs strace)")
+            return
+        }
+        let d = try DaemonProcess()
+        try Data(DaemonTests.zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        // The demo drive at 200×: the depot's entry and exit within the first second, then the end.
+        try d.writeConfig("""
+            zones = "zones.geojson"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = 200
+            exit_at_end = true
+
+            """ + DaemonTests.gpio)
+        let trace = d.dir.appendingPathComponent("trace").path
+        try d.start(agent: true, wrapper: [Self.strace, "-f", "-y", "-e", "trace=pwrite64,write,fdatasync,fsync", "-o", trace])
+        let end = try #require(d.waitForExit(timeout: 120), "log:\n\(d.stderr)")
+        #expect(end.status == 0, "log:\n\(d.stderr)")
+        #expect(d.stderr.contains("delivered depot/"), "log:\n\(d.stderr)")
+
+        enum Call: Equatable { case walWrite, walSync, buzzerOn }
+        let calls: [Call] = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line in
+            if line.contains("state.sqlite-wal>") {
+                if line.contains("pwrite64(") { return .walWrite }
+                if line.contains("fdatasync(") || line.contains("fsync(") { return .walSync }
+            }
+            if line.contains("write(1<"), line.contains("buzzer (BCM 18) on") { return .buzzerOn }
+            return nil
+        }
+        let first = try #require(calls.firstIndex(of: .buzzerOn), "no buzzer in the trace")
+        let before = calls[..<first]
+        let lastSyncBefore = before.lastIndex(of: .walSync) ?? -1
+        #expect(before[(lastSyncBefore + 1)...].contains(.walWrite),
+                "the delivery was not committed (or already fsynced) before the buzzer: \(calls)")
+        let after = calls[(first + 1)...]
+        let nextSync = try #require(after.firstIndex(of: .walSync), "no fsync of the WAL after the buzzer")
+        #expect(!after[..<nextSync].contains(.walWrite), "another commit came between the buzzer and the fsync")
+        let lastWrite = try #require(calls.lastIndex(of: .walWrite))
+        #expect(calls[lastWrite...].contains(.walSync), "a commit was left without fsync at the end")
+    }
+}

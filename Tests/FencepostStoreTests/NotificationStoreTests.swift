@@ -263,13 +263,19 @@ import Testing
         #expect(throws: StoreError.duplicateDelivery(deliveryID: "a@1")) { try second.apply([.putDelivery(Sample.delivery("a@1"))]) }
     }
 
-    @Test func walSynchronousFullAndForeignKeysAreOn() throws {
+    @Test func walSynchronousNormalWithExplicitSyncAndForeignKeysAreOn() throws {
         let folder = try TempFolder()
         let path = folder.path("state.db")
         let store = try NotificationStore(path: path)
         try store.apply([.putRequest(Sample.request("a"))])
         #expect(try store.db.scalarString("PRAGMA journal_mode") == "wal")
-        #expect(try store.db.scalarInt64("PRAGMA synchronous") == 2)  // FULL
+        // NORMAL: the commit does not fsync; apply(sync: true) and sync() do (DaemonTests checks the order).
+        #expect(try store.db.scalarInt64("PRAGMA synchronous") == 1)
+        #expect(!store.hasUnsyncedCommits)
+        try store.apply([.putRequest(Sample.request("b"))], sync: false)
+        #expect(store.hasUnsyncedCommits)
+        try store.sync()
+        #expect(!store.hasUnsyncedCommits)
         #expect(try store.db.scalarInt64("PRAGMA foreign_keys") == 1)
         #expect(folder.exists("state.db-wal"))
         // WAL is a property of the file: another connection sees it too.

@@ -10,7 +10,9 @@
 //
 // Nothing polls: when nothing is due the process sleeps in epoll_wait. Every engine output is
 // committed to SQLite (DurableNotificationCenter) before its signals reach the GPIO lines or
-// the hook.
+// the hook; the fsync that makes the commit survive a power cut follows the GPIO change (at the
+// end of the loop turn, and before any control reply is sent), so it is not in the due → buzzer
+// latency.
 import Annunciator
 import CivilTime
 import FencepostJSON
@@ -115,6 +117,7 @@ public final class AgentDaemon {
             throw DaemonError("state file: \(error)", exitCode: 73)
         }
         for problem in center.unreadableRows { log.error(problem) }
+        center.defersSync = true
         do {
             listener = try UnixListener(path: configuration.socketPath, mode: mode_t(configuration.socketMode))
         } catch {
@@ -196,6 +199,7 @@ public final class AgentDaemon {
             nextWatchdog = now
             log.info("systemd watchdog every \(interval)")
         }
+        syncState()
         try? notifier?.ready()
         updateStatusLine()
         Memory.releaseFreePages()
@@ -239,6 +243,7 @@ public final class AgentDaemon {
             }
             handleTime()
             wakeDue = nil
+            syncState()
         }
         shutDown()
         return exitCode ?? 0
@@ -293,6 +298,11 @@ public final class AgentDaemon {
         } catch {
             fatal(error)
         }
+    }
+
+    /// The fsync of what this loop turn committed (after its signals); a failure stops the agent.
+    func syncState() {
+        do { try center.sync() } catch { fatal(error) }
     }
 
     func fatal(_ error: CenterError) {
@@ -467,6 +477,8 @@ public final class AgentDaemon {
             }
         }
         connections[id] = connection
+        // A reply says "done": what it reports must survive a power cut first.
+        syncState()
         if closed && !connection.socket.hasPendingOutput { close(id); return }
         flush(id)
         if closed { close(id) }

@@ -1,5 +1,5 @@
 // The engine with its durable state: every output's changes are committed to SQLite (one
-// transaction, synchronous=FULL) before the caller acts on its deliveries.
+// transaction) before the caller acts on its deliveries.
 //
 // Delivery guarantee: each fire is recorded exactly once — the delivery row and the request's
 // progress commit together, and the store refuses a delivery id it has seen, so a fire is never
@@ -8,6 +8,13 @@
 // follows the commit, so it is at most once per fire: a crash between commit and signal loses
 // that buzz, never repeats it; the delivery stays unacknowledged and the badge LED shows it
 // after the restart.
+//
+// Power cuts: by default each commit is fsynced before `perform` returns. The agent sets
+// `defersSync`: the commit is then in the kernel (safe from a crash of the process) when the buzzer
+// sounds, and `sync()` fsyncs it right after — so the fsync (0.5–5 ms here) is not between the due
+// time and the buzzer. A power cut inside that window (between commit and sync) may lose the
+// delivery row of a buzz that sounded; the fire is then found again at restart and handled by its
+// missed-fire policy — a second buzz, never a lost one.
 import CivilTime
 import FencepostLinux
 import LocalNotifications
@@ -59,9 +66,17 @@ public final class DurableNotificationCenter {
         }
         if !out.changes.isEmpty || !extra.isEmpty {
             let changes = StoreMapping.storeChanges(out.changes) + extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) }
-            do { try store.apply(changes) } catch { throw .store(error) }
+            do { try store.apply(changes, sync: !defersSync) } catch { throw .store(error) }
         }
         return out
+    }
+
+    /// Commit now, fsync at ``sync()``: set by the agent, which acts on an output between the two.
+    public var defersSync = false
+
+    /// Makes every commit so far durable against a power cut (one fsync; nothing when none waits).
+    public func sync() throws(CenterError) {
+        do { try store.sync() } catch { throw .store(error) }
     }
 
     /// Writes a meta value (e.g. a simulation's anchor) in its own transaction.

@@ -106,6 +106,14 @@ public final class SQLiteDatabase {
         return statement.string(at: 0)
     }
 
+    /// Writes the journal (in WAL mode, the write-ahead log) through to storage: what a commit does
+    /// itself under `synchronous=FULL`. Under `NORMAL` a commit survives the process's crash at
+    /// once (it is in the kernel) and a power cut after this call. The corresponding C call is the
+    /// journal file's `xSync`, reached by `sqlite3_file_control(SQLITE_FCNTL_JOURNAL_POINTER)`.
+    public func syncJournal() throws(SQLiteError) {
+        try check(SQLiteCalls.syncJournal(try db()), sql: nil).get()
+    }
+
     /// True when no transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
     public var isAutocommit: Bool { handle.map(SQLiteCalls.autocommit) ?? true }
 

@@ -1,10 +1,13 @@
 /// The agent's durable state: pending requests, delivered notifications, categories, a small
 /// key–value table and the history of non-delivery outcomes, in one SQLite file.
 ///
-/// Durability: the file is in write-ahead-log mode with `synchronous=FULL`, so when
-/// ``apply(_:)`` returns, the batch is on disk (the WAL is fsync'ed at each commit) and a power
-/// cut at any later instant keeps it; a cut before it returns keeps none of it. Each
-/// ``apply(_:)`` is one `BEGIN IMMEDIATE` transaction: all of the batch or nothing.
+/// Durability: the file is in write-ahead-log mode. ``apply(_:sync:)`` commits one
+/// `BEGIN IMMEDIATE` transaction (all of the batch or nothing) and then, by default, fsyncs the WAL:
+/// when it returns, the batch is on disk and a power cut at any later instant keeps it; a cut
+/// before it returns keeps none of it. With `sync: false` the fsync waits for ``sync()``: the batch
+/// then survives a crash of the process at once (the kernel has it) and a power cut only after
+/// ``sync()`` — the agent uses this to switch the buzzer on between the two (`synchronous=NORMAL`
+/// plus an explicit sync of the WAL is `synchronous=FULL` with the fsync moved later).
 ///
 /// The user's file is never deleted or replaced: a file that is not a database, or that a newer
 /// program wrote, is an error naming the file, and nothing is written to it.
@@ -36,7 +39,7 @@ public final class NotificationStore {
         do {
             let mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? ""
             guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
-            try db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
+            try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
         } catch let error as SQLiteError {
             throw StoreError(error)
         } catch let error as StoreError {
@@ -57,10 +60,28 @@ public final class NotificationStore {
     /// Applies `changes` in order, in one transaction: when it returns, all of them are durable;
     /// when it throws, none was applied.
     ///
+    /// - Parameter sync: fsync the WAL before returning (default); false leaves that to ``sync()``.
     /// - Complexity: one fsync of the WAL per call (about a millisecond on an SSD, more on an SD
     ///   card), plus O(log n) per change. Batch the changes of one engine step into one call.
-    public func apply(_ changes: [StoreChange]) throws(StoreError) {
+    public func apply(_ changes: [StoreChange], sync: Bool = true) throws(StoreError) {
         guard !changes.isEmpty else { return }
+        try commit(changes)
+        hasUnsyncedCommits = true
+        if sync { try self.sync() }
+    }
+
+    /// Whether a commit made with `sync: false` still waits for ``sync()``.
+    public private(set) var hasUnsyncedCommits = false
+
+    /// Makes every commit so far durable against a power cut (one fsync of the WAL); nothing to do
+    /// when no commit waits.
+    public func sync() throws(StoreError) {
+        guard hasUnsyncedCommits else { return }
+        do { try db.syncJournal() } catch { throw StoreError(error) }
+        hasUnsyncedCommits = false
+    }
+
+    private func commit(_ changes: [StoreChange]) throws(StoreError) {
         try db.transaction { () throws(StoreError) in
             var appendedOutcome = false
             var removedDelivery = false
