@@ -165,6 +165,15 @@ import Testing
                 == .replay(path: "/etc/fencepost/drive.nmea", speed: 10, exitAtEnd: true))
     }
 
+    @Test func uereAppliesToEverySourceAndIsChecked() throws {
+        #expect(try Self.parse("[gps]\nsource = \"gpsd\"").gpsUERE == 5)
+        #expect(try Self.parse("[gps]\nsource = \"serial\"\nuere = 3.5").gpsUERE == 3.5)
+        #expect(try Self.parse("[gps]\nsource = \"replay\"\nfile = \"d.nmea\"\nuere = 8").gpsUERE == 8)
+        #expect(throws: AgentConfigurationError.self) { try Self.parse("[gps]\nsource = \"gpsd\"\nuere = 0") }
+        let error = #expect(throws: AgentConfigurationError.self) { try Self.parse("[gps]\nsource = \"gpsd\"\n\nuere = -2") }
+        #expect(error?.line == 4 && error?.message.contains("uere") == true, "\(String(describing: error))")
+    }
+
     @Test func relativePathsResolveAgainstTheConfigFolder() throws {
         let text = "state = \"s.sqlite\"\nzones = \"z/zones.geojson\"\n[gps]\nsource = \"replay\"\nfile = \"../drives/a.gpx\"\n"
         let zones = #"{"type":"FeatureCollection","features":[]}"#

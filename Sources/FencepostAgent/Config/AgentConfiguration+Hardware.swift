@@ -10,13 +10,20 @@ extension AgentConfigurationParser {
         ("none", []), ("serial", ["device", "baud"]), ("gpsd", ["url"]), ("replay", ["file", "speed", "exit_at_end"]),
     ]
 
+    /// `uere` (metres, every source): the error estimate of a fix is HDOP × UERE.
+    func readUERE(_ s: ConfigSection) throws(ConfigError) -> Double {
+        let uere = try s.float("uere") ?? GPSDClient.defaultUERE
+        guard uere > 0 && uere <= 100 else { throw s.error("uere", "must be a distance in metres above 0 and at most 100, got \(uere)") }
+        return uere
+    }
+
     func readGPS(_ s: ConfigSection) throws(ConfigError) -> GPSConfiguration {
-        try s.checkKeys(allowed: ["source"] + Self.gpsKeys.flatMap(\.keys))
+        try s.checkKeys(allowed: ["source", "uere"] + Self.gpsKeys.flatMap(\.keys))
         let source = try s.string("source") ?? "none"
         guard let row = Self.gpsKeys.first(where: { $0.source == source }) else {
             throw s.error("source", "\"\(source)\" is not one of " + Self.gpsKeys.map { "\"\($0.source)\"" }.joined(separator: ", "))
         }
-        for (key, _) in s.table.entries where key != "source" && !row.keys.contains(key) {
+        for (key, _) in s.table.entries where key != "source" && key != "uere" && !row.keys.contains(key) {
             let owner = Self.gpsKeys.first { $0.keys.contains(key) }!.source
             throw s.error(key, "applies to source = \"\(owner)\", not \"\(source)\"")
         }

@@ -32,7 +32,10 @@ struct AgentConfigurationParser {
         if let socket = try top.section("socket") { try readSocket(socket, into: &config) }
         if let engine = try top.section("engine") { try readEngine(engine, into: &config.engine) }
         if let alerts = try top.section("alerts") { try readAlerts(alerts, into: &config.engine.alertSettings) }
-        if let gps = try top.section("gps") { config.gps = try readGPS(gps) }
+        if let gps = try top.section("gps") {
+            config.gps = try readGPS(gps)
+            config.gpsUERE = try readUERE(gps)
+        }
         if let gpio = try top.section("gpio") { config.gpio = try readGPIO(gpio) }
         if let patterns = try top.section("patterns") { config.patterns = try readPatterns(patterns) }
         if let hook = try top.section("hook") { config.hook = try readHook(hook) }

@@ -9,7 +9,8 @@
 //   [socket]   path, mode (0o660), group, max_message_bytes
 //   [engine]   pending_cap, location_cap, delivered_cap, max_radius (m)
 //   [alerts]   buzzer, led, badge (booleans), quiet_hours = "22:00-06:30"
-//   [gps]      source = "none" | "serial" (device, baud) | "gpsd" (url) | "replay" (file, speed, exit_at_end)
+//   [gps]      source = "none" | "serial" (device, baud) | "gpsd" (url) | "replay" (file, speed, exit_at_end);
+//              uere = 5.0 (metres, any source: a fix's error estimate is HDOP × UERE)
 //   [gpio]     backend = "console" | "libgpiod" (chip), long_press_ms, debounce_ms
 //   [gpio.buzzer] [gpio.led] [gpio.badge] [gpio.button]   pin (BCM), active_low, bias, enabled
 //   [patterns] name = [on, off, on, …]  (milliseconds)
@@ -48,6 +49,9 @@ public struct AgentConfiguration: Sendable {
     /// Caps, limits and alert settings.
     public var engine = EngineConfiguration()
     public var gps: GPSConfiguration = .none
+    /// User equivalent range error of the receiver, metres: a fix's error estimate is HDOP × UERE,
+    /// for every source (`[gps] uere`).
+    public var gpsUERE = 5.0
     public var gpio = GPIOConfiguration()
     /// Buzzer patterns from the file (they add to, or replace, the built-ins).
     public var patterns: [BuzzerPattern] = []

@@ -149,7 +149,7 @@ public final class AgentDaemon {
         case .replay(let path, let speed, let exitAtEnd):
             source = .replay(name: path, fixes: environment.replayFixes.filter { $0.time != nil }, speed: speed, exitAtEnd: exitAtEnd)
         }
-        gps = GPSFeed(source, log: log)
+        gps = GPSFeed(source, uere: configuration.gpsUERE, log: log)
         hook = configuration.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
         notifier = try? SystemdNotifier()
         if let n = notifier, !n.isEnabled { _ = n }

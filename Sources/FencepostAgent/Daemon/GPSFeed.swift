@@ -16,12 +16,14 @@ final class GPSFeed {
     }
 
     let source: Source
+    /// Metres: a fix's error estimate is HDOP × UERE (serial and gpsd alike).
+    let uere: Double
     let log: DaemonLog
     /// Called when the descriptor to watch changes (nil: none).
     var onDescriptorChange: (FileDescriptor?, FileDescriptor?) -> Void = { _, _ in }
 
     private var serial: SerialPort?
-    private var stream = NMEAStreamBox()
+    private var stream: NMEAStreamBox
     private var gpsd: GPSDClient?
     private var backoff = ReconnectBackoff()
     private var retryAt: UInt64?
@@ -32,9 +34,11 @@ final class GPSFeed {
     private(set) var lastFix: Fix?
     private(set) var lastFixAt: UInt64?
 
-    init(_ source: Source, log: DaemonLog) {
+    init(_ source: Source, uere: Double, log: DaemonLog) {
         self.source = source
+        self.uere = uere
         self.log = log
+        stream = NMEAStreamBox(uere: uere)
     }
 
     var descriptor: FileDescriptor? { serial?.descriptor ?? gpsd?.fileDescriptor }
@@ -77,7 +81,7 @@ final class GPSFeed {
         case .serial(let path, let baud):
             do {
                 serial = try SerialPort(path: path, baudRate: baud)
-                stream = NMEAStreamBox()
+                stream = NMEAStreamBox(uere: uere)
                 hangup = false
                 retryAt = nil
                 log.info("GPS: reading \(path) at \(baud) baud")
@@ -88,7 +92,7 @@ final class GPSFeed {
             }
         case .gpsd(let host, let port):
             do {
-                gpsd = try GPSDClient(host: host, port: port)
+                gpsd = try GPSDClient(host: host, port: port, uere: uere)
                 backoff.reset()
                 retryAt = nil
                 log.info("GPS: connected to gpsd at \(host):\(port)")
@@ -187,6 +191,7 @@ final class GPSFeed {
 
 /// `NMEAStream` is non-copyable; a class holds it so the feed can replace it on reconnect.
 final class NMEAStreamBox {
-    var stream = NMEAStream()
+    var stream: NMEAStream
+    init(uere: Double) { stream = NMEAStream(assembler: .init(uere: uere)) }
     func feed(_ bytes: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) { stream.feed(bytes, onFix) }
 }

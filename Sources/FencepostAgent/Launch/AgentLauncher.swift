@@ -41,7 +41,7 @@ public enum AgentLauncher {
             do { bytes = try readFile(path) } catch {
                 return fail(66, "gps replay: cannot read \(path): \(error)")
             }
-            do throws(GPSLog.ParseError) { replayFixes = try GPSLog.parse(bytes, uere: GPXReader.defaultUERE).fixes } catch {
+            do throws(GPSLog.ParseError) { replayFixes = try GPSLog.parse(bytes, uere: configuration.gpsUERE).fixes } catch {
                 return fail(65, "gps replay: \(path): \(error)")
             }
         }

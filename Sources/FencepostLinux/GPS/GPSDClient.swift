@@ -65,9 +65,10 @@ public final class GPSDClient {
     /// Connects and starts watching.
     ///
     /// - Throws: `.connectFailed` (nothing listens, unknown host), `.watchFailed`.
-    public init(host: String = "localhost", port: String = GPSDClient.defaultPort) throws(GPSDError) {
+    public init(host: String = "localhost", port: String = GPSDClient.defaultPort, uere: Double = GPSDClient.defaultUERE) throws(GPSDError) {
         self.host = host
         self.port = port
+        self.uere = uere
         message = .allocate(capacity: 4096)
         message.initialize(repeating: 0)
         let data = LibGPS._allocate()
@@ -121,7 +122,7 @@ public final class GPSDClient {
             switch LibGPS._read(data, message) {
             case .message:
                 read.messages += 1
-                if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee)) }
+                if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee, uere: uere)) }
             case .wouldBlock:
                 return read
             case .unreadable:
@@ -153,14 +154,26 @@ public final class GPSDClient {
         return true
     }
 
+    /// User equivalent range error, metres: the error estimate is HDOP × UERE, as for a serial
+    /// receiver (`NMEAEpochAssembler`), so that both sources are judged alike.
+    public let uere: Double
+
+    /// The UERE of a typical consumer receiver, metres (the serial and replay sources' default too).
+    public static let defaultUERE = 5.0
+
     /// A ``Fix`` from libgps's state after a TPV: NaN (unknown) becomes nil, nothing is invented.
     /// `hdop` is the latest gpsd reported (SKY, or the TPV's epoch for NMEA sources); satellites used
     /// are left nil (they come only with SKY).
-    static func fix(_ data: gps_data_t) -> Fix {
-        fix(data.fix, hdop: data.dop.hdop)
+    static func fix(_ data: gps_data_t, uere: Double) -> Fix {
+        fix(data.fix, hdop: data.dop.hdop, uere: uere)
     }
 
-    static func fix(_ f: gps_fix_t, hdop: Double) -> Fix {
+    /// The error estimate: HDOP × `uere` when gpsd knows the HDOP (the serial source's model);
+    /// otherwise gpsd's `eph` halved. gpsd derives `eph` from the DOPs with its own UERE constants
+    /// at 95 % confidence (about HDOP × 19 m without DGPS, gpsd.h), twice a one-sigma figure like
+    /// ours: taken as it is, a fix at HDOP 3 (57 m) would be held as poor by the region monitor's
+    /// 50 m limit, and a whole drive with it.
+    static func fix(_ f: gps_fix_t, hdop: Double, uere: Double) -> Fix {
         func known(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let mode: FixMode = f.mode == 3 ? .threeD : f.mode == 2 ? .twoD : .none
         var coordinate: Coordinate?
@@ -179,6 +192,6 @@ public final class GPSDClient {
             course: known(f.track),
             hdop: known(hdop),
             satellitesUsed: nil,
-            horizontalError: known(f.eph))
+            horizontalError: known(hdop).map { $0 * uere } ?? known(f.eph).map { $0 / 2 })
     }
 }
