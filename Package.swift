@@ -59,7 +59,8 @@ let package = Package(
         // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        // libgps's types; the library itself is loaded at first use (CFencepostLinux/libgps_loader.c).
+        .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
         .executableTarget(
             name: "fencepost",
             dependencies: [

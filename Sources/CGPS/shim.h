@@ -1,12 +1,8 @@
-// libgps (gpsd 3.22 on Debian 12) for FencepostLinux's gpsd client.
+// libgps (gpsd 3.22 on Debian 12) for FencepostLinux's gpsd client: its types only. The library is
+// not linked but loaded at first use (CFencepostLinux/libgps_loader.c).
 #ifndef FENCEPOST_CGPS_SHIM_H
 #define FENCEPOST_CGPS_SHIM_H
 #include <gps.h>
-
-// `gps_send` is variadic, which Swift cannot call: send one preformatted command.
-static inline int fencepost_gps_send(struct gps_data_t *data, const char *command) {
-    return gps_send(data, "%s", command);
-}
 
 // The WATCH flags as plain unsigned ints (macros with a `u` suffix).
 static const unsigned int fencepost_gps_watch_enable = WATCH_ENABLE;

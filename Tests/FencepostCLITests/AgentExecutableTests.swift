@@ -42,6 +42,18 @@ import Testing
         #expect(out.stderr.contains("cannot read the file"), "\(out.stderr)")
     }
 
+    /// libgps is loaded at start only when the source is gpsd; a library that cannot be loaded is
+    /// a clear start-up error (69), not a reconnect loop.
+    @Test func aMissingLibgpsExits69AndSaysWhatToInstall() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig("[gps]\nsource = \"gpsd\"\n\n[gpio]\nbackend = \"console\"\n")
+        let out = try ChildProcess.run(["--config", d.configPath], environment: ["TZ": "UTC", "FENCEPOST_LIBGPS": "/nonexistent/libgps.so.28"],
+                                       executable: try #require(ChildProcess.agentBinary))
+        #expect(out.status == 69, "\(out.stderr)")
+        #expect(out.stderr.contains("libgps (/nonexistent/libgps.so.28) cannot be loaded"), "\(out.stderr)")
+        #expect(out.stderr.contains("apt-get install libgps28"), "\(out.stderr)")
+    }
+
     @Test func aTypoInTheConfigurationExits78WithItsLine() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

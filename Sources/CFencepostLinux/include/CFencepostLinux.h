@@ -34,4 +34,16 @@ int cfl_clock_synchronized(void);
 /// `malloc_trim(0)`: gives the heap's free pages back to the kernel (malloc.h is not in Glibc's module).
 int cfl_malloc_trim(void);
 
+/// libgps, loaded at first use (libgps_loader.c). `cfl_gps_load` returns NULL when loaded, else
+/// why not (dlerror's text); the other calls are gps_open, gps_stream, gps_read, gps_close and
+/// gps_errstr, valid only after a successful load. `FENCEPOST_LIBGPS` names another file to load.
+struct gps_data_t;
+const char *cfl_gps_soname(void);
+const char *cfl_gps_load(void);
+int cfl_gps_open(const char *host, const char *port, struct gps_data_t *data);
+int cfl_gps_stream(struct gps_data_t *data, unsigned int flags);
+int cfl_gps_read(struct gps_data_t *data, char *message, int length);
+int cfl_gps_close(struct gps_data_t *data);
+const char *cfl_gps_errstr(int code);
+
 #endif

@@ -145,7 +145,10 @@ public final class AgentDaemon {
         switch configuration.gps {
         case .none: source = .none
         case .serial(let device, let baud): source = .serial(path: device, baud: baud)
-        case .gpsd(let host, let port): source = .gpsd(host: host, port: port)
+        case .gpsd(let host, let port):
+            // libgps is loaded at first use: a missing library is a start-up error, not a retry loop.
+            do { try GPSDClient.loadLibrary() } catch { throw DaemonError("GPS: \(error)", exitCode: 69) }
+            source = .gpsd(host: host, port: port)
         case .replay(let path, let speed, let exitAtEnd):
             source = .replay(name: path, fixes: environment.replayFixes.filter { $0.time != nil }, speed: speed, exitAtEnd: exitAtEnd)
         }

@@ -15,6 +15,8 @@ public enum GPSDError: Error, Hashable, Sendable, CustomStringConvertible {
     case watchFailed(host: String, port: String, code: Int32, message: String)
     /// The connection ended: gpsd closed it (stopped, restarted) or a read failed.
     case disconnected(host: String, port: String, code: Int32, message: String)
+    /// libgps (loaded at first use) could not be loaded: not installed, or another version.
+    case libraryUnavailable(soname: String, message: String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum GPSDError: Error, Hashable, Sendable, CustomStringConvertible {
             return "connected to gpsd at \(host):\(port) but cannot start the watch (\(message))"
         case .disconnected(let host, let port, _, let message):
             return "gpsd at \(host):\(port) disconnected (\(message))"
+        case .libraryUnavailable(let soname, let message):
+            return "libgps (\(soname)) cannot be loaded: \(message); install it with `apt-get install libgps28` (board/install-deps)"
         }
     }
 }
@@ -69,6 +73,7 @@ public final class GPSDClient {
         self.host = host
         self.port = port
         self.uere = uere
+        try Self.loadLibrary()
         message = .allocate(capacity: 4096)
         message.initialize(repeating: 0)
         let data = LibGPS._allocate()
@@ -153,6 +158,9 @@ public final class GPSDClient {
         for (i, b) in prefix.enumerated() where UInt8(bitPattern: text[i]) != b { return false }
         return true
     }
+
+    /// Loads libgps if it is not loaded yet (the agent checks this at start when its source is gpsd).
+    public static func loadLibrary() throws(GPSDError) { try LibGPS._load().get() }
 
     /// User equivalent range error, metres: the error estimate is HDOP × UERE, as for a serial
     /// receiver (`NMEAEpochAssembler`), so that both sources are judged alike.

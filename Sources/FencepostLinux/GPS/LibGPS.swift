@@ -1,3 +1,4 @@
+import CFencepostLinux
 import CGPS
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Musl
 
 /// libgps calls in three layers (swift-system's pattern): internal `_…` functions returning
 /// `Result<_, GPSErrno>`, built on one-line shims that alone touch libgps. Nothing outside this file
-/// calls libgps or reads `errno`.
+/// calls libgps or reads `errno`. libgps is loaded at the first ``_load()`` (dlopen), not linked.
 ///
 /// libgps reports its own failures as *negative* `errno` values (`NL_NOCONNECT` …) next to ordinary
 /// positive ones; ``GPSErrno/message`` uses `gps_errstr`, which knows both (design §7).
@@ -16,7 +17,13 @@ enum LibGPS {
         var code: Int32
 
         /// The corresponding C function is `gps_errstr`.
-        var message: String { String(cString: gps_errstr(code)) }
+        var message: String { String(cString: cfl_gps_errstr(code)) }
+    }
+
+    /// Loads libgps (once; later calls return at once). Fails with dlerror's text and the soname.
+    static func _load() -> Result<Void, GPSDError> {
+        guard let why = cfl_gps_load() else { return .success(()) }
+        return .failure(.libraryUnavailable(soname: String(cString: cfl_gps_soname()), message: String(cString: why)))
     }
 
     /// The current `errno`, or `EIO` when a call failed without setting it.
@@ -34,7 +41,7 @@ enum LibGPS {
     /// Connects to gpsd (blocking `connect`). The corresponding C function is `gps_open`.
     static func _open(host: String, port: String, _ data: UnsafeMutablePointer<gps_data_t>) -> Result<Void, GPSErrno> {
         errno = 0
-        return gps_open(host, port, data) == 0 ? .success(()) : .failure(lastError())
+        return cfl_gps_open(host, port, data) == 0 ? .success(()) : .failure(lastError())
     }
 
     /// Asks gpsd to stream JSON reports (`?WATCH={"enable":true,"json":true};`). The corresponding C
@@ -42,7 +49,7 @@ enum LibGPS {
     static func _watch(_ data: UnsafeMutablePointer<gps_data_t>) -> Result<Void, GPSErrno> {
         errno = 0
         let flags = fencepost_gps_watch_enable | fencepost_gps_watch_json
-        return gps_stream(data, flags, nil) == 0 ? .success(()) : .failure(lastError())
+        return cfl_gps_stream(data, flags) == 0 ? .success(()) : .failure(lastError())
     }
 
     /// The socket. The corresponding C field is `gps_data_t.gps_fd`.
@@ -68,7 +75,7 @@ enum LibGPS {
     /// function is `gps_read`.
     static func _read(_ data: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutableBufferPointer<CChar>) -> ReadOutcome {
         errno = 0
-        let r = gps_read(data, message.baseAddress, Int32(message.count))
+        let r = cfl_gps_read(data, message.baseAddress, Int32(message.count))
         if r > 0 { return .message }
         if r == 0 { return .wouldBlock }
         // libgps's own (negative) codes are unpack failures of one message, not socket errors.
@@ -78,5 +85,5 @@ enum LibGPS {
     }
 
     /// Closes the socket and frees libgps's private data. The corresponding C function is `gps_close`.
-    static func _close(_ data: UnsafeMutablePointer<gps_data_t>) { _ = gps_close(data) }
+    static func _close(_ data: UnsafeMutablePointer<gps_data_t>) { _ = cfl_gps_close(data) }
 }
