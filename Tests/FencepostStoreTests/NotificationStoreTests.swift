@@ -281,7 +281,7 @@ import Testing
         // WAL is a property of the file: another connection sees it too.
         let other = try SQLiteDatabase(path: path, flags: [.readOnly])
         #expect(try other.scalarString("PRAGMA journal_mode") == "wal")
-        #expect(try other.userVersion() == 1)
+        #expect(try other.userVersion() == 2)
     }
 
     @Test func garbageFileIsNotADatabaseAndIsLeftAlone() throws {
@@ -316,7 +316,7 @@ import Testing
         let before = try folder.bytes("future.db")
         var caught: StoreError?
         do { _ = try NotificationStore(path: path) } catch { caught = error }
-        #expect(caught == .newerSchema(path: path, found: 99, known: 1))
+        #expect(caught == .newerSchema(path: path, found: 99, known: 2))
         let text = caught?.description ?? ""
         #expect(text.contains(path) && text.contains("newer schema"), "\(text)")
         #expect(try folder.bytes("future.db") == before)
@@ -327,9 +327,36 @@ import Testing
         let folder = try TempFolder()
         let path = try folder.write("empty.db", Data())
         let store = try NotificationStore(path: path)
-        #expect(try store.db.userVersion() == 1)
+        #expect(try store.db.userVersion() == 2)
         try store.apply([.putRequest(Sample.request("a"))])
         #expect(try store.load().requests == [Sample.request("a")])
+    }
+
+    @Test func versionOneFileMigratesToTwoKeepingItsRows() throws {
+        let folder = try TempFolder()
+        let path = folder.path("v1.db")
+        do {
+            // A file as the version 1 program left it: requests and the applied set in the meta.
+            let db = try SQLiteDatabase(path: path)
+            try db.migrate(Array(StoreSchema.migrations.prefix(1)))
+            try db.exec("""
+                INSERT INTO request (id, json, state) VALUES ('a', '{"id":"a"}', '{}');
+                INSERT INTO meta (key, value) VALUES ('apply.requests', '{"a":{"id":"a"}}');
+                """)
+            #expect(try db.userVersion() == 1)
+            try db.close()
+        }
+        let store = try NotificationStore(path: path)
+        #expect(try store.db.userVersion() == 2)
+        let loaded = try store.load()
+        #expect(loaded.requests == [StoredRequest(id: "a", json: #"{"id":"a"}"#, state: "{}")])
+        #expect(loaded.meta["apply.requests"] == #"{"a":{"id":"a"}}"#, "the meta value is the agent's to convert")
+        #expect(try store.appliedRequests() == [])
+        try store.apply([.putAppliedRequest(AppliedRequestRecord(id: "a", fingerprint: .max)), .removeMeta(key: "apply.requests")])
+        try store.close()
+        let reopened = try NotificationStore(path: path)
+        #expect(try reopened.appliedRequests() == [AppliedRequestRecord(id: "a", fingerprint: .max)])
+        #expect(try reopened.load().meta["apply.requests"] == nil)
     }
 
     @Test func missingFolderNamesTheFile() throws {

@@ -15,6 +15,8 @@ import Testing
         var categories: [StoredCategory] = []
         var meta: [String: String] = [:]
         var outcomes: [StoredOutcome] = []
+        /// In install order (a re-put moves to the end).
+        var applied: [AppliedRequestRecord] = []
         let outcomeCapacity: Int
         let removedMemory: Int
 
@@ -60,6 +62,11 @@ import Testing
                 for c in cs where !seen.insert(c.id).inserted { return .duplicateCategory(id: c.id) }
                 categories = cs
             case let .setMeta(key, value): meta[key] = value
+            case .removeMeta(let key): meta[key] = nil
+            case .putAppliedRequest(let a):
+                applied.removeAll { $0.id == a.id }
+                applied.append(a)
+            case .removeAppliedRequest(let id): applied.removeAll { $0.id == id }
             case .appendOutcome(let o): outcomes.append(o)
             }
             return nil
@@ -111,6 +118,8 @@ import Testing
                 let target = reference.deliveries.isEmpty ? "d-none" : rng.pick(reference.deliveries).deliveryID
                 return .removeDelivery(deliveryID: target)
             case 14: return rng.chance(0.2) ? .removeAllDeliveries : .setMeta(key: id("k", 4), value: text())
+            case 16: return rng.chance(0.3) ? .removeMeta(key: id("k", 5)) : .removeAppliedRequest(id: id("a", 6))
+            case 17: return .putAppliedRequest(AppliedRequestRecord(id: id("a", 6), fingerprint: rng.next()))
             case 15:
                 return .replaceCategories((0..<rng.int(0...3)).map { _ in StoredCategory(id: id("c", 5), json: text()) })
             default:
@@ -137,6 +146,7 @@ import Testing
             #expect(actualError == expectedError, "seed \(seed) batch \(batch): \(changes)")
             #expect(try store.load() == reference.snapshot, "seed \(seed) batch \(batch)")
             #expect(try store.outcomes(limit: 100) == reference.outcomes, "seed \(seed) batch \(batch)")
+            #expect(try store.appliedRequests() == reference.applied, "seed \(seed) batch \(batch)")
             if batch % 50 == 49 {
                 try store.close()
                 store = try NotificationStore(path: path, outcomeCapacity: 7, removedDeliveryMemory: 5)

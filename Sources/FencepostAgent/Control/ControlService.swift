@@ -17,6 +17,7 @@
 // center commits any of them.
 import CivilTime
 import FencepostJSON
+import FencepostLinux
 import LocalNotifications
 
 /// What the daemon does with one handled line.
@@ -37,16 +38,11 @@ public struct ControlReply {
 
 /// The JSON-RPC methods of the agent, over one ``DurableNotificationCenter``.
 ///
-/// Keeps one piece of state: the requests `apply` installed (also in the store's meta under
-/// ``appliedMetaKey``, read from the center at first use), so use one service per center.
+/// Keeps no state of its own: what `apply` installed is remembered in the store (see
+/// AppliedRequests.swift).
 public struct ControlService {
     /// The methods, in the order `method not found` lists them.
     public static let methods = ["add", "pending", "remove", "delivered", "removeDelivered", "ack", "categories", "apply", "status"]
-    /// Meta key of the requests installed by `apply`: a JSON object, id → the request's JSON.
-    public static let appliedMetaKey = "apply.requests"
-
-    /// id → the JSON of each request `apply` installed; nil until read from the meta.
-    var applied: [(id: String, json: JSONValue)]?
 
     public init() {}
 
@@ -105,10 +101,10 @@ struct Call {
 
     /// Runs an engine operation through the center; a store failure becomes `fatal` and a -32000.
     /// `path` names the list element a broken rule belongs to (`requests[2]`).
-    mutating func perform(meta: [(String, String)] = [], path: () -> String = { "" },
+    mutating func perform(meta: [(String, String)] = [], store: [StoreChange] = [], path: () -> String = { "" },
                           _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(RPCError) -> EngineOutput {
         do {
-            let out = try center.perform(meta: meta, operation)
+            let out = try center.perform(meta: meta, store: store, operation)
             output.append(out)
             return out
         } catch {

@@ -339,15 +339,19 @@ public final class AgentDaemon {
         if !fixes.isEmpty { updateStatusLine() }
     }
 
+    /// Applies the configuration's requests and categories in process (the socket's `apply`
+    /// semantics), then lets go of the requests: the engine holds what it needs, and a SIGHUP
+    /// reads the file again.
     func applyConfiguredRequests() {
-        let params: JSONValue = .object([("requests", .array(configuration.requests.map(\.json))),
-                                         ("categories", .array(configuration.categories.map(\.json)))])
-        let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 0), ("method", "apply"), ("params", params)])
-        let reply = control.handle(line: Array(request.serialized().utf8), center: center, clock: clock, status: status)
+        let requests = configuration.requests
+        configuration.requests = []
+        let reply = control.apply(requests: requests, categories: configuration.categories, center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
-        if let line = reply.line {
-            log.info("configuration applied: \(String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self))")
+        if let result = reply.result {
+            log.info("configuration applied: \(result.summary())")
+        } else {
+            log.error("configuration not applied: \(reply.error ?? "?")")
         }
     }
 

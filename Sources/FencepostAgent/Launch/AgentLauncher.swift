@@ -22,9 +22,8 @@ public enum AgentLauncher {
             writeStandardError("\(prefix): \(message)\n")
             return code
         }
-        let loaded: AgentConfiguration
-        do { loaded = try load(configPath) } catch { return fail(78, "\(error)") }
-        var configuration = loaded
+        var configuration: AgentConfiguration
+        do { configuration = try load(configPath) } catch { return fail(78, "\(error)") }
         if console { configuration.gpio.backend = .console }
         let zones = SystemZones()
         let deviceZone: ZoneRules
@@ -46,6 +45,9 @@ public enum AgentLauncher {
             }
         }
         for path in [configuration.statePath, configuration.socketPath] { try? Directories.createParent(of: path) }
+        // The reload closure captures the path only: the loaded configuration (every zone's
+        // request) must not outlive the first apply.
+        let loadedPath = configuration.path ?? ""
         let environment = AgentDaemon.Environment(
             makeGPIO: { gpio throws(GPIOError) -> any GPIOBackend in
                 switch gpio.backend {
@@ -56,7 +58,7 @@ public enum AgentLauncher {
                 }
             },
             reloadConfiguration: { () throws(AgentConfigurationError) -> AgentConfiguration in
-                var c = try load(loaded.path ?? "")
+                var c = try load(loadedPath)
                 if console { c.gpio.backend = .console }
                 return c
             },
@@ -65,6 +67,7 @@ public enum AgentLauncher {
         do { daemon = try AgentDaemon(configuration: configuration, environment: environment) } catch {
             return fail(error.exitCode, error.message)
         }
+        configuration.requests = []   // the daemon's copy is the only one left; it drops it once applied
         return daemon.run()
     }
 

@@ -58,14 +58,15 @@ public final class DurableNotificationCenter {
     ///
     /// If the commit fails the engine's memory is ahead of the file: the caller must stop (the
     /// process exits and systemd restarts it from the last commit) — see ``StoreError``.
-    /// `meta` values are written in the same transaction.
-    public func perform<E: Error>(meta extra: [(String, String)] = [], _ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
+    /// `meta` values and `store` changes are written in the same transaction, after the engine's.
+    public func perform<E: Error>(meta extra: [(String, String)] = [], store extraChanges: [StoreChange] = [],
+                                  _ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
         let out: EngineOutput
         do { out = try operation(&engine) } catch let e as RequestError { throw .request(e) } catch {
             preconditionFailure("engine operations throw RequestError only: \(error)")
         }
-        if !out.changes.isEmpty || !extra.isEmpty {
-            let changes = StoreMapping.storeChanges(out.changes) + extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) }
+        if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty {
+            let changes = StoreMapping.storeChanges(out.changes) + extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
             do { try store.apply(changes, sync: !defersSync) } catch { throw .store(error) }
         }
         return out

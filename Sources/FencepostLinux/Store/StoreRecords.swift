@@ -74,6 +74,17 @@ public struct StoredOutcome: Sendable, Equatable {
     }
 }
 
+/// A request that `apply` installed: its id and a fingerprint of its JSON (opaque to the store).
+public struct AppliedRequestRecord: Sendable, Equatable {
+    public var id: String
+    public var fingerprint: UInt64
+
+    public init(id: String, fingerprint: UInt64) {
+        self.id = id
+        self.fingerprint = fingerprint
+    }
+}
+
 /// One change to the store. ``NotificationStore/apply(_:)`` applies a list of them in one
 /// transaction.
 public enum StoreChange: Sendable, Equatable {
@@ -98,6 +109,13 @@ public enum StoreChange: Sendable, Equatable {
     /// Replaces all categories, kept in the order given; a repeated id is ``StoreError/duplicateCategory(id:)``.
     case replaceCategories([StoredCategory])
     case setMeta(key: String, value: String)
+    /// Removes a meta value; an unknown key is not an error.
+    case removeMeta(key: String)
+    /// Remembers (or re-remembers, moving it to the end of the install order) a request that
+    /// `apply` installed, by its fingerprint.
+    case putAppliedRequest(AppliedRequestRecord)
+    /// Forgets an applied request; an unknown id is not an error.
+    case removeAppliedRequest(id: String)
     /// Appends to the outcome history, which keeps the newest `outcomeCapacity` rows.
     case appendOutcome(StoredOutcome)
 }

@@ -3,6 +3,7 @@
 enum StoreSchema {
     static let migrations: [SQLiteMigration] = [
         .sql("create the notification tables", version1),
+        .sql("remember the requests apply installed by fingerprint", version2),
     ]
 
     /// Version 1.
@@ -46,6 +47,18 @@ enum StoreSchema {
             request_id TEXT NOT NULL,
             event      TEXT NOT NULL,
             detail     TEXT NOT NULL
+        );
+        """
+
+    /// Version 2: the requests `apply` installed, one row each (id and a 64-bit fingerprint of the
+    /// request's JSON, stored as its signed bit pattern), in install order. Version 1 kept them as
+    /// one meta value (`apply.requests`, a JSON object id → request); the agent reads that value
+    /// while this table is empty and replaces it with rows at the first apply that writes.
+    static let version2 = """
+        CREATE TABLE applied_request (
+            seq         INTEGER PRIMARY KEY,
+            id          TEXT NOT NULL UNIQUE,
+            fingerprint INTEGER NOT NULL
         );
         """
 }

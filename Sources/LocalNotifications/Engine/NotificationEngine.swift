@@ -90,6 +90,10 @@ public struct NotificationEngine {
         slotOf[identifier].flatMap { slots[Int($0)] }.map { describe($0, clock: clock) }
     }
 
+    /// Whether a request with `identifier` is pending.
+    /// - Complexity: O(1).
+    public func isPending(_ identifier: String) -> Bool { slotOf[identifier] != nil }
+
     /// The number of pending requests.
     public var pendingCount: Int { slotOf.count }
 

@@ -1,0 +1,62 @@
+// What `apply` remembers of the requests it installed: per request, its id and a fingerprint — a
+// 64-bit FNV-1a hash of the request's canonical JSON (the compact text of `NotificationRequest.json`,
+// members in the model's fixed order). "Unchanged" is decided by comparing fingerprints.
+//
+// Why a hash is enough here: when two different requests with the same id had equal
+// fingerprints (a 2⁻⁶⁴ chance per edited request), apply would take the edited request as
+// unchanged and leave the installed one as it is — a valid request with its progress, exactly the
+// state before the file was edited. Nothing is written for it and no other request is touched, so
+// a collision can delay an edit (until the request is edited again) but never corrupt the state.
+//
+// Where it is kept: the store's `applied_request` table (schema version 2), read only while
+// applying — a million zones would otherwise cost tens of megabytes for the life of the agent.
+// Version 1 files kept one meta value, `apply.requests`: a JSON object id → the request's JSON.
+// While the table is empty that value is read (each request decoded and fingerprinted as now);
+// the first apply that writes replaces it with rows and deletes it, in the same transaction.
+import FencepostJSON
+import FencepostLinux
+import LocalNotifications
+
+/// The requests `apply` installed, by id, in install order.
+struct AppliedRequests {
+    /// The meta key of version 1 files.
+    static let legacyMetaKey = "apply.requests"
+
+    var records: [AppliedRequestRecord]
+    /// Read from the legacy meta value: a write must rewrite all rows and delete the value.
+    var fromLegacyMeta: Bool
+
+    /// Reads the table, else the legacy meta value of the file (as the center loaded it).
+    static func load(_ center: DurableNotificationCenter) throws(StoreError) -> AppliedRequests {
+        let rows = try center.store.appliedRequests()
+        if !rows.isEmpty { return AppliedRequests(records: rows, fromLegacyMeta: false) }
+        guard let text = center.meta[legacyMetaKey] else { return AppliedRequests(records: [], fromLegacyMeta: false) }
+        var records: [AppliedRequestRecord] = []
+        if case .object(let members)? = try? JSONValue.parse(text) {
+            records.reserveCapacity(members.count)
+            for (id, json) in members {
+                // Decoded and re-encoded, so that the text hashed is the one a request hashes to now;
+                // one that no longer decodes hashes as stored and so counts as changed.
+                let canonical = (try? NotificationRequest(json: json))?.json ?? json
+                records.append(AppliedRequestRecord(id: id, fingerprint: fingerprint(of: canonical)))
+            }
+        }
+        return AppliedRequests(records: records, fromLegacyMeta: true)
+    }
+
+    /// FNV-1a (64 bit) of `request.json`'s compact text: stable across runs and builds (Swift's
+    /// `Hasher` is seeded per process).
+    /// - Complexity: O(size of the request's JSON).
+    static func fingerprint(of request: NotificationRequest) -> UInt64 { fingerprint(of: request.json) }
+
+    static func fingerprint(of json: JSONValue) -> UInt64 {
+        var bytes: [UInt8] = []
+        json.serialize(into: &bytes)
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h &*= 0x0000_0100_0000_01b3
+        }
+        return h
+    }
+}
