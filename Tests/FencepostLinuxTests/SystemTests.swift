@@ -20,7 +20,7 @@ struct SystemTests {
         #expect(throws: Errno.noEntry) { try FileDescriptor.openForReading("/nonexistent/fencepost-\(UUID().uuidString)") }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-fd-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }   // a dozen read chunks
         let w = try FileDescriptor.createForWriting(path)
         try bytes.withUnsafeBytes { try w.writeAll($0) }
         try w.close()

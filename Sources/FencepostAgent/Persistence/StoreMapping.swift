@@ -8,37 +8,47 @@ import LocalNotifications
 enum StoreMapping {
     static let nextGenerationKey = "nextGeneration"
 
-    /// The store rows for `changes`, in order.
+    /// The store rows for `changes`, in order. Within one batch (one transaction) only the last
+    /// `setNextGeneration` is written: an apply of n requests makes n of them.
     static func storeChanges(_ changes: [StateChange]) -> [StoreChange] {
-        changes.map { change in
-            switch change {
-            case .putRequest(let r, let p):
-                return .putRequest(StoredRequest(id: r.identifier, json: r.json.serialized(), state: p.json.serialized()))
-            case .setProgress(let id, let p):
-                return .setRequestState(id: id, state: p.json.serialized())
-            case .removeRequest(let id):
-                return .removeRequest(id: id)
-            case .removeAllRequests:
-                return .removeAllRequests
-            case .putDelivery(let d):
-                return .putDelivery(StoredDelivery(
-                    deliveryID: d.identifier, requestID: d.requestIdentifier, json: d.json.serialized(),
-                    scheduledAt: d.scheduled?.secondsSinceEpoch, deliveredAt: d.date?.secondsSinceEpoch ?? 0,
-                    outcome: d.outcome.name, response: d.response, respondedAt: d.respondedAt?.secondsSinceEpoch))
-            case .setResponse(let id, let action, let at):
-                return .setDeliveryResponse(deliveryID: id, response: action, at: at?.secondsSinceEpoch ?? 0)
-            case .removeDelivery(let id):
-                return .removeDelivery(deliveryID: id)
-            case .removeAllDeliveries:
-                return .removeAllDeliveries
-            case .setCategories(let list):
-                return .replaceCategories(list.map { StoredCategory(id: $0.identifier, json: $0.json.serialized()) })
-            case .setNextGeneration(let g):
-                return .setMeta(key: nextGenerationKey, value: "\(g)")
-            case .outcome(let o):
-                return .appendOutcome(StoredOutcome(at: o.date?.secondsSinceEpoch ?? 0, requestID: o.requestIdentifier,
-                                                    event: o.kind.rawValue, detail: o.json.serialized()))
-            }
+        let lastGeneration = changes.lastIndex { if case .setNextGeneration = $0 { true } else { false } }
+        var rows: [StoreChange] = []
+        rows.reserveCapacity(changes.count)
+        for (i, change) in changes.enumerated() {
+            if case .setNextGeneration = change, i != lastGeneration { continue }
+            rows.append(storeChange(change))
+        }
+        return rows
+    }
+
+    static func storeChange(_ change: StateChange) -> StoreChange {
+        switch change {
+        case .putRequest(let r, let p):
+            return .putRequest(StoredRequest(id: r.identifier, json: r.json.serialized(), state: p.json.serialized()))
+        case .setProgress(let id, let p):
+            return .setRequestState(id: id, state: p.json.serialized())
+        case .removeRequest(let id):
+            return .removeRequest(id: id)
+        case .removeAllRequests:
+            return .removeAllRequests
+        case .putDelivery(let d):
+            return .putDelivery(StoredDelivery(
+                deliveryID: d.identifier, requestID: d.requestIdentifier, json: d.json.serialized(),
+                scheduledAt: d.scheduled?.secondsSinceEpoch, deliveredAt: d.date?.secondsSinceEpoch ?? 0,
+                outcome: d.outcome.name, response: d.response, respondedAt: d.respondedAt?.secondsSinceEpoch))
+        case .setResponse(let id, let action, let at):
+            return .setDeliveryResponse(deliveryID: id, response: action, at: at?.secondsSinceEpoch ?? 0)
+        case .removeDelivery(let id):
+            return .removeDelivery(deliveryID: id)
+        case .removeAllDeliveries:
+            return .removeAllDeliveries
+        case .setCategories(let list):
+            return .replaceCategories(list.map { StoredCategory(id: $0.identifier, json: $0.json.serialized()) })
+        case .setNextGeneration(let g):
+            return .setMeta(key: nextGenerationKey, value: "\(g)")
+        case .outcome(let o):
+            return .appendOutcome(StoredOutcome(at: o.date?.secondsSinceEpoch ?? 0, requestID: o.requestIdentifier,
+                                                event: o.kind.rawValue, detail: o.json.serialized()))
         }
     }
 

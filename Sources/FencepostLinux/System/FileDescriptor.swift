@@ -74,7 +74,9 @@ public struct FileDescriptor: Hashable, Sendable {
         let chunk = 256 * 1024
         while true {
             let old = out.count
-            out.reserveCapacity(old + chunk)
+            // Geometric growth: reserving exactly `old + chunk` would copy the whole buffer at
+            // every chunk (O(n²): 50 s of copying and page faults for a 170 MB zones file).
+            if out.capacity < old + chunk { out.reserveCapacity(max(old + chunk, 2 * out.capacity)) }
             var n = 0
             var failure: Errno? = nil
             out.append(contentsOf: repeatElement(0, count: chunk))

@@ -131,18 +131,21 @@ public struct Outcome: Hashable, Sendable {
 
 /// A change the shell writes to durable state, in order, in one transaction, before it acts on the
 /// deliveries of the same output (so that a crash can lose a buzz but never repeat a fire).
+///
+/// The large payloads are boxed (`indirect`): an apply of a million zones holds two million changes
+/// at once, 424 bytes each with the request inline, ~70 boxed.
 public enum StateChange: Hashable, Sendable {
-    case putRequest(NotificationRequest, TriggerProgress)
+    indirect case putRequest(NotificationRequest, TriggerProgress)
     case setProgress(requestIdentifier: String, TriggerProgress)
     case removeRequest(String)
     case removeAllRequests
-    case putDelivery(DeliveredNotification)
+    indirect case putDelivery(DeliveredNotification)
     case setResponse(deliveryIdentifier: String, action: String, at: WallInstant?)
     case removeDelivery(String)
     case removeAllDeliveries
     case setCategories([NotificationCategory])
     case setNextGeneration(Int64)
-    case outcome(Outcome)
+    indirect case outcome(Outcome)
 }
 
 /// What one engine step produced.
