@@ -38,12 +38,10 @@ extension NotificationEngine {
             addSequence += 1
             switch request.trigger {
             case .calendar(let t):
-                entry.policy = t.policy
-                entry.repeatedTime = t.repeatedTime
-                entry.schedule = try? CalendarSchedule(t.match, weekRules: t.weekRules)
+                var zone: ZoneRules? = nil
                 if let name = t.zoneIdentifier {
-                    entry.zone = zoneLookup(name)
-                    if entry.zone == nil {
+                    zone = zoneLookup(name)
+                    if zone == nil {
                         let o = Outcome(kind: .missed, requestIdentifier: request.identifier, date: wallTrusted ? clock.wall : nil,
                                         count: 0, firstFire: nil, lastFire: nil,
                                         detail: "zone \"\(name)\" is no longer known on this device; the request follows the device zone \(deviceZone.identifier)")
@@ -51,6 +49,8 @@ extension NotificationEngine {
                         out.changes.append(.outcome(o))
                     }
                 }
+                entry.calendar = CalendarFields(policy: t.policy, repeatedTime: t.repeatedTime,
+                                                schedule: try? CalendarSchedule(t.match, weekRules: t.weekRules), zone: zone)
                 if entry.progress.after == nil && wallTrusted {
                     entry.progress.after = clock.wall.secondsSinceEpoch
                     out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))

@@ -28,16 +28,33 @@ public struct NotificationEngine {
     /// timers) test a byte instead of matching the trigger enum and copying its payload.
     enum Kind: UInt8 { case calendar, interval, location }
 
+    /// The calendar-only parts of an entry, boxed and immutable: inline they made every entry
+    /// ~1 KB, a gigabyte at a million location requests.
+    final class CalendarFields: Sendable {
+        /// The matching and repeated-time policies (copied out of the trigger).
+        let policy: MatchingPolicy
+        let repeatedTime: RepeatedTimePolicy
+        /// nil when the match cannot be compiled (a restored row): the request never fires.
+        let schedule: CalendarSchedule?
+        /// A fixed zone's rules; nil for a floating trigger.
+        let zone: ZoneRules?
+
+        init(policy: MatchingPolicy, repeatedTime: RepeatedTimePolicy, schedule: CalendarSchedule?, zone: ZoneRules?) {
+            self.policy = policy; self.repeatedTime = repeatedTime; self.schedule = schedule; self.zone = zone
+        }
+    }
+
     struct Entry {
         var request: NotificationRequest
         var progress: TriggerProgress
         var kind: Kind
-        /// Calendar: the matching and repeated-time policies (copied out of the trigger).
-        var policy: MatchingPolicy = .nextTime
-        var repeatedTime: RepeatedTimePolicy = .first
-        var schedule: CalendarSchedule?
+        /// Calendar triggers only.
+        var calendar: CalendarFields?
+        var policy: MatchingPolicy { calendar?.policy ?? .nextTime }
+        var repeatedTime: RepeatedTimePolicy { calendar?.repeatedTime ?? .first }
+        var schedule: CalendarSchedule? { calendar?.schedule }
         /// A fixed zone's rules; nil for floating calendar triggers and other kinds.
-        var zone: ZoneRules?
+        var zone: ZoneRules? { calendar?.zone }
         var timer: TimerHandle?
         /// Calendar: wall seconds of the next fire; interval: monotonic ms of the next fire.
         var due: Int64?
@@ -168,17 +185,18 @@ public struct NotificationEngine {
         var entry = Entry(request: request, progress: TriggerProgress(generation: generation), kind: Self.kind(of: request.trigger), sequence: 0)
         switch request.trigger {
         case .calendar(let t):
-            entry.policy = t.policy
-            entry.repeatedTime = t.repeatedTime
-            do { entry.schedule = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
+            let schedule: CalendarSchedule
+            do { schedule = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
                 throw RequestError(.calendar, "trigger.calendar.match: \(error)")
             }
+            var zone: ZoneRules? = nil
             if let name = t.zoneIdentifier {
                 guard let rules = zoneLookup(name) else {
                     throw RequestError(.zone, "trigger.calendar.tz \"\(name)\" is not a zone this device knows (an IANA name such as Europe/Berlin)")
                 }
-                entry.zone = rules
+                zone = rules
             }
+            entry.calendar = CalendarFields(policy: t.policy, repeatedTime: t.repeatedTime, schedule: schedule, zone: zone)
             entry.progress.after = isTrusted(clock) ? clock.wall.secondsSinceEpoch : nil
         case .interval:
             entry.anchorMilliseconds = Int64(clock.monotonicMilliseconds)

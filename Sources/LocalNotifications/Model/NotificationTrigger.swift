@@ -52,8 +52,11 @@ public struct LocationTrigger: Hashable, Sendable {
 }
 
 /// One of the three triggers.
+///
+/// A calendar trigger is boxed (`indirect`): inline, its match made every request 376 bytes,
+/// whatever its kind — a million location requests paid for it.
 public enum NotificationTrigger: Hashable, Sendable {
-    case calendar(CalendarTrigger)
+    indirect case calendar(CalendarTrigger)
     case interval(IntervalTrigger)
     case location(LocationTrigger)
 
