@@ -190,7 +190,8 @@ import Testing
 
 /// The order of the system calls around a delivery, seen by strace: the delivery is committed to
 /// the WAL, then the buzzer switches on, then the WAL is fsynced (the fsync is not in the due →
-/// buzzer latency), and nothing committed is left unsynced when the agent ends.
+/// buzzer latency) before the loop sleeps again, and nothing committed is left unsynced when the
+/// agent ends.
 @Suite struct DeliveryOrderTests {
     static let strace = "/usr/bin/strace"
 
@@ -212,18 +213,19 @@ import Testing
 
             """ + DaemonTests.gpio)
         let trace = d.dir.appendingPathComponent("trace").path
-        try d.start(agent: true, wrapper: [Self.strace, "-f", "-y", "-e", "trace=pwrite64,write,fdatasync,fsync", "-o", trace])
+        try d.start(agent: true, wrapper: [Self.strace, "-f", "-y", "-e", "trace=pwrite64,write,fdatasync,fsync,epoll_wait,epoll_pwait", "-o", trace])
         let end = try #require(d.waitForExit(timeout: 120), "log:\n\(d.stderr)")
         #expect(end.status == 0, "log:\n\(d.stderr)")
         #expect(d.stderr.contains("delivered depot/"), "log:\n\(d.stderr)")
 
-        enum Call: Equatable { case walWrite, walSync, buzzerOn }
+        enum Call: Equatable { case walWrite, walSync, buzzerOn, sleep }
         let calls: [Call] = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line in
             if line.contains("state.sqlite-wal>") {
                 if line.contains("pwrite64(") { return .walWrite }
                 if line.contains("fdatasync(") || line.contains("fsync(") { return .walSync }
             }
             if line.contains("write(1<"), line.contains("buzzer (BCM 18) on") { return .buzzerOn }
+            if line.contains("epoll_wait(") || line.contains("epoll_pwait(") { return .sleep }
             return nil
         }
         let first = try #require(calls.firstIndex(of: .buzzerOn), "no buzzer in the trace")
@@ -233,7 +235,8 @@ import Testing
                 "the delivery was not committed (or already fsynced) before the buzzer: \(calls)")
         let after = calls[(first + 1)...]
         let nextSync = try #require(after.firstIndex(of: .walSync), "no fsync of the WAL after the buzzer")
-        #expect(!after[..<nextSync].contains(.walWrite), "another commit came between the buzzer and the fsync")
+        let nextSleep = after.firstIndex(of: .sleep) ?? after.endIndex
+        #expect(nextSync < nextSleep, "the loop slept before the fsync of the buzzer's commit: \(calls)")
         let lastWrite = try #require(calls.lastIndex(of: .walWrite))
         #expect(calls[lastWrite...].contains(.walSync), "a commit was left without fsync at the end")
     }

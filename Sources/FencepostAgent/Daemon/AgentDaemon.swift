@@ -206,6 +206,8 @@ public final class AgentDaemon {
         try? notifier?.ready()
         updateStatusLine()
         Memory.releaseFreePages()
+        let code = Memory.releaseCodePages()
+        log.info("start-up memory released: heap trimmed, \(code.mappings) code mappings (\(code.bytes / 1024) KiB) dropped from the page table")
 
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while exitCode == nil {
