@@ -12,6 +12,8 @@
 set -eu
 BIN=${1:-.build/release/fencepost-agent}
 PARTS=${PARTS:-idle latency large}
+# SCHED_FIFO 10 with reset-on-fork, as board/fencepost.service runs it (root only; PRIORITY="" for none).
+PRIORITY=${PRIORITY-chrt -R -f 10}; if [ "$(id -u)" -ne 0 ]; then PRIORITY=""; fi
 case "$(basename "$BIN")" in fencepost) RUN="run" ;; *) RUN="" ;; esac
 LARGE=${2:-1000000}
 DIR=$(mktemp -d /tmp/fp-measure.XXXXXX)
@@ -47,7 +49,7 @@ PY
 rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
 switches() { awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v+n}' /proc/"$1"/status; }
 start() { # start NAME → PID; waits for "running:"
-  "$BIN" $RUN --config "$DIR/$1/fencepost.toml" > "$DIR/$1/out" 2> "$DIR/$1/err" &
+  $PRIORITY "$BIN" $RUN --config "$DIR/$1/fencepost.toml" > "$DIR/$1/out" 2> "$DIR/$1/err" &
   PID=$!
   i=0; until grep -q "running:" "$DIR/$1/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || { echo "no start"; cat "$DIR/$1/err"; exit 1; }; done
   # The configuration is applied right after "running:"; wait for it.
