@@ -67,6 +67,7 @@ if has idle; then
     echo "idle, 1k zones + 1k calendar triggers: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     S0=$(switches $PID); sleep 60; S1=$(switches $PID)
     echo "idle, 60 s without GPS input: $((S1 - S0)) context switches (wakeups); deliveries in that minute: $(grep -c delivered "$DIR/idle/err" || true)"
+    echo "idle, after those 60 s: RSS $(rss $PID) kB"
     kill -TERM $PID; wait $PID || true
 fi
 
@@ -74,6 +75,7 @@ if has latency; then
     gen latency 100 0 120 20
     start latency
     sleep 60
+    echo "busy (100 zones, a fix every 50 ms, 2 deliveries a second) after 60 s: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
     grep "latency" "$DIR/latency/err" || echo "no latency line"
 fi
