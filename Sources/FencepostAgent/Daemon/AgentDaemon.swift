@@ -205,6 +205,7 @@ public final class AgentDaemon {
         syncState()
         try? notifier?.ready()
         updateStatusLine()
+        center.store.releaseMemory()
         Memory.releaseFreePages()
         let code = Memory.releaseCodePages()
         log.info("start-up memory released: heap trimmed, \(code.mappings) code mappings (\(code.bytes / 1024) KiB) dropped from the page table")

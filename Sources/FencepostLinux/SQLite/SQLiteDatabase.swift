@@ -114,6 +114,12 @@ public final class SQLiteDatabase {
         try check(SQLiteCalls.syncJournal(try db()), sql: nil).get()
     }
 
+    /// Frees the page cache's unused pages (they are read again when needed). The corresponding C
+    /// function is `sqlite3_db_release_memory`.
+    public func releaseMemory() {
+        if let handle { _ = SQLiteCalls.releaseMemory(handle) }
+    }
+
     /// True when no transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
     public var isAutocommit: Bool { handle.map(SQLiteCalls.autocommit) ?? true }
 

@@ -70,6 +70,9 @@ public final class NotificationStore {
         if sync { try self.sync() }
     }
 
+    /// Frees SQLite's cached pages (after start-up, which read the whole file once).
+    public func releaseMemory() { db.releaseMemory() }
+
     /// Whether a commit made with `sync: false` still waits for ``sync()``.
     public private(set) var hasUnsyncedCommits = false
 
