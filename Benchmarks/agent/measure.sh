@@ -46,6 +46,7 @@ with open(f"{out}/fencepost.toml", "w") as f:
 PY
 }
 
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
 switches() { awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v+n}' /proc/"$1"/status; }
 start() { # start NAME → PID; waits for "running:"
@@ -82,10 +83,17 @@ fi
 
 if has large; then
     gen large "$LARGE" 0 0 0
-    T0=$(date +%s)
+    T0=$(date +%s.%N)
     start large
-    echo "large, $LARGE zones: started and applied in $(( $(date +%s) - T0 )) s"
+    echo "large, $LARGE zones: started and applied in $(elapsed "$T0") s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
     sleep 5
-    echo "idle, $LARGE zones: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
+    echo "idle, $LARGE zones: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' ')); peak $(awk '/VmHWM/ {print $2}' /proc/$PID/status) kB"
+    kill -TERM $PID; wait $PID || true
+    # Again on the state it left: every request restored from SQLite, and the apply finds them all unchanged.
+    T0=$(date +%s.%N)
+    start large
+    echo "large, $LARGE zones, restart on that state: started and applied in $(elapsed "$T0") s ($(grep "configuration applied" "$DIR/large/err" | sed 's/.*applied: //'))"
+    sleep 5
+    echo "idle after the restart: RSS $(rss $PID) kB; peak $(awk '/VmHWM/ {print $2}' /proc/$PID/status) kB"
     kill -TERM $PID; wait $PID || true
 fi

@@ -146,6 +146,12 @@ public struct RegionMonitor: Sendable {
         for r in regions { add(r) }
     }
 
+    /// Builds the spatial index now if adds or removals made it due (otherwise the next fix
+    /// would): a burst of adds — a configuration of a million zones — pays for it here, not at
+    /// the first fix.
+    /// - Complexity: O(n) when due (~0.3 s at 1M regions), O(1) otherwise.
+    public mutating func prepareIndex() { catalog.rebuildIfDue() }
+
     /// Stops monitoring `identifier`; returns whether it was monitored.
     @discardableResult
     public mutating func remove(identifier: String) -> Bool {

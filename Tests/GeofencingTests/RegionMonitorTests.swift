@@ -35,6 +35,31 @@ struct RegionMonitorTests {
         #expect(abs(e[0].time - 20) < 0.3 && abs(e[1].time - 40) < 0.3, "\(e)")
     }
 
+    /// Building the index ahead (as the agent does after applying its zones) changes no event:
+    /// 600 circles along the drive (beyond the delta list, so the index is due), the same pass
+    /// with and without `prepareIndex()`, and again after removing a third of them.
+    @Test func preparedIndexGivesTheSameEvents() throws {
+        var rng = SplitMix64(seed: 7)
+        let regions = try (0..<600).map { i in
+            let x = rng.uniform(-400, 400)
+            return try Region.circle("c\(i)", center: destination(Self.center, bearing: x < 0 ? 270 : 90, distance: abs(x)),
+                                     radius: rng.uniform(5, 60))
+        }
+        var lazy = RegionMonitor(), prepared = RegionMonitor()
+        lazy.add(contentsOf: regions)
+        prepared.add(contentsOf: regions)
+        prepared.prepareIndex()
+        let a = Self.pass(&lazy, t0: 0), b = Self.pass(&prepared, t0: 0)
+        #expect(a == b, "seed 7")
+        #expect(a.count > 50, "the drive crosses many circles: \(a.count) events")
+        for i in stride(from: 0, to: 600, by: 3) {
+            lazy.remove(identifier: "c\(i)")
+            prepared.remove(identifier: "c\(i)")
+        }
+        prepared.prepareIndex()
+        #expect(Self.pass(&lazy, t0: 1000) == Self.pass(&prepared, t0: 1000), "seed 7, after removals")
+    }
+
     @Test func insideAtStartFiresEntry() {
         var m = RegionMonitor()
         m.add(Self.zone())

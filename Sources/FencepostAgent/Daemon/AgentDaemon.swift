@@ -351,6 +351,8 @@ public final class AgentDaemon {
         let reply = control.apply(requests: requests, categories: configuration.categories, center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
+        // The spatial index of the zones now, not at the first fix (whose delivery would wait for it).
+        perform { $0.prepareRegionIndex(); return EngineOutput() }
         if let result = reply.result {
             log.info("configuration applied: \(result.summary())")
         } else {

@@ -24,6 +24,10 @@ extension NotificationEngine {
         return out
     }
 
+    /// Builds the region monitor's spatial index if many regions were added or removed since it
+    /// was last built (see ``RegionMonitor/prepareIndex()``); changes no state.
+    public mutating func prepareRegionIndex() { monitor.prepareIndex() }
+
     mutating func handleRegionEvents(_ clock: EngineClock, into out: inout EngineOutput) {
         guard !regionEvents.isEmpty else { return }
         let events = regionEvents
