@@ -11,6 +11,33 @@ import Testing
         #expect(try store.outcomes(limit: 10) == [])
     }
 
+    /// Changes made while they are written (a lazy sequence, as the agent passes them) land as an
+    /// array of the same changes would; an empty sequence writes nothing; a failing change in the
+    /// middle of a lazy batch rolls all of it back.
+    @Test func lazyBatchesEqualArrays() throws {
+        let folder = try TempFolder()
+        let lazyStore = try NotificationStore(path: folder.path("lazy.db"))
+        let arrayStore = try NotificationStore(path: folder.path("array.db"))
+        let ids = (0..<2000).map { "r\($0)" }
+        try lazyStore.apply(contentsOf: ids.lazy.map { StoreChange.putRequest(Sample.request($0)) })
+        try arrayStore.apply(ids.map { StoreChange.putRequest(Sample.request($0)) })
+        #expect(try lazyStore.load() == arrayStore.load())
+        #expect(try lazyStore.load().requests.count == 2000)
+
+        let before = try folder.bytes("lazy.db-wal")
+        try lazyStore.apply(contentsOf: ids.lazy.filter { _ in false }.map { StoreChange.removeRequest(id: $0) })
+        #expect(try folder.bytes("lazy.db-wal") == before, "an empty batch wrote")
+
+        var made = 0
+        let failing = (0..<10).lazy.map { i -> StoreChange in
+            made += 1
+            return i == 5 ? .setRequestState(id: "absent", state: "{}") : .removeRequest(id: "r\(i)")
+        }
+        #expect(throws: StoreError.unknownRequest(id: "absent")) { try lazyStore.apply(contentsOf: failing) }
+        #expect(made == 6, "made up to the failing change, once each")
+        #expect(try lazyStore.load().requests.count == 2000, "the removals before it were rolled back")
+    }
+
     @Test func everyChangeRoundTrips() throws {
         let folder = try TempFolder()
         let store = try NotificationStore(path: folder.path("state.db"))

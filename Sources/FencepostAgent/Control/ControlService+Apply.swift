@@ -157,6 +157,16 @@ extension ControlService {
                 failedAt = path(i)
                 out.append(try copy.add(requests[i], clock: clock))
             }
+            // Each add says the next generation; only the last matters (a million zones, a million of them).
+            if let last = out.changes.lastIndex(where: { if case .setNextGeneration = $0 { true } else { false } }) {
+                var kept: [StateChange] = []
+                kept.reserveCapacity(out.changes.count / 2 + 1)
+                for (i, change) in out.changes.enumerated() {
+                    if case .setNextGeneration = change, i != last { continue }
+                    kept.append(change)
+                }
+                out.changes = kept
+            }
             e = copy
             return out
         }

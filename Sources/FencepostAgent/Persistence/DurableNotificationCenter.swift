@@ -66,8 +66,10 @@ public final class DurableNotificationCenter {
             preconditionFailure("engine operations throw RequestError only: \(error)")
         }
         if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty {
-            let changes = StoreMapping.storeChanges(out.changes) + extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
-            do { try store.apply(changes, sync: !defersSync) } catch { throw .store(error) }
+            // Rows made as they are written: an apply of a million zones never holds them all.
+            let more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
+            let changes = [AnySequence(StoreMapping.storeRows(out.changes)), AnySequence(more)].joined()
+            do { try store.apply(contentsOf: changes, sync: !defersSync) } catch { throw .store(error) }
         }
         return out
     }

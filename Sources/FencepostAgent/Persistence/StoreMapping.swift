@@ -10,15 +10,15 @@ enum StoreMapping {
 
     /// The store rows for `changes`, in order. Within one batch (one transaction) only the last
     /// `setNextGeneration` is written: an apply of n requests makes n of them.
-    static func storeChanges(_ changes: [StateChange]) -> [StoreChange] {
+    static func storeChanges(_ changes: [StateChange]) -> [StoreChange] { Array(storeRows(changes)) }
+
+    /// As ``storeChanges(_:)``, made one at a time as the store writes them.
+    static func storeRows(_ changes: [StateChange]) -> some Sequence<StoreChange> {
         let lastGeneration = changes.lastIndex { if case .setNextGeneration = $0 { true } else { false } }
-        var rows: [StoreChange] = []
-        rows.reserveCapacity(changes.count)
-        for (i, change) in changes.enumerated() {
-            if case .setNextGeneration = change, i != lastGeneration { continue }
-            rows.append(storeChange(change))
-        }
-        return rows
+        return changes.indices.lazy.filter { i in
+            if case .setNextGeneration = changes[i], i != lastGeneration { return false }
+            return true
+        }.map { storeChange(changes[$0]) }
     }
 
     static func storeChange(_ change: StateChange) -> StoreChange {

@@ -64,8 +64,16 @@ public final class NotificationStore {
     /// - Complexity: one fsync of the WAL per call (about a millisecond on an SSD, more on an SD
     ///   card), plus O(log n) per change. Batch the changes of one engine step into one call.
     public func apply(_ changes: [StoreChange], sync: Bool = true) throws(StoreError) {
-        guard !changes.isEmpty else { return }
-        try commit(changes)
+        try apply(contentsOf: changes, sync: sync)
+    }
+
+    /// As ``apply(_:sync:)``, for changes made while they are written: the rows of a million
+    /// added requests (their JSON text) then never exist all at once. Nothing happens for an
+    /// empty sequence; it is iterated once.
+    public func apply(contentsOf changes: some Sequence<StoreChange>, sync: Bool = true) throws(StoreError) {
+        var rest = changes.makeIterator()
+        guard let first = rest.next() else { return }
+        try commit(first, &rest)
         hasUnsyncedCommits = true
         if sync { try self.sync() }
     }
@@ -84,17 +92,19 @@ public final class NotificationStore {
         hasUnsyncedCommits = false
     }
 
-    private func commit(_ changes: [StoreChange]) throws(StoreError) {
+    private func commit<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest) throws(StoreError) {
         try db.transaction { () throws(StoreError) in
             var appendedOutcome = false
             var removedDelivery = false
-            for change in changes {
+            var next: StoreChange? = first
+            while let change = next {
                 try perform(change)
                 switch change {
                 case .appendOutcome: appendedOutcome = true
                 case .removeDelivery, .removeAllDeliveries: removedDelivery = true
                 default: break
                 }
+                next = rest.next()
             }
             if appendedOutcome {
                 try run("""
