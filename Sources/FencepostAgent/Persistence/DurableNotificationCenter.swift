@@ -38,10 +38,10 @@ public final class DurableNotificationCenter {
     /// simulation resumes its virtual time from them).
     public init(path: String, engine fresh: NotificationEngine, clock clockFromMeta: ([String: String]) -> EngineClock) throws(StoreError) {
         store = try NotificationStore(path: path)
-        let loaded = try store.load()
+        var loaded = try store.load()
         meta = loaded.meta
         let clock = clockFromMeta(loaded.meta)
-        let (snapshot, problems) = StoreMapping.engineSnapshot(loaded)
+        let (snapshot, problems) = StoreMapping.engineSnapshot(taking: &loaded)
         unreadableRows = problems.map(\.description)
         engine = fresh
         restoreOutput = engine.restore(snapshot, clock: clock)

@@ -62,9 +62,21 @@ enum StoreMapping {
 
     /// The engine's snapshot from the store's, with the rows that could not be read.
     static func engineSnapshot(_ s: StoreSnapshot) -> (EngineSnapshot, [Unreadable]) {
+        var rows = s
+        return engineSnapshot(taking: &rows)
+    }
+
+    /// As ``engineSnapshot(_:)``, taking the request rows out of `s`: each row's text is freed once
+    /// decoded, so a million rows and their decoded requests do not exist at once.
+    static func engineSnapshot(taking s: inout StoreSnapshot) -> (EngineSnapshot, [Unreadable]) {
         var problems: [Unreadable] = []
         var requests: [(request: NotificationRequest, progress: TriggerProgress)] = []
-        for row in s.requests {
+        var rows = s.requests
+        s.requests = []
+        requests.reserveCapacity(rows.count)
+        for i in rows.indices {
+            let row = rows[i]
+            rows[i] = StoredRequest(id: "", json: "", state: "")
             do {
                 let r = try NotificationRequest(json: try JSONValue.parse(row.json))
                 let p = try TriggerProgress(json: try JSONValue.parse(row.state))
@@ -73,6 +85,7 @@ enum StoreMapping {
                 problems.append(Unreadable(what: "request", id: row.id, reason: "\(error)"))
             }
         }
+        rows = []
         var delivered: [DeliveredNotification] = []
         for row in s.deliveries {
             do {
