@@ -12,6 +12,21 @@ import Testing
         try NotificationRequest(json: try JSONValue.parse(text))
     }
 
+    /// The boxed fields of a content (badge, userInfo, category, thread) behave as stored ones:
+    /// a change to a copy leaves the original alone, and emptying them all equals a plain content.
+    @Test func contentFieldsAreValues() {
+        var a = NotificationContent(title: "T", badge: 3, userInfo: [("k", "v")], categoryIdentifier: "C")
+        var b = a
+        b.userInfo.append((key: "k2", value: "v2"))
+        b.threadIdentifier = "t"
+        #expect(a.userInfo.map(\.key) == ["k"] && a.threadIdentifier == nil && a.badge == 3)
+        #expect(b.userInfo.map(\.key) == ["k", "k2"] && b.threadIdentifier == "t" && b.categoryIdentifier == "C")
+        #expect(a != b)
+        a.badge = nil; a.userInfo = []; a.categoryIdentifier = nil
+        #expect(a == NotificationContent(title: "T"))
+        #expect(a.hashValue == NotificationContent(title: "T").hashValue)
+    }
+
     @Test func theIssuesExamples() throws {
         let r = try parse(#"{"id":"fasting","content":{"title":"Glucose","body":"Check now","sound":"default","interruptionLevel":"active","categoryIdentifier":"REMINDER","userInfo":{"meal":"fasting"}},"trigger":{"calendar":{"match":{"hour":7,"minute":0},"tz":"Europe/Berlin","repeats":true}}}"#)
         #expect(r.identifier == "fasting")

@@ -9,28 +9,66 @@ public enum InterruptionLevel: String, Hashable, Sendable, CaseIterable {
 }
 
 /// The content of a notification.
+///
+/// Badge, userInfo, category and thread — fields most requests leave empty — live in one shared,
+/// immutable box (nil when all are empty): inline they made every content 112 bytes; boxed it is
+/// 64, which a million zone requests feel.
 public struct NotificationContent: Hashable, Sendable {
     public var title: String
     public var body: String
     /// The buzzer pattern's name (`"default"`, or one configured on the device); nil = silent.
     public var sound: String?
+    public var interruptionLevel: InterruptionLevel
+    private var extras: Extras?
+
+    /// The rarely set fields. Immutable: a change makes a new box, so copies never share a change.
+    final class Extras: Sendable {
+        let badge: Int?
+        let userInfo: [(key: String, value: String)]
+        let categoryIdentifier: String?
+        let threadIdentifier: String?
+
+        init(badge: Int?, userInfo: [(key: String, value: String)], categoryIdentifier: String?, threadIdentifier: String?) {
+            self.badge = badge; self.userInfo = userInfo
+            self.categoryIdentifier = categoryIdentifier; self.threadIdentifier = threadIdentifier
+        }
+
+        /// nil when every field is empty.
+        static func make(badge: Int?, userInfo: [(key: String, value: String)], categoryIdentifier: String?,
+                         threadIdentifier: String?) -> Extras? {
+            if badge == nil && userInfo.isEmpty && categoryIdentifier == nil && threadIdentifier == nil { return nil }
+            return Extras(badge: badge, userInfo: userInfo, categoryIdentifier: categoryIdentifier, threadIdentifier: threadIdentifier)
+        }
+    }
+
     /// The badge number to show, when the request sets one (carried to hooks and the CLI).
-    public var badge: Int?
+    public var badge: Int? {
+        get { extras?.badge }
+        set { extras = .make(badge: newValue, userInfo: userInfo, categoryIdentifier: categoryIdentifier, threadIdentifier: threadIdentifier) }
+    }
     /// Free-form strings carried to the delivery and its hook (Apple's userInfo, as a string map).
     /// Kept in the order given.
-    public var userInfo: [(key: String, value: String)]
+    public var userInfo: [(key: String, value: String)] {
+        get { extras?.userInfo ?? [] }
+        set { extras = .make(badge: badge, userInfo: newValue, categoryIdentifier: categoryIdentifier, threadIdentifier: threadIdentifier) }
+    }
     /// The category whose actions answer this notification; must be registered.
-    public var categoryIdentifier: String?
+    public var categoryIdentifier: String? {
+        get { extras?.categoryIdentifier }
+        set { extras = .make(badge: badge, userInfo: userInfo, categoryIdentifier: newValue, threadIdentifier: threadIdentifier) }
+    }
     /// Groups related deliveries (Apple's threadIdentifier).
-    public var threadIdentifier: String?
-    public var interruptionLevel: InterruptionLevel
+    public var threadIdentifier: String? {
+        get { extras?.threadIdentifier }
+        set { extras = .make(badge: badge, userInfo: userInfo, categoryIdentifier: categoryIdentifier, threadIdentifier: newValue) }
+    }
 
     public init(title: String = "", body: String = "", sound: String? = nil, badge: Int? = nil,
                 userInfo: [(key: String, value: String)] = [], categoryIdentifier: String? = nil,
                 threadIdentifier: String? = nil, interruptionLevel: InterruptionLevel = .active) {
-        self.title = title; self.body = body; self.sound = sound; self.badge = badge
-        self.userInfo = userInfo; self.categoryIdentifier = categoryIdentifier
-        self.threadIdentifier = threadIdentifier; self.interruptionLevel = interruptionLevel
+        self.title = title; self.body = body; self.sound = sound
+        self.extras = .make(badge: badge, userInfo: userInfo, categoryIdentifier: categoryIdentifier, threadIdentifier: threadIdentifier)
+        self.interruptionLevel = interruptionLevel
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
