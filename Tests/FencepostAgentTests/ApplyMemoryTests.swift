@@ -7,6 +7,7 @@ import LocalNotifications
 import Position
 import SeededRandom
 import Testing
+import TrackFormats
 
 /// `apply`'s memory of what it installed (fingerprints in the store), the daemon's in-process door,
 /// and version 1 files whose memory is one meta value.
@@ -120,5 +121,40 @@ import Testing
         other = r
         other.missedFirePolicy = .skip
         #expect(AppliedRequests.fingerprint(of: other) != AppliedRequests.fingerprint(of: r))
+    }
+}
+
+/// A zone becomes the same request, with the same refusals, whether built directly (the config
+/// reader's path) or decoded from its JSON form.
+@Suite struct ZoneRequestTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func directEqualsDecoded(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        var refused = 0, made = 0
+        for i in 0..<500 {
+            let center = Coordinate(latitude: rng.uniform(-89, 89), longitude: rng.uniform(-179, 179))
+            let shape: ZoneDefinition.Shape
+            switch rng.int(0...5) {
+            case 0: shape = .circle(center: center, radius: 20_000_000)   // too large: refused
+            case 1: shape = .polygon([center, center, center])             // degenerate: refused
+            case 2, 3:
+                shape = .polygon((0..<rng.int(3...7)).map { k in
+                    let a = Double(k) * 2 * .pi / 7
+                    return Coordinate(latitude: center.latitude + 0.01 * sin(a), longitude: center.longitude + 0.01 * cos(a))
+                })
+            default: shape = .circle(center: center, radius: rng.uniform(1, 5000))
+            }
+            let zone = ZoneDefinition(id: "z\(i)", shape: shape, notifyOnEntry: rng.chance(0.5), notifyOnExit: rng.chance(0.5),
+                                      dwell: rng.chance(0.3) ? rng.uniform(0, 600) : nil, cooldown: rng.chance(0.3) ? rng.uniform(0, 600) : nil)
+            let direct = Result { () throws(RequestError) in try AgentConfigurationParser.request(for: zone) }
+            let decoded = Result { () throws(RequestError) in try NotificationRequest(json: AgentConfigurationParser.json(for: zone)) }
+            switch (direct, decoded) {
+            case let (.success(a), .success(b)): #expect(a == b, "seed \(seed) zone \(i)"); made += 1
+            case let (.failure(a), .failure(b)):
+                #expect(a.message == b.message && a.rule == b.rule, "seed \(seed) zone \(i): \(a) / \(b)"); refused += 1
+            default: Issue.record("seed \(seed) zone \(i): \(direct) / \(decoded)")
+            }
+        }
+        #expect(refused > 50 && made > 300, "seed \(seed): \(refused) refused, \(made) made")
     }
 }

@@ -3,6 +3,7 @@
 import Annunciator
 import ConfigFile
 import FencepostJSON
+import Geofencing
 import LocalNotifications
 import TrackFormats
 
@@ -106,7 +107,7 @@ extension AgentConfigurationParser {
         for zone in zones {
             let request: NotificationRequest
             do {
-                request = try NotificationRequest(json: Self.json(for: zone))
+                request = try Self.request(for: zone)
                 try request.validate(limits: config.engine.limits)
             } catch {
                 throw ConfigError(line: line, path: "zones", message: "\(resolved): zone \(Self.quoted(zone.id)): \(error.message)")
@@ -120,7 +121,30 @@ extension AgentConfigurationParser {
     }
 
     /// A zone as a request: title = the zone id, sound "default", repeating; entry, exit, dwell and
-    /// cooldown from the zone.
+    /// cooldown from the zone. Built directly — the same request, with the same messages, as
+    /// decoding ``json(for:)`` gives (a test holds them equal), without a JSON tree per zone.
+    static func request(for zone: ZoneDefinition) throws(RequestError) -> NotificationRequest {
+        let shape: RegionShape
+        switch zone.shape {
+        case .circle(let c, let r):
+            guard r > 0 else {
+                throw RequestError(.radius, "trigger.location.region.circle.radius must be greater than 0, got \(r)")
+            }
+            do { shape = .circle(try CircularRegion(center: c, radius: r)) } catch {
+                throw RequestError(.region, "trigger.location.region.circle: \(error)")
+            }
+        case .polygon(let vertices):
+            do { shape = .polygon(try PolygonRegion(vertices: vertices)) } catch {
+                throw RequestError(.region, "trigger.location.region.polygon: \(error)")
+            }
+        }
+        let trigger = LocationTrigger(shape: shape, notifyOnEntry: zone.notifyOnEntry, notifyOnExit: zone.notifyOnExit,
+                                      repeats: true, dwell: zone.dwell, cooldown: zone.cooldown ?? 0)
+        return NotificationRequest(identifier: zone.id, content: NotificationContent(title: zone.id, sound: "default"),
+                                   trigger: .location(trigger))
+    }
+
+    /// The zone's request as JSON (the form the socket and the state file use).
     static func json(for zone: ZoneDefinition) -> JSONValue {
         let region: JSONValue
         switch zone.shape {
