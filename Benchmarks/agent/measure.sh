@@ -3,7 +3,7 @@
 # 1k triggers and with many zones, wakeups in 60 s idle, due-time → GPIO latency, binary size.
 #
 #   Benchmarks/agent/measure.sh [path/to/fencepost-agent] [zones for the large case, default 1000000]
-#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, latency, large)
+#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, latency, fixes, large)
 #
 # Build first: swift build -c release --static-swift-stdlib --product fencepost-agent
 # (the daemon the systemd unit runs; `fencepost run` — pass .build/release/fencepost — is the same
@@ -11,7 +11,7 @@
 # Everything runs in a temporary folder with console GPIO; nothing is installed.
 set -eu
 BIN=${1:-.build/release/fencepost-agent}
-PARTS=${PARTS:-idle latency large}
+PARTS=${PARTS:-idle latency fixes large}
 # SCHED_FIFO 10 with reset-on-fork, as board/fencepost.service runs it (root only; PRIORITY="" for none).
 PRIORITY=${PRIORITY-chrt -R -f 10}; if [ "$(id -u)" -ne 0 ]; then PRIORITY=""; fi
 case "$(basename "$BIN")" in fencepost) RUN="run" ;; *) RUN="" ;; esac
@@ -36,12 +36,12 @@ gps = f'[gps]\nsource = "replay"\nfile = "{root}/board/demo/duesseldorf-2009-07-
 with open(f"{out}/fencepost.toml", "w") as f:
     f.write(f'state = "{out}/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\nzones = "zones.geojson"\n\n')
     f.write('[engine]\npending_cap = 100000\nlocation_cap = 2000000\n\n')
-    f.write(f'[socket]\npath = "{out}/control.sock"\n\n' + gps + '\n[gpio]\nbackend = "console"\n\n')
+    f.write(f'[socket]\npath = "{out}/control.sock"\n\n' + gps + '\n[gpio]\nbackend = "console"\n[gpio.buzzer]\npin = 18\n[gpio.led]\npin = 23\n[gpio.badge]\npin = 24\n\n')
     for i in range(cal):
-        f.write(f'[[request]]\nid = "daily-{i}"\ncontent = {{ title = "Check {i}" }}\n'
+        f.write(f'[[request]]\nid = "daily-{i}"\ncontent = {{ title = "Check {i}", sound = "default" }}\n'
                 f'trigger = {{ calendar = {{ match = {{ hour = {rng.randrange(24)}, minute = {rng.randrange(60)} }}, repeats = true }} }}\n\n')
     for i in range(secondly):
-        f.write(f'[[request]]\nid = "minutely-{i}"\ncontent = {{ title = "Tick {i}" }}\n'
+        f.write(f'[[request]]\nid = "minutely-{i}"\ncontent = {{ title = "Tick {i}", sound = "default" }}\n'
                 f'trigger = {{ calendar = {{ match = {{ second = {i % 60} }}, repeats = true }} }}\n\n')
 PY
 }
@@ -73,12 +73,41 @@ if has idle; then
 fi
 
 if has latency; then
-    gen latency 100 0 120 20
+    # One calendar trigger a second (a second one in the same second would wait behind the first
+    # one's pattern, by design, and is not counted), 120 s: 120 deliveries.
+    gen latency 100 0 60 20
     start latency
-    sleep 60
-    echo "busy (100 zones, a fix every 50 ms, 2 deliveries a second) after 60 s: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
+    sleep 120
+    echo "busy (100 zones, a fix every 50 ms, a delivery a second) after 120 s: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
     grep "latency" "$DIR/latency/err" || echo "no latency line"
+fi
+
+if has fixes; then
+    # Fix → GPIO: a zone of 35 m every 12th fix along the demo drive, replayed to its end at 10×:
+    # an entry every ~1.2 s, after the previous pattern and the pause behind it (else it would wait
+    # in the queue, by design, and not count).
+    mkdir -p "$DIR/fixes"
+    python3 - "$DIR/fixes" "$(cd "$(dirname "$0")/../.." && pwd)" <<'PY'
+import sys
+out, root = sys.argv[1], sys.argv[2]
+log = f"{root}/board/demo/duesseldorf-2009-07-07.nmea"
+points = []
+for line in open(log, encoding="ascii", errors="replace"):
+    f = line.strip().split(",")
+    if f[0].endswith("GGA") and len(f) > 6 and f[2] and f[4] and f[6] != "0":
+        lat = int(f[2][:2]) + float(f[2][2:]) / 60; lon = int(f[4][:3]) + float(f[4][3:]) / 60
+        points.append((lat if f[3] == "N" else -lat, lon if f[5] == "E" else -lon))
+feats = [f'{{"type":"Feature","id":"p{i}","geometry":{{"type":"Point","coordinates":[{lon:.6f},{lat:.6f}]}},'
+         f'"properties":{{"radius":35,"notifyOnEntry":true,"notifyOnExit":false}}}}' for i, (lat, lon) in enumerate(points[12::12])]
+open(f"{out}/zones.geojson", "w").write('{"type":"FeatureCollection","features":[' + ",".join(feats) + "]}")
+open(f"{out}/fencepost.toml", "w").write(f'state = "{out}/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\nzones = "zones.geojson"\n\n'
+    f'[socket]\npath = "{out}/control.sock"\n\n[gps]\nsource = "replay"\nfile = "{log}"\nspeed = 10\nexit_at_end = true\n\n[gpio]\nbackend = "console"\n[gpio.buzzer]\npin = 18\n[gpio.led]\npin = 23\n[gpio.badge]\npin = 24\n')
+PY
+    start fixes
+    wait $PID || true
+    echo "fix → GPIO: $(grep -c "on enter" "$DIR/fixes/err" || true) zone entries delivered"
+    grep "latency" "$DIR/fixes/err" || echo "no latency line"
 fi
 
 if has large; then

@@ -81,8 +81,10 @@ public final class AgentDaemon {
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
-    /// Due time → GPIO change, nanoseconds, per delivery signalled (for the latency figure).
+    /// Due time → GPIO change, nanoseconds, per timed delivery whose signal began at once.
     public private(set) var latencies: [UInt64] = []
+    /// Fix arrival → GPIO change, nanoseconds, per location delivery whose signal began at once.
+    public private(set) var fixLatencies: [UInt64] = []
     /// When the fix being processed arrived (latency of location deliveries).
     var fixArrival: UInt64?
     /// The deadline of the timer that woke the loop (latency of timed deliveries).
@@ -320,10 +322,13 @@ public final class AgentDaemon {
     func act(on out: EngineOutput) {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         for d in out.deliveries {
-            do { try outputs.deliver(d, at: now) } catch { log.error("GPIO: \(error)") }
+            var signalled = false
+            do { signalled = try outputs.deliver(d, at: now) } catch { log.error("GPIO: \(error)") }
             let after = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            if d.outcome == .onTime, let due = d.regionEvent != nil ? fixArrival : wakeDue {
-                latencies.append(after >= due ? after - due : 0)
+            // Only signals that began at once count: one queued behind a playing pattern waits by design.
+            if signalled, d.outcome == .onTime, let due = d.regionEvent != nil ? fixArrival : wakeDue {
+                let latency = after >= due ? after - due : 0
+                if d.regionEvent != nil { fixLatencies.append(latency) } else { latencies.append(latency) }
             }
             log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")")
             hook?.run(d, at: now)
@@ -520,10 +525,10 @@ public final class AgentDaemon {
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
         for id in Array(connections.keys) { close(id) }
-        if !latencies.isEmpty {
-            let sorted = latencies.sorted()
+        for (what, values) in [("due → GPIO", latencies), ("fix → GPIO", fixLatencies)] where !values.isEmpty {
+            let sorted = values.sorted()
             func pct(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000 }
-            log.info("latency due → GPIO over \(sorted.count) deliveries: p50 \(pct(0.5)) µs, p99 \(pct(0.99)) µs, max \(Double(sorted.last!) / 1000) µs")
+            log.info("latency \(what) over \(sorted.count) deliveries: p50 \(pct(0.5)) µs, p99 \(pct(0.99)) µs, max \(Double(sorted.last!) / 1000) µs")
         }
         log.info("stopped; outputs off")
     }

@@ -37,11 +37,13 @@ final class AlertOutputs {
         return s.pattern == nil ? .ledOnly : .normal
     }
 
-    /// Starts the alert of delivery `d`.
-    func deliver(_ d: DeliveredNotification, at now: UInt64) throws(GPIOError) {
+    /// Starts the alert of delivery `d`; true when a line changed at once (false when it waits
+    /// behind the alert that is playing).
+    @discardableResult
+    func deliver(_ d: DeliveredNotification, at now: UInt64) throws(GPIOError) -> Bool {
         let level = Self.level(d.signal)
         let pattern = d.signal.pattern == nil && level != .loud ? BuzzerPattern.none : library.pattern(forSound: d.signal.pattern, level: level)
-        try apply(annunciator.start(d.identifier, pattern: pattern, level: level, at: now))
+        return try apply(annunciator.start(d.identifier, pattern: pattern, level: level, at: now))
     }
 
     /// Puts back the badge for a delivery that was unacknowledged before a restart (a short LED
@@ -85,11 +87,16 @@ final class AlertOutputs {
         button?.release()
     }
 
-    private func apply(_ changes: [OutputChange]) throws(GPIOError) {
+    /// Sets the lines; true when one was set.
+    @discardableResult
+    private func apply(_ changes: [OutputChange]) throws(GPIOError) -> Bool {
+        var changed = false
         for c in changes {
             guard let line = lines[c.output] else { continue }
             try line.set(active: c.isOn)
+            changed = true
             onChange?(c.time, c.output, c.isOn)
         }
+        return changed
     }
 }
