@@ -128,8 +128,9 @@ extension TOMLParser {
         return root.build()
     }
 
-    /// `key = value` on one line (the value may span lines: arrays, multi-line strings).
-    mutating func parseKeyValue(into table: TableBuilder) throws(TOMLError) {
+    /// `key = value` on one line (the value may span lines: arrays, multi-line strings); `depth` is
+    /// the nesting of the inline table it stands in (0 at a table's top level).
+    mutating func parseKeyValue(into table: TableBuilder, depth: Int = 0) throws(TOMLError) {
         let keys = try parseKeyPath()
         skipWhitespace()
         guard peek() == UInt8(ascii: "=") else {
@@ -137,7 +138,7 @@ extension TOMLParser {
         }
         index += 1
         skipWhitespace()
-        let value = try parseValue(depth: 0)
+        let value = try parseValue(depth: depth)
         try insert(keys, value, into: table)
     }
 

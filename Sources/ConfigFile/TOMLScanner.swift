@@ -271,15 +271,7 @@ struct TOMLParser {
             if atNewline || peek() == nil {
                 throw error("expected a key, found \(describeHere()) (an inline table must be on one line)")
             }
-            let keys = try parseKeyPath()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "=") else {
-                throw error("expected `=` after key `\(Self.keyText(keys))`, found \(describeHere())")
-            }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue(depth: depth)
-            try insert(keys, value, into: table)
+            try parseKeyValue(into: table, depth: depth)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ",")?:
