@@ -6,19 +6,14 @@ import FencepostLinux
 import Glibc
 #endif
 
-func write(_ text: String, to fd: FileDescriptor) {
-    var text = text
-    text.withUTF8 { try? fd.writeAll(UnsafeRawBufferPointer($0)) }
-}
-
 switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .success(.help):
-    write(AgentArguments.helpText, to: .standardOutput)
+    try? FileDescriptor.standardOutput.writeAll(AgentArguments.helpText)
 case .success(.version):
-    write("\(fencepostVersion)\n", to: .standardOutput)
+    try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
 case .success(.run(let configPath, let console)):
     exit(AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent"))
 case .failure(let error):
-    write("fencepost-agent: \(error)\nUsage: fencepost-agent [--config <file>] [--console]  (see --help)\n", to: .standardError)
+    try? FileDescriptor.standardError.writeAll("fencepost-agent: \(error)\nUsage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
     exit(64)
 }

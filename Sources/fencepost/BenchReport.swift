@@ -46,9 +46,7 @@ struct MachineDescription {
     }
 
     private static func procText(_ path: String) -> String? {
-        guard let fd = try? FileDescriptor.openForReading(path) else { return nil }
-        defer { try? fd.close() }
-        return (try? fd.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
+        (try? FileDescriptor.readFile(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

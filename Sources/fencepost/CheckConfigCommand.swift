@@ -35,11 +35,7 @@ struct CheckConfigCommand: ParsableCommand {
         let text = String(decoding: bytes, as: UTF8.self)
         let config: AgentConfiguration
         do {
-            config = try AgentConfiguration.parse(text, path: file) { path in
-                let fd = try FileDescriptor.openForReading(path)
-                defer { try? fd.close() }
-                return try fd.readToEnd()
-            }
+            config = try AgentConfiguration.parse(text, path: file) { try FileDescriptor.readFile($0) }
         } catch {
             writeStandardError("\(error)\n")
             throw ExitCode(78)  // EX_CONFIG

@@ -166,10 +166,7 @@ struct NextCommand: ParsableCommand {
     }
 }
 
-func writeStandardError(_ text: String) {
-    var text = text
-    text.withUTF8 { try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
-}
+func writeStandardError(_ text: String) { try? FileDescriptor.standardError.writeAll(text) }
 
 /// `--weekday`: 1…7 (1 = Sunday) or an English weekday name or its first three letters.
 struct WeekdayArgument: ExpressibleByArgument, Equatable {

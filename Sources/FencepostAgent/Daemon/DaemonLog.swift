@@ -9,8 +9,7 @@ public struct DaemonLog: Sendable {
 
     /// Lines to standard error, prefixed `fencepost: `.
     public static let standardError = DaemonLog { line in
-        let bytes = Array(("fencepost: " + line + "\n").utf8)
-        bytes.withUnsafeBytes { try? FileDescriptor.standardError.writeAll($0) }
+        try? FileDescriptor.standardError.writeAll("fencepost: " + line + "\n")
     }
 
     public func info(_ line: String) { sink(line) }

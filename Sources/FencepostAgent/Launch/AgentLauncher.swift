@@ -19,7 +19,7 @@ public enum AgentLauncher {
     ///   state file cannot be written, 78 a configuration error (FILE:LINE: message).
     public static func run(configPath: String, console: Bool, prefix: String, log: DaemonLog = .standardError) -> Int32 {
         func fail(_ code: Int32, _ message: String) -> Int32 {
-            writeStandardError("\(prefix): \(message)\n")
+            try? FileDescriptor.standardError.writeAll("\(prefix): \(message)\n")
             return code
         }
         var configuration: AgentConfiguration
@@ -37,7 +37,7 @@ public enum AgentLauncher {
         var replayFixes: [Fix] = []
         if case .replay(let path, _, _) = configuration.gps {
             let bytes: [UInt8]
-            do { bytes = try readFile(path) } catch {
+            do { bytes = try FileDescriptor.readFile(path) } catch {
                 return fail(66, "gps replay: cannot read \(path): \(error)")
             }
             do throws(GPSLog.ParseError) { replayFixes = try GPSLog.parse(bytes, uere: configuration.gpsUERE).fixes } catch {
@@ -74,22 +74,11 @@ public enum AgentLauncher {
     /// Reads and parses a configuration file; errors name the file and line.
     public static func load(_ path: String) throws(AgentConfigurationError) -> AgentConfiguration {
         let bytes: [UInt8]
-        do { bytes = try readFile(path) } catch {
+        do { bytes = try FileDescriptor.readFile(path) } catch {
             throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
         }
         return try AgentConfiguration.parse(String(decoding: bytes, as: UTF8.self), path: path, zoneFileReader: { p in
-            try readFile(p)
+            try FileDescriptor.readFile(p)
         })
-    }
-
-    static func readFile(_ path: String) throws(Errno) -> [UInt8] {
-        let fd = try FileDescriptor.openForReading(path)
-        defer { try? fd.close() }
-        return try fd.readToEnd()
-    }
-
-    static func writeStandardError(_ text: String) {
-        var text = text
-        text.withUTF8 { try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -123,10 +123,7 @@ public final class ConsoleGPIOBackend: SimulatedGPIOBackend {
     /// Lines go to `fileDescriptor` (e.g. 1 for standard output) with `write(2)`; write errors are
     /// ignored (the console is best effort).
     public convenience init(clock: @escaping () -> UInt64, fileDescriptor: FileDescriptor) {
-        self.init(clock: clock) { text in
-            var text = text
-            text.withUTF8 { try? fileDescriptor.writeAll(UnsafeRawBufferPointer($0)) }
-        }
+        self.init(clock: clock) { text in try? fileDescriptor.writeAll(text) }
     }
 
     public override var backendDescription: String { "console" }

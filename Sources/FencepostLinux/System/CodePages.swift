@@ -30,7 +30,8 @@ extension Memory {
     @discardableResult
     public static func releaseCodePages() -> CodePagesReleased {
         var result = CodePagesReleased(mappings: 0, bytes: 0, skipped: 0)
-        guard let text = try? readSmaps() else { return result }
+        guard let bytes = try? FileDescriptor.readFile("/proc/self/smaps") else { return result }
+        let text = String(decoding: bytes, as: UTF8.self)
         for mapping in ExecutableMapping.parse(text) {
             guard mapping.anonymousKilobytes == 0 else { result.skipped += 1; continue }
             let length = mapping.end - mapping.start
@@ -41,12 +42,6 @@ extension Memory {
             }
         }
         return result
-    }
-
-    private static func readSmaps() throws(Errno) -> String {
-        let fd = try FileDescriptor.openForReading("/proc/self/smaps")
-        defer { try? fd.close() }
-        return String(decoding: try fd.readToEnd(), as: UTF8.self)
     }
 }
 

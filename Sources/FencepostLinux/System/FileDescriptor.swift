@@ -38,6 +38,19 @@ public struct FileDescriptor: Hashable, Sendable {
         }
     }
 
+    /// Writes all of `text`'s UTF-8 bytes (a log line, a message on standard error).
+    public func writeAll(_ text: String) throws(Errno) {
+        var text = text
+        try text.withUTF8 { bytes in Result { () throws(Errno) in try writeAll(UnsafeRawBufferPointer(bytes)) } }.get()
+    }
+
+    /// The whole content of the file at `path`: open, read to the end, close.
+    public static func readFile(_ path: String) throws(Errno) -> [UInt8] {
+        let fd = try openForReading(path)
+        defer { try? fd.close() }
+        return try fd.readToEnd()
+    }
+
     /// Opens `path` with `flags` (`O_…`) and, when creating, `mode` before the umask.
     /// The corresponding C function is `open`.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
