@@ -2,7 +2,9 @@
 // config as JSON lines or TOML (`apply`), categories (`categories --set`). Each item keeps its
 // line, so that an error — found here or by the agent — names file and line.
 import ConfigFile
+import FencepostAgent
 import FencepostJSON
+import FencepostLinux
 import LocalNotifications
 
 /// A JSON value read from a file, with its first line.
@@ -66,23 +68,21 @@ enum ClientInput {
         var categories: [NumberedJSON]?
     }
 
-    /// A config for `apply`: a TOML file (`[[request]]` and `[[category]]` tables; other keys are
-    /// the daemon's and ignored) or JSON lines (request lines and `{"categories":[…]}` lines, as
-    /// `fencepost simulate --requests` reads them).
+    /// A config for `apply`: a TOML file (`[[request]]` and `[[category]]` tables and the zones of
+    /// its `zones` file, as the agent applies them; the other keys are the daemon's and ignored) or
+    /// JSON lines (request lines and `{"categories":[…]}` lines, as `fencepost simulate --requests`
+    /// reads them). The file is read once (standard input cannot be read twice).
     static func config(_ path: String) throws(ClientFailure) -> Config {
-        if path.hasSuffix(".jsonl") || path.hasSuffix(".json") || path.hasSuffix(".ndjson") {
-            return try jsonlConfig(path)
-        }
         let bytes = try read(path)
-        if !path.hasSuffix(".toml"), bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "{") {
-            return try jsonlConfig(path)
-        }
+        let jsonl = path.hasSuffix(".jsonl") || path.hasSuffix(".json") || path.hasSuffix(".ndjson")
+            || (!path.hasSuffix(".toml") && bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "{"))
+        if jsonl { return try jsonlConfig(bytes, path: path) }
         return try tomlConfig(String(decoding: bytes, as: UTF8.self), path: path)
     }
 
-    static func jsonlConfig(_ path: String) throws(ClientFailure) -> Config {
+    static func jsonlConfig(_ bytes: [UInt8], path: String) throws(ClientFailure) -> Config {
         let lines: [SimulationInput]
-        do { lines = try SimulationInput.read(path: path == "-" ? "/dev/stdin" : path) } catch {
+        do { lines = try SimulationInput.parse(bytes, name: name(path)) } catch {
             throw ClientFailure(error.code, error.message)
         }
         var config = Config()
@@ -105,6 +105,10 @@ enum ClientInput {
             let root = try ConfigSection.parse(text)
             config.requests = (try root.sections("request") ?? []).map { NumberedJSON(line: $0.line, value: $0.table.json) }
             config.categories = try root.sections("category").map { $0.map { NumberedJSON(line: $0.line, value: $0.table.json) } }
+            let ids = Set(config.requests.compactMap { $0.value["id"]?.string })
+            let zones = try AgentConfiguration.zoneRequests(of: root, path: path == "-" ? nil : path, requestIDs: ids,
+                                                            zoneFileReader: { try FileDescriptor.readFile($0) })
+            config.requests += zones.requests.map { NumberedJSON(line: zones.line, value: $0.json) }
         } catch {
             throw failure(error)
         }

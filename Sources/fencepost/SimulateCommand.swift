@@ -204,7 +204,11 @@ struct SimulationInput {
     var item: Item
 
     static func read(path: String) throws(ReplayFailure) -> [SimulationInput] {
-        let bytes = try readWholeFile(path, what: "requests file")
+        try parse(try readWholeFile(path, what: "requests file"), name: path)
+    }
+
+    /// The lines of `bytes` (read from `path`, named so in errors).
+    static func parse(_ bytes: [UInt8], name path: String) throws(ReplayFailure) -> [SimulationInput] {
         let lines: [(line: Int, value: JSONValue)]
         do throws(JSONLines.Failure) { lines = try JSONLines.parse(bytes) } catch {
             throw ReplayFailure(65, "\(path):\(error.line): not JSON: \(error.error)")

@@ -255,6 +255,50 @@ final class TestAgent: @unchecked Sendable {
         #expect(out.stdoutLines == ["added: 0", "replaced: 1 (water)", "removed: 1 (depot)", "unchanged: 0"])
     }
 
+    /// `apply -` reads standard input once (a second read of a pipe is empty: it used to send no
+    /// requests, and the agent then removed every request applied before).
+    @Test func applyFromStandardInput() throws {
+        let agent = try TestAgent()
+        defer { agent.stop() }
+        let line = #"{"id":"water","content":{"title":"Drink water"},"trigger":{"interval":{"seconds":7200,"repeats":true}}}"# + "\n"
+        var out = try run(agent, ["apply", "-"], input: line)
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdoutLines == ["added: 1 (water)", "replaced: 0", "removed: 0", "unchanged: 0"])
+        out = try run(agent, ["apply", "-"], input: line)
+        #expect(out.stdoutLines == ["added: 0", "replaced: 0", "removed: 0", "unchanged: 1 (water)"])
+    }
+
+    /// `apply FILE.toml` sends the zones of the file's `zones` as the agent applies them (it used to
+    /// send the [[request]] tables only, so applying the agent's own config removed its zones).
+    @Test func applyTOMLSendsItsZones() throws {
+        let agent = try TestAgent()
+        defer { agent.stop() }
+        _ = try file(agent, "zones.geojson", """
+            {"type":"FeatureCollection","features":[{"type":"Feature","id":"yard",
+             "geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":100}}]}
+            """)
+        let path = try file(agent, "fencepost.toml", """
+            zones = "zones.geojson"
+
+            [[request]]
+            id = "water"
+            content.title = "Drink water"
+            trigger.interval = { seconds = 7_200, repeats = true }
+            """)
+        var out = try run(agent, ["apply", path])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdoutLines == ["added: 2 (water, yard)", "replaced: 0", "removed: 0", "unchanged: 0"])
+        out = try run(agent, ["apply", path])
+        #expect(out.stdoutLines == ["added: 0", "replaced: 0", "removed: 0", "unchanged: 2 (water, yard)"])
+        // A zone with a request's id is refused, naming the file and the `zones` line.
+        _ = try file(agent, "zones.geojson", """
+            {"type":"FeatureCollection","features":[{"type":"Feature","id":"water",
+             "geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":100}}]}
+            """)
+        out = try run(agent, ["apply", path])
+        #expect(out.status == 65 && out.stderr.contains("fencepost.toml:1:"), "\(out.stderr)")
+    }
+
     @Test func applyErrorsNameFileAndLine() throws {
         let agent = try TestAgent()
         defer { agent.stop() }

@@ -90,6 +90,15 @@ extension AgentConfigurationParser {
 
     /// Reads the GeoJSON file and appends one location request per zone.
     func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws -> [UInt8], to config: inout AgentConfiguration) throws(ConfigError) {
+        let zones = try zoneRequests(file, line: line, reader: zoneFileReader, limits: config.engine.limits,
+                                     requestIDs: Set(config.requests.map(\.identifier)))
+        config.requests.append(contentsOf: zones)
+    }
+
+    /// One location request per zone of the GeoJSON file; a zone with the id of one of
+    /// `requestIDs` (the [[request]] tables) is an error.
+    func zoneRequests(_ file: String, line: Int, reader zoneFileReader: (String) throws -> [UInt8], limits: RequestLimits,
+                      requestIDs: Set<String>) throws(ConfigError) -> [NotificationRequest] {
         guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
         let resolved = resolve(file)
         let bytes: [UInt8]
@@ -100,15 +109,15 @@ extension AgentConfigurationParser {
         do { zones = try GeoJSONZones.parse(bytes) } catch {
             throw ConfigError(line: line, path: "zones", message: "\(resolved): \(error)")
         }
-        // The ids of the [[request]] tables (zone ids are unique among themselves: a repeated
-        // one replaced the earlier zone in `GeoJSONZones.parse`).
-        let requestIDs = Set(config.requests.map(\.identifier))
-        config.requests.reserveCapacity(config.requests.count + zones.count)
+        // Zone ids are unique among themselves: a repeated one replaced the earlier zone in
+        // `GeoJSONZones.parse`.
+        var requests: [NotificationRequest] = []
+        requests.reserveCapacity(zones.count)
         for zone in zones {
             let request: NotificationRequest
             do {
                 request = try Self.request(for: zone)
-                try request.validate(limits: config.engine.limits)
+                try request.validate(limits: limits)
             } catch {
                 throw ConfigError(line: line, path: "zones", message: "\(resolved): zone \(Self.quoted(zone.id)): \(error.message)")
             }
@@ -116,8 +125,9 @@ extension AgentConfigurationParser {
                 throw ConfigError(line: line, path: "zones",
                                   message: "\(resolved): zone \(Self.quoted(zone.id)) has the id of a [[request]] of this file")
             }
-            config.requests.append(request)
+            requests.append(request)
         }
+        return requests
     }
 
     /// A zone as a request: title = the zone id, sound "default", repeating; entry, exit, dwell and

@@ -25,6 +25,7 @@
 // alerts), +Hardware.swift (gps, gpio, patterns, hook), +Requests.swift (categories, requests,
 // zones), AgentConfigurationError.swift.
 import Annunciator
+import ConfigFile
 import FencepostLinux
 import LocalNotifications
 
@@ -80,6 +81,19 @@ public struct AgentConfiguration: Sendable {
         } catch {
             throw AgentConfigurationError(path: path, error)
         }
+    }
+
+    /// The requests of the `zones` file that the config `root` (read from `path`) names, as the
+    /// agent applies them, with the line of the `zones` key; none when it names none. For
+    /// `fencepost apply FILE.toml`, which must send what the agent would apply from that file.
+    public static func zoneRequests(of root: ConfigSection, path: String?, requestIDs: Set<String>,
+                                    zoneFileReader: (String) throws -> [UInt8]) throws(ConfigError) -> (line: Int, requests: [NotificationRequest]) {
+        guard let file = try root.string("zones") else { return (0, []) }
+        let parser = AgentConfigurationParser(path: path)
+        var engine = EngineConfiguration()
+        if let s = try root.section("engine") { try parser.readEngine(s, into: &engine) }
+        let line = root.value("zones")?.line ?? 1
+        return (line, try parser.zoneRequests(file, line: line, reader: zoneFileReader, limits: engine.limits, requestIDs: requestIDs))
     }
 }
 
