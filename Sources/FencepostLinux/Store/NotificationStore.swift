@@ -48,6 +48,9 @@ public final class NotificationStore {
             preconditionFailure("unexpected error \(error)")
         }
         do { try db.migrate(StoreSchema.migrations) } catch { throw StoreError(error) }
+        do { removedDeliveries = try db.scalarInt64("SELECT count(*) FROM delivery WHERE removed = 1") ?? 0 } catch {
+            throw StoreError(error)
+        }
     }
 
     /// Closes the file. Later calls fail with an `SQLITE_MISUSE` error. Also done on release.
@@ -81,6 +84,11 @@ public final class NotificationStore {
     /// Frees SQLite's cached pages (after start-up, which read the whole file once).
     public func releaseMemory() { db.releaseMemory() }
 
+    /// Rows of removed deliveries (kept for the duplicate-fire guard), counted so that pruning them
+    /// is a short delete of the oldest, not a scan past the newest `removedDeliveryMemory` in every
+    /// commit that removes one (each delivery beyond the delivered cap does, before its buzzer).
+    private var removedDeliveries: Int64 = 0
+
     /// Whether a commit made with `sync: false` still waits for ``sync()``.
     public private(set) var hasUnsyncedCommits = false
 
@@ -93,31 +101,33 @@ public final class NotificationStore {
     }
 
     private func commit<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest) throws(StoreError) {
+        var removed = removedDeliveries
         try db.transaction { () throws(StoreError) in
             var appendedOutcome = false
-            var removedDelivery = false
             var next: StoreChange? = first
             while let change = next {
                 try perform(change)
                 switch change {
                 case .appendOutcome: appendedOutcome = true
-                case .removeDelivery, .removeAllDeliveries: removedDelivery = true
+                case .removeDelivery, .removeAllDeliveries: removed += db.changes  // rows newly marked removed
                 default: break
                 }
                 next = rest.next()
             }
             if appendedOutcome {
-                try run("""
-                    DELETE FROM outcome WHERE seq < (SELECT seq FROM outcome ORDER BY seq DESC LIMIT 1 OFFSET ?1)
-                    """, [.integer(Int64(outcomeCapacity - 1))])
+                // Outcomes are appended (seq = max + 1) and pruned from the oldest only, so their
+                // seqs are contiguous: the newest `outcomeCapacity` are those above max − capacity.
+                try run("DELETE FROM outcome WHERE seq <= (SELECT max(seq) FROM outcome) - ?1",
+                        [.integer(Int64(outcomeCapacity))])
             }
-            if removedDelivery {
-                try run("""
-                    DELETE FROM delivery WHERE removed = 1 AND seq <= (SELECT seq FROM delivery WHERE removed = 1
-                        ORDER BY seq DESC LIMIT 1 OFFSET ?1)
-                    """, [.integer(Int64(removedDeliveryMemory))])
+            let excess = removed - Int64(removedDeliveryMemory)
+            if excess > 0 {
+                removed -= try run("""
+                    DELETE FROM delivery WHERE seq IN (SELECT seq FROM delivery WHERE removed = 1 ORDER BY seq LIMIT ?1)
+                    """, [.integer(excess)])
             }
         }
+        removedDeliveries = removed
     }
 
     private func perform(_ change: StoreChange) throws(StoreError) {
@@ -153,7 +163,7 @@ public final class NotificationStore {
                 [.text(id), .text(response), .integer(at)])
             if changed == 0 { throw .unknownDelivery(deliveryID: id) }
         case .removeDelivery(let id):
-            try run("UPDATE delivery SET removed = 1 WHERE delivery_id = ?1", [.text(id)])
+            try run("UPDATE delivery SET removed = 1 WHERE delivery_id = ?1 AND removed = 0", [.text(id)])
         case .removeAllDeliveries:
             try run("UPDATE delivery SET removed = 1 WHERE removed = 0", [])
         case .replaceCategories(let categories):
