@@ -118,6 +118,8 @@ public struct Annunciator: Sendable {
         var nextRepeat: UInt64?
         /// Loud only: how many repeats have fallen due (index into the escalation intervals).
         var repeatsDue: Int
+        /// Order of the starts: a larger one was started later.
+        var order: UInt64
     }
 
     /// The pattern being played.
@@ -132,6 +134,8 @@ public struct Annunciator: Sendable {
 
     public let configuration: Configuration
     var alerts: [String: Alert] = [:]
+    /// The `order` of the next alert started.
+    var nextOrder: UInt64 = 0
     /// Ids whose playback waits, in play order.
     var queue: [String] = []
     var playing: Playback?
@@ -153,6 +157,11 @@ public struct Annunciator: Sendable {
 
     /// Ids of the unacknowledged alerts, sorted.
     public var unacknowledged: [String] { alerts.keys.sorted() }
+
+    /// The unacknowledged alert started last (what the button answers when nothing plays).
+    ///
+    /// - Complexity: O(a).
+    public var newestUnacknowledged: String? { alerts.max { $0.value.order < $1.value.order }?.key }
 
     /// Whether `id` is an unacknowledged alert.
     public func isActive(_ id: String) -> Bool { alerts[id] != nil }
@@ -196,7 +205,8 @@ public struct Annunciator: Sendable {
         if alerts[id] != nil { remove(id, &changes) }
         alerts[id] = Alert(
             pattern: pattern, level: level, scheduled: false,
-            nextRepeat: level == .loud ? now + configuration.loudRepeatIntervals[0] : nil, repeatsDue: 0)
+            nextRepeat: level == .loud ? now + configuration.loudRepeatIntervals[0] : nil, repeatsDue: 0, order: nextOrder)
+        nextOrder += 1
         set(.badge, true, &changes)
         enqueue(id)
         run(until: now, &changes)

@@ -71,6 +71,19 @@ struct AnnunciatorTests {
         #expect(a.unacknowledged == ["a", "b"])
     }
 
+    @Test("the newest unacknowledged alert is the one started last, whatever its id")
+    func newestUnacknowledgedIsByStart() {
+        var a = Annunciator()
+        _ = a.start("water/10/1", pattern: .none, level: .ledOnly, at: 0)
+        _ = a.start("b/1/1", pattern: .none, level: .ledOnly, at: ms(10))
+        _ = a.start("water/9/1", pattern: .none, level: .ledOnly, at: ms(20))
+        #expect(a.newestUnacknowledged == "water/9/1")
+        _ = a.acknowledge("water/9/1", at: ms(30))
+        #expect(a.newestUnacknowledged == "b/1/1")
+        _ = a.start("water/10/1", pattern: .none, level: .ledOnly, at: ms(40))   // started again: newest
+        #expect(a.newestUnacknowledged == "water/10/1")
+    }
+
     @Test("acknowledging the playing alert stops it at once; the next waits the gap")
     func acknowledgeWhilePlaying() {
         var a = Annunciator()

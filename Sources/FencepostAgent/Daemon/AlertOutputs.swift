@@ -59,7 +59,7 @@ final class AlertOutputs {
     }
 
     /// The alert a button press answers: the one playing, else the newest unacknowledged.
-    var currentAlert: String? { annunciator.playingID ?? annunciator.unacknowledged.last }
+    var currentAlert: String? { annunciator.playingID ?? annunciator.newestUnacknowledged }
 
     /// Reads the button's pending edges; returns the presses they complete.
     func readButton(at now: UInt64) throws(GPIOError) -> [ButtonEvent] {
