@@ -137,6 +137,25 @@ import Testing
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
 
+    /// `[alerts]` of a reloaded file reach the engine, which decides each delivery's signal (they
+    /// used to be logged as reloaded and ignored until a restart).
+    @Test func sighupAppliesTheAlertSettings() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(Self.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"))
+        try d.writeConfig(Self.gpio + "[alerts]\nbuzzer = false\n")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("configuration reloaded"), "log:\n\(d.stderr)")
+        let add = try d.cli(["add", "-"], input: #"{"id":"soon","content":{"title":"Soon","sound":"chime"},"trigger":{"interval":{"seconds":0.2}}}"#)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(d.waitForLog("delivered soon/"), "log:\n\(d.stderr)")
+        #expect(d.wait(timeout: 5) { d.pinChanges.contains { $0.name == "led" && $0.on } }, "\(d.stdout)")
+        #expect(!d.pinChanges.contains { $0.name == "buzzer" && $0.on }, "the buzzer sounded after buzzer = false: \(d.stdout)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
     @Test func controlSocketRoundTripForEveryCommand() throws {
         let d = try DaemonProcess()
         try d.writeConfig(Self.gpio + """

@@ -75,7 +75,7 @@ public final class AgentDaemon {
     var nextConnectionID: UInt32 = 0
     let outputs: AlertOutputs
     let gps: GPSFeed
-    var hook: DeliveryHook?
+    let hook: DeliveryHook
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
     var startedWall: WallInstant
@@ -155,7 +155,7 @@ public final class AgentDaemon {
             source = .replay(name: path, fixes: environment.replayFixes.filter { $0.time != nil }, speed: speed, exitAtEnd: exitAtEnd)
         }
         gps = GPSFeed(source, uere: configuration.gpsUERE, log: log)
-        hook = configuration.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
+        hook = DeliveryHook(configuration.hook, log: log)
         notifier = try? SystemdNotifier()
         if let n = notifier, !n.isEnabled { _ = n }
 
@@ -265,7 +265,7 @@ public final class AgentDaemon {
         perform { $0.advance(clock: clock) }
         for press in outputs.advanceButton(to: now) { handlePress(press) }
         do { try outputs.advance(to: SystemClocks.boottimeNow().nanosecondsSinceBoot) } catch { log.error("GPIO: \(error)") }
-        hook?.poll(at: now)
+        hook.poll(at: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
             try? notifier?.watchdog()
             nextWatchdog = now + UInt64(interval.components.seconds) * 1_000_000_000 + UInt64(interval.components.attoseconds / 1_000_000_000)
@@ -282,7 +282,7 @@ public final class AgentDaemon {
         if let m = wake.monotonic { deadlines.append(m.nanosecondsSinceBoot) }
         if let d = outputs.nextDeadline { deadlines.append(d) }
         if let d = gps.nextDeadline { deadlines.append(d) }
-        if let d = hook?.nextDeadline { deadlines.append(d) }
+        if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
         do {
             if let next = deadlines.min() {
@@ -331,7 +331,7 @@ public final class AgentDaemon {
                 if d.regionEvent != nil { fixLatencies.append(latency) } else { latencies.append(latency) }
             }
             log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")")
-            hook?.run(d, at: now)
+            hook.run(d, at: now)
         }
         for o in out.outcomes { log.info("\(o.kind.rawValue) \(o.requestIdentifier): \(o.detail)") }
         for id in out.acknowledged { try? outputs.acknowledge(id, at: now) }
@@ -403,7 +403,7 @@ public final class AgentDaemon {
             case SIGHUP:
                 reload()
             case SIGCHLD:
-                hook?.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+                hook.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
             default:
                 break
             }
@@ -422,8 +422,10 @@ public final class AgentDaemon {
             configuration.patterns = next.patterns
             configuration.hook = next.hook
             configuration.engine.alertSettings = next.engine.alertSettings
+            // The engine decides each delivery's signal from its own copy of the settings.
+            perform { $0.configuration.alertSettings = next.engine.alertSettings; return EngineOutput() }
             outputs.setPatterns(next.patterns)
-            hook = next.hook.map { DeliveryHook(command: $0.command, timeoutSeconds: $0.timeoutSeconds, log: log) }
+            hook.configure(next.hook)
             log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
             applyConfiguredRequests()
             Memory.releaseFreePages()

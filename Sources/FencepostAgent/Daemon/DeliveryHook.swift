@@ -3,18 +3,22 @@
 import FencepostLinux
 import LocalNotifications
 
-/// Runs the configured hook and keeps track of the children until they end.
+/// Runs the configured hook and keeps track of the children until they end — also across a
+/// reload that changes or removes the hook (children started before are still reaped and held to
+/// their time limit).
 final class DeliveryHook {
-    let command: [String]
-    let timeout: UInt64
+    /// The hook to start for each delivery; nil: none.
+    private(set) var configuration: HookConfiguration?
     let log: DaemonLog
-    private var running: [(child: ChildProcess, deadline: UInt64, delivery: String, killed: Bool)] = []
+    private var running: [(child: ChildProcess, deadline: UInt64, limit: UInt64, name: String, delivery: String, killed: Bool)] = []
 
-    init(command: [String], timeoutSeconds: Double, log: DaemonLog) {
-        self.command = command
-        self.timeout = UInt64(max(0.001, timeoutSeconds) * 1e9)
+    init(_ configuration: HookConfiguration?, log: DaemonLog) {
+        self.configuration = configuration
         self.log = log
     }
+
+    /// The hook of a reloaded configuration, for the deliveries from now on.
+    func configure(_ configuration: HookConfiguration?) { self.configuration = configuration }
 
     /// The environment of the hook for delivery `d`: FENCEPOST_* variables (and PATH).
     static func environment(_ d: DeliveredNotification) -> [String] {
@@ -40,9 +44,12 @@ final class DeliveryHook {
     }
 
     func run(_ d: DeliveredNotification, at now: UInt64) {
+        guard let configuration else { return }
+        let command = configuration.command
+        let limit = UInt64(max(0.001, configuration.timeoutSeconds) * 1e9)
         do {
             let child = try ChildProcess.spawn(command, environment: Self.environment(d))
-            running.append((child, now + timeout, d.identifier, false))
+            running.append((child, now + limit, limit, command[0], d.identifier, false))
         } catch {
             log.error("hook \(command[0]) for \(d.identifier) could not start: \(error)")
         }
@@ -53,14 +60,14 @@ final class DeliveryHook {
         running.removeAll { entry in
             if let end = try? entry.child.reap() {
                 if end != .exited(0) && !entry.killed {
-                    log.warning("hook \(command[0]) for \(entry.delivery) \(end)")
+                    log.warning("hook \(entry.name) for \(entry.delivery) \(end)")
                 }
                 return true
             }
             return false
         }
         for i in running.indices where !running[i].killed && running[i].deadline <= now {
-            log.warning("hook \(command[0]) for \(running[i].delivery) ran longer than \(Double(timeout) / 1e9) s: killed")
+            log.warning("hook \(running[i].name) for \(running[i].delivery) ran longer than \(Double(running[i].limit) / 1e9) s: killed")
             try? running[i].child.send(9)
             running[i].killed = true
         }
@@ -69,6 +76,4 @@ final class DeliveryHook {
     /// When ``poll(at:)`` must run to kill a child past its limit (ended children are reaped on
     /// SIGCHLD, which the daemon receives through its signalfd).
     var nextDeadline: UInt64? { running.filter { !$0.killed }.map(\.deadline).min() }
-
-    var runningCount: Int { running.count }
 }
