@@ -78,6 +78,8 @@ public final class AgentDaemon {
     let hook: DeliveryHook
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
+    /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
+    var nextTrustCheck: UInt64?
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
@@ -284,6 +286,15 @@ public final class AgentDaemon {
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
+        // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
+        // does not): while calendar triggers wait for it, look again every 30 s.
+        if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
+            let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            if (nextTrustCheck ?? 0) <= now { nextTrustCheck = now + 30_000_000_000 }
+            deadlines.append(nextTrustCheck!)
+        } else {
+            nextTrustCheck = nil
+        }
         do {
             if let next = deadlines.min() {
                 try monotonicTimer.arm(at: MonotonicInstant(nanosecondsSinceBoot: max(next, 1)))

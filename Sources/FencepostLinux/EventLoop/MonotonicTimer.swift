@@ -41,9 +41,11 @@ public final class MonotonicTimer {
         self.deadline = deadline
     }
 
-    /// Stops the timer and forgets expirations not yet read.
+    /// Stops the timer and forgets expirations not yet read; no system call when nothing is armed
+    /// (disarmed, spent, or never armed), so the loop may call it after every event.
     /// The corresponding C function is `timerfd_settime` with a zero time.
     public func disarm() throws(Errno) {
+        guard deadline != nil else { return }
         try retryOnInterrupt { timer._disarm() }.get()
         deadline = nil
     }

@@ -28,6 +28,9 @@ public final class WallClockTimer {
     private let timer: Timerfd
     /// The deadline the kernel holds, or nil when disarmed, spent, or cancelled by a clock set.
     public private(set) var deadline: RealtimeInstant?
+    /// Whether the kernel may hold a deadline: after `.clockWasSet` it still does (``deadline`` is
+    /// forgotten, the timer is not spent).
+    private var kernelArmed = false
 
     /// The timerfd, to register with the event loop. Closed with the timer.
     public var descriptor: FileDescriptor { timer.descriptor }
@@ -49,6 +52,7 @@ public final class WallClockTimer {
             timer._arm(seconds: deadline.seconds, nanoseconds: deadline.nanoseconds, extraFlags: Int32(TFD_TIMER_CANCEL_ON_SET))
         }.get()
         self.deadline = deadline
+        kernelArmed = true
     }
 
     /// Fires at the start of the wall second `instant`.
@@ -56,11 +60,14 @@ public final class WallClockTimer {
         try arm(at: RealtimeInstant(seconds: instant.secondsSinceEpoch, nanoseconds: 0))
     }
 
-    /// Stops the timer and forgets expirations not yet read.
+    /// Stops the timer and forgets expirations not yet read; no system call when nothing is armed,
+    /// so the loop may call it after every event.
     /// The corresponding C function is `timerfd_settime` with a zero time.
     public func disarm() throws(Errno) {
+        guard kernelArmed else { return }
         try retryOnInterrupt { timer._disarm() }.get()
         deadline = nil
+        kernelArmed = false
     }
 
     /// What happened since the last read: nil when nothing (not yet expired).
@@ -70,6 +77,7 @@ public final class WallClockTimer {
         case .success(0): return nil
         case .success(let count):
             deadline = nil
+            kernelArmed = false
             return .expired(count)
         case .failure(.canceled):
             deadline = nil
