@@ -78,11 +78,7 @@ extension SimulateCommand {
             try emit(o, at: now)
         }
         var lastWake: Int64? = nil
-        while true {
-            guard var t = Simulation.nextWake(of: center.engine, wallOffset: 0, bootTime: boot), t <= endNs else { break }
-            t = max(t, now)
-            if t == lastWake { t += 1_000_000 }
-            guard t <= endNs else { break }
+        while let t = Simulation.nextStep(of: center.engine, wallOffset: 0, bootTime: boot, now: now, lastWake: lastWake, end: endNs) {
             now = t
             lastWake = t
             let c = clock(now)

@@ -151,7 +151,9 @@ extension NotificationEngine {
         let wall = wallTrusted ? wallWheel.nextDeadline.map { WallInstant(secondsSinceEpoch: Int64($0)) } : nil
         var mono = monotonicWheel.nextDeadline.map { $0 * 1_000_000 }
         if let m = monitor.nextDeadline, m.isFinite, m >= 0 {
-            let ns = UInt64(m * 1e9)
+            // Rounded up, and 1 ns past: the monitor's tests are strict (`age > timeout`), so a
+            // wakeup at its deadline rounded down would find nothing due and be asked for again.
+            let ns = UInt64((m * 1e9).rounded(.up)) + 1
             mono = min(mono ?? ns, ns)
         }
         return (wall, mono.map(MonotonicInstant.init(nanosecondsSinceBoot:)))

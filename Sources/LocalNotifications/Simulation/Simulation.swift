@@ -93,13 +93,21 @@ public struct Simulation {
         return next
     }
 
+    /// The instant a virtual-time run advances to next: the engine's next wakeup, not before
+    /// `now`, nil when it is after `end`. Shared by every run loop (in memory and durable).
+    public static func nextStep(of engine: NotificationEngine, wallOffset: Int64, bootTime: Int64,
+                                now: Int64, lastWake: Int64?, end: Int64) -> Int64? {
+        guard var t = nextWake(of: engine, wallOffset: wallOffset, bootTime: bootTime), t <= end else { return nil }
+        t = max(t, now)
+        // A guard against a run without progress: asked again for an instant already handled, go
+        // 1 ms on (the engine's deadlines are rounded up, so this is not expected to happen).
+        if t == lastWake { t += 1_000_000 }
+        return t <= end ? t : nil
+    }
+
     mutating func runNanoseconds(until end: Int64) {
         var lastWake: Int64? = nil
-        while true {
-            guard var t = Self.nextWake(of: engine, wallOffset: wallOffset, bootTime: bootTime), t <= end else { break }
-            t = max(t, now)
-            if t == lastWake { t += 1_000_000 }   // asked to wake at a time already handled: 1 ms later
-            guard t <= end else { break }
+        while let t = Self.nextStep(of: engine, wallOffset: wallOffset, bootTime: bootTime, now: now, lastWake: lastWake, end: end) {
             now = t
             lastWake = t
             take(engine.advance(clock: clock))
