@@ -19,6 +19,12 @@ extension ControlService {
         let clock = call.clock
         var failedAt = ""
         let out = try call.perform(path: { failedAt }) { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
+            // One request: `add` is atomic itself (it throws before it changes anything). Several:
+            // all or nothing, on a copy (which costs a copy of the whole engine).
+            if requests.count == 1 {
+                failedAt = items[0].path
+                return try e.add(requests[0], clock: clock)
+            }
             var copy = e
             var out = EngineOutput()
             for (i, r) in requests.enumerated() {
