@@ -39,6 +39,20 @@ import Testing
         #expect(sim.engine.badgeCount == 0)
     }
 
+    @Test func snoozingASnoozeKeepsOneSuffix() throws {
+        var sim = Simulation(engine: makeEngine(), start: Self.start)
+        try sim.add(interval("x", seconds: 60, repeats: false))
+        sim.run(until: instant("2026-07-01T00:01:00Z"))
+        try sim.respond(to: try #require(sim.deliveries("x").first).identifier, action: "snooze")
+        sim.run(until: instant("2026-07-01T00:10:30Z"))
+        let first = try #require(sim.deliveries("x~snooze").first)
+        try sim.respond(to: first.identifier, action: "snooze")
+        #expect(sim.engine.pending("x~snooze", clock: sim.clock) != nil)
+        #expect(sim.engine.pending("x~snooze~snooze", clock: sim.clock) == nil)
+        sim.run(until: instant("2026-07-01T00:20:00Z"))
+        #expect(sim.deliveries("x~snooze").count == 2)
+    }
+
     @Test func defaultSnoozeIsNineMinutes() throws {
         var sim = Simulation(engine: makeEngine(), start: Self.start)
         try sim.add(interval("x", seconds: 60, repeats: false))

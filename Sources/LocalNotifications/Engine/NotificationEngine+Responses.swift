@@ -4,7 +4,11 @@ import CivilTime
 
 extension NotificationEngine {
     /// The identifier of the one-shot request a snooze of `requestIdentifier` schedules.
-    public static func snoozeIdentifier(of requestIdentifier: String) -> String { requestIdentifier + "~snooze" }
+    /// A snooze of a snooze keeps the one suffix (the id would otherwise grow with each snooze, past
+    /// the identifier limit).
+    public static func snoozeIdentifier(of requestIdentifier: String) -> String {
+        requestIdentifier.hasSuffix("~snooze") ? requestIdentifier : requestIdentifier + "~snooze"
+    }
 
     /// Answers delivery `identifier` with `action`: `default`, `dismiss`, `snooze` or an action of
     /// the content's category. The delivery's signal stops; an action with `snoozeSeconds` (or
