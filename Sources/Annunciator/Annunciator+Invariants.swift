@@ -28,7 +28,7 @@ extension Annunciator {
             precondition(alert.scheduled, "playing alert \(p.id) is not marked scheduled")
             precondition(p.stepIndex < p.steps.count, "step index past the end")
             precondition(p.stepEnds > now, "the playing step ended at \(p.stepEnds) but now is \(now)")
-            precondition(ledIsOn == (p.stepIndex % 2 == 0), "LED does not follow the pattern step")
+            precondition(ledIsOn == (p.usesLED && p.stepIndex % 2 == 0), "LED does not follow the pattern step")
             precondition(buzzerIsOn == (p.usesBuzzer && p.stepIndex % 2 == 0), "buzzer does not follow the pattern step")
         } else {
             precondition(!buzzerIsOn && !ledIsOn, "buzzer or LED on while nothing plays")

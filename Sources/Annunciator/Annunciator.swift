@@ -120,6 +120,8 @@ public struct Annunciator: Sendable {
         var repeatsDue: Int
         /// Order of the starts: a larger one was started later.
         var order: UInt64
+        /// Whether its playback lights the alert LED (the device's `led` setting).
+        var usesLED: Bool
     }
 
     /// The pattern being played.
@@ -130,6 +132,7 @@ public struct Annunciator: Sendable {
         var stepIndex: Int
         var stepEnds: UInt64
         var usesBuzzer: Bool
+        var usesLED: Bool
     }
 
     public let configuration: Configuration
@@ -195,17 +198,19 @@ public struct Annunciator: Sendable {
     // MARK: Operations
 
     /// Shows alert `id` from `now` on. An active alert with the same id is replaced (its playback
-    /// stops). Changes due before `now` are returned first.
+    /// stops). Changes due before `now` are returned first. With `usesLED` false its playback
+    /// leaves the alert LED dark (buzzer and badge as usual).
     ///
     /// - Complexity: O(a + q) (queue insertion and replacement), a alerts, q waiting playbacks.
     public mutating func start(
-        _ id: String, pattern: BuzzerPattern, level: AlertLevel, at now: UInt64
+        _ id: String, pattern: BuzzerPattern, level: AlertLevel, usesLED: Bool = true, at now: UInt64
     ) -> [OutputChange] {
         var changes = advance(to: now)
         if alerts[id] != nil { remove(id, &changes) }
         alerts[id] = Alert(
             pattern: pattern, level: level, scheduled: false,
-            nextRepeat: level == .loud ? now + configuration.loudRepeatIntervals[0] : nil, repeatsDue: 0, order: nextOrder)
+            nextRepeat: level == .loud ? now + configuration.loudRepeatIntervals[0] : nil, repeatsDue: 0, order: nextOrder,
+            usesLED: usesLED)
         nextOrder += 1
         set(.badge, true, &changes)
         enqueue(id)
@@ -283,7 +288,7 @@ public struct Annunciator: Sendable {
                     let on = p.stepIndex % 2 == 0
                     p.stepEnds = now + p.steps[p.stepIndex]
                     playing = p
-                    setPatternOutputs(on, usesBuzzer: p.usesBuzzer, &changes)
+                    setPatternOutputs(on, usesBuzzer: p.usesBuzzer, usesLED: p.usesLED, &changes)
                 }
             }
             // 2. Loud repeats due now (in id order, for determinism).
@@ -328,14 +333,15 @@ public struct Annunciator: Sendable {
             steps = alert.pattern.steps.map { UInt64($0) * 1_000_000 }
             usesBuzzer = alert.level != .ledOnly
         }
-        playing = Playback(id: id, steps: steps, stepIndex: 0, stepEnds: now + steps[0], usesBuzzer: usesBuzzer)
-        setPatternOutputs(true, usesBuzzer: usesBuzzer, &changes)
+        playing = Playback(id: id, steps: steps, stepIndex: 0, stepEnds: now + steps[0], usesBuzzer: usesBuzzer,
+                           usesLED: alert.usesLED)
+        setPatternOutputs(true, usesBuzzer: usesBuzzer, usesLED: alert.usesLED, &changes)
     }
 
     /// Ends the playing pattern now: its outputs off, its alert unscheduled, the gap starts.
     mutating func stopPlayback(_ changes: inout [OutputChange]) {
         guard let p = playing else { preconditionFailure("nothing is playing") }
-        setPatternOutputs(false, usesBuzzer: true, &changes)
+        setPatternOutputs(false, usesBuzzer: true, usesLED: true, &changes)
         playing = nil
         alerts[p.id]?.scheduled = false
         gapEnds = now + configuration.gapBetweenPatterns
@@ -348,9 +354,9 @@ public struct Annunciator: Sendable {
         alerts[id] = nil
     }
 
-    mutating func setPatternOutputs(_ on: Bool, usesBuzzer: Bool, _ changes: inout [OutputChange]) {
+    mutating func setPatternOutputs(_ on: Bool, usesBuzzer: Bool, usesLED: Bool, _ changes: inout [OutputChange]) {
         if usesBuzzer { set(.buzzer, on, &changes) }
-        set(.led, on, &changes)
+        if usesLED { set(.led, on, &changes) }
     }
 
     /// Switches `output`, recording a change only when its level differs.

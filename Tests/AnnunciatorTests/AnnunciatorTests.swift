@@ -71,6 +71,13 @@ struct AnnunciatorTests {
         #expect(a.unacknowledged == ["a", "b"])
     }
 
+    @Test("an alert without the LED plays the buzzer alone")
+    func withoutLED() {
+        var a = Annunciator()
+        #expect(a.start("n", pattern: .default, level: .normal, usesLED: false, at: 0) == changes([(0, .badge, true), (0, .buzzer, true)]))
+        #expect(drain(&a, until: ms(1000)) == changes([(400, .buzzer, false)]))
+    }
+
     @Test("the newest unacknowledged alert is the one started last, whatever its id")
     func newestUnacknowledgedIsByStart() {
         var a = Annunciator()

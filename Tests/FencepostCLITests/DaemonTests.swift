@@ -156,6 +156,21 @@ import Testing
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
 
+    /// `[alerts] led = false` and `badge = false` keep those lines dark; the buzzer still sounds.
+    @Test func alertSettingsSwitchTheLEDAndBadgeOff() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(Self.gpio + "[alerts]\nled = false\nbadge = false\n")
+        try d.start()
+        #expect(d.waitForLog("running:"))
+        let add = try d.cli(["add", "-"], input: #"{"id":"soon","content":{"title":"Soon","sound":"chime"},"trigger":{"interval":{"seconds":0.2}}}"#)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(d.waitForLog("delivered soon/"), "log:\n\(d.stderr)")
+        #expect(d.wait(timeout: 5) { d.pinChanges.contains { $0.name == "buzzer" && $0.on } }, "\(d.stdout)")
+        #expect(!d.pinChanges.contains { ($0.name == "led" || $0.name == "badge") && $0.on }, "\(d.stdout)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
     @Test func controlSocketRoundTripForEveryCommand() throws {
         let d = try DaemonProcess()
         try d.writeConfig(Self.gpio + """

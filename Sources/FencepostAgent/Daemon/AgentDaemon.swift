@@ -145,6 +145,7 @@ public final class AgentDaemon {
         } catch {
             throw DaemonError("GPIO: \(error)", exitCode: 69)
         }
+        outputs.badgeEnabled = configuration.engine.alertSettings.badge
         let source: GPSFeed.Source
         switch configuration.gps {
         case .none: source = .none
@@ -198,7 +199,7 @@ public final class AgentDaemon {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         log.info("running: state \(configuration.statePath), socket \(configuration.socketPath), GPIO \(outputs.backendDescription), GPS \(gps.description), \(center.engine.pendingCount) pending")
         // Deliveries unanswered before the restart light the badge again.
-        for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, at: now) }
+        for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, usesLED: configuration.engine.alertSettings.led, at: now) }
         act(on: center.restoreOutput)
         applyConfiguredRequests()
         gps.start(at: now)
@@ -435,6 +436,7 @@ public final class AgentDaemon {
             configuration.engine.alertSettings = next.engine.alertSettings
             // The engine decides each delivery's signal from its own copy of the settings.
             perform { $0.configuration.alertSettings = next.engine.alertSettings; return EngineOutput() }
+            outputs.badgeEnabled = next.engine.alertSettings.badge
             outputs.setPatterns(next.patterns)
             hook.configure(next.hook)
             log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))

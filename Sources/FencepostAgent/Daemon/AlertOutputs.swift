@@ -38,18 +38,27 @@ final class AlertOutputs {
     }
 
     /// Starts the alert of delivery `d`; true when a line changed at once (false when it waits
-    /// behind the alert that is playing).
+    /// behind the alert that is playing). The LED follows the delivery's signal (`[alerts] led`).
     @discardableResult
     func deliver(_ d: DeliveredNotification, at now: UInt64) throws(GPIOError) -> Bool {
         let level = Self.level(d.signal)
         let pattern = d.signal.pattern == nil && level != .loud ? BuzzerPattern.none : library.pattern(forSound: d.signal.pattern, level: level)
-        return try apply(annunciator.start(d.identifier, pattern: pattern, level: level, at: now))
+        return try apply(annunciator.start(d.identifier, pattern: pattern, level: level, usesLED: d.signal.led, at: now))
+    }
+
+    /// Whether the badge line is driven (`[alerts] badge`); switching it follows the annunciator's
+    /// badge at once.
+    var badgeEnabled = true {
+        didSet {
+            guard badgeEnabled != oldValue, let line = lines[.badge] else { return }
+            try? line.set(active: badgeEnabled && annunciator.badgeIsOn)
+        }
     }
 
     /// Puts back the badge for a delivery that was unacknowledged before a restart (a short LED
     /// flash, then the badge stays lit).
-    func remind(_ id: String, at now: UInt64) throws(GPIOError) {
-        try apply(annunciator.start(id, pattern: .none, level: .ledOnly, at: now))
+    func remind(_ id: String, usesLED: Bool, at now: UInt64) throws(GPIOError) {
+        try apply(annunciator.start(id, pattern: .none, level: .ledOnly, usesLED: usesLED, at: now))
     }
 
     func acknowledge(_ id: String, at now: UInt64) throws(GPIOError) { try apply(annunciator.acknowledge(id, at: now)) }
@@ -92,7 +101,7 @@ final class AlertOutputs {
     private func apply(_ changes: [OutputChange]) throws(GPIOError) -> Bool {
         var changed = false
         for c in changes {
-            guard let line = lines[c.output] else { continue }
+            guard let line = lines[c.output], c.output != .badge || badgeEnabled else { continue }
             try line.set(active: c.isOn)
             changed = true
             onChange?(c.time, c.output, c.isOn)
