@@ -182,7 +182,7 @@ enum BenchCatalog {
             var probe = NMEAFramer()
             log.withUnsafeBytes { probe.feed($0) { _ in } }
             let c = probe.counters
-            let rejected = c.badChecksum + c.missingChecksum + c.overlong + c.nonPrintable + c.truncated + c.empty
+            let rejected = c.rejected
             let sentences = max(1, c.sentences)
             return PreparedBench(body: { n in
                 var sum: UInt64 = 0

@@ -3,6 +3,7 @@
 // times in UTC with "in 3h 12min").
 import ArgumentParser
 import CivilTime
+import FencepostAgent
 import FencepostJSON
 import FencepostLinux
 #if canImport(Glibc)
@@ -159,12 +160,7 @@ enum ClientText {
     }
 
     /// A duration in its two largest units: `45 s`, `12 min`, `3h 12min`, `2d 4h`.
-    static func approximate(_ s: Int64) -> String {
-        if s < 60 { return "\(s) s" }
-        if s < 3600 { return "\(s / 60) min" }
-        if s < 86400 { return "\(s / 3600)h \(s / 60 % 60)min" }
-        return "\(s / 86400)d \(s / 3600 % 24)h"
-    }
+    static func approximate(_ s: Int64) -> String { ControlService.approximate(s) }
 
     /// A list of ids for a sentence: `water, depot` or `none`.
     static func ids(_ value: JSONValue?) -> [String] { value?.array?.compactMap(\.string) ?? [] }

@@ -39,10 +39,10 @@ extension AgentConfigurationParser {
             return .serial(device: device, baud: Int(baud))
         case "gpsd":
             let url = try s.string("url") ?? "gpsd://127.0.0.1:2947"
-            guard let (host, port) = Self.gpsdAddress(url) else {
+            guard let endpoint = GPSDEndpoint(url: url) else {
                 throw s.error("url", "\"\(url)\" is not gpsd://HOST:PORT (e.g. \"gpsd://127.0.0.1:2947\")")
             }
-            return .gpsd(host: host, port: port)
+            return .gpsd(host: endpoint.host, port: endpoint.port)
         case "replay":
             let file = try s.require(try s.string("file"), "file", "the recorded log, NMEA or GPX")
             guard !file.isEmpty else { throw s.error("file", "must not be empty") }
@@ -52,31 +52,6 @@ extension AgentConfigurationParser {
         default:
             return .none
         }
-    }
-
-    /// "gpsd://host:port", "gpsd://[::1]:2947", "gpsd://host" (port 2947) → host and port.
-    static func gpsdAddress(_ url: String) -> (host: String, port: String)? {
-        guard url.hasPrefix("gpsd://") else { return nil }
-        var rest = Substring(url.dropFirst(7))
-        if rest.hasSuffix("/") { rest.removeLast() }
-        var host: Substring, port: Substring = "2947"
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                port = after.dropFirst()
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            port = rest[rest.index(after: colon)...]
-        } else {
-            host = rest
-        }
-        guard !host.isEmpty, !host.contains("/"), !host.contains(" "),
-              let p = Int(port), (1...65535).contains(p) else { return nil }
-        return (String(host), String(port))
     }
 
     // MARK: [gpio]
