@@ -38,7 +38,7 @@ public struct NMEAEpochAssembler: Sendable {
         /// End the epoch right after this sentence type instead of at the next time change.
         public var epochEnd: SentenceType?
 
-        public init(uere: Double = 5, epochEnd: SentenceType? = nil) {
+        public init(uere: Double = Fix.typicalUERE, epochEnd: SentenceType? = nil) {
             self.uere = uere
             self.epochEnd = epochEnd
         }

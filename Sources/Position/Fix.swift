@@ -64,6 +64,10 @@ public struct Fix: Hashable, Sendable {
     /// receiver sends them, else HDOP × UERE).
     public var horizontalError: Double?
 
+    /// The user equivalent range error of a typical consumer receiver, metres: every source's
+    /// default (serial NMEA, gpsd, GPX, `[gps] uere`).
+    public static let typicalUERE = 5.0
+
     public init(
         time: WallInstant? = nil, nanoseconds: Int32 = 0, coordinate: Coordinate? = nil,
         altitudeMSL: Double? = nil, mode: FixMode = .none, isValid: Bool = false,

@@ -29,7 +29,7 @@ public struct GPXReader {
     public init(uere: Double = GPXReader.defaultUERE) { self.uere = uere }
 
     /// A typical UERE for a consumer receiver (metres).
-    public static let defaultUERE = 5.0
+    public static let defaultUERE = Fix.typicalUERE
 
     /// Whether `bytes` look like XML (after an optional BOM and white space, the first byte is '<').
     public static func looksLikeXML(_ bytes: some Collection<UInt8>) -> Bool {

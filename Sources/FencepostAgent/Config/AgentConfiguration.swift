@@ -28,6 +28,7 @@ import Annunciator
 import ConfigFile
 import FencepostLinux
 import LocalNotifications
+import Position
 
 /// Everything the daemon reads from its config file.
 public struct AgentConfiguration: Sendable {
@@ -52,7 +53,7 @@ public struct AgentConfiguration: Sendable {
     public var gps: GPSConfiguration = .none
     /// User equivalent range error of the receiver, metres: a fix's error estimate is HDOP × UERE,
     /// for every source (`[gps] uere`).
-    public var gpsUERE = 5.0
+    public var gpsUERE = Fix.typicalUERE
     public var gpio = GPIOConfiguration()
     /// Buzzer patterns from the file (they add to, or replace, the built-ins).
     public var patterns: [BuzzerPattern] = []

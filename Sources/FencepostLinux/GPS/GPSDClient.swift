@@ -167,7 +167,7 @@ public final class GPSDClient {
     public let uere: Double
 
     /// The UERE of a typical consumer receiver, metres (the serial and replay sources' default too).
-    public static let defaultUERE = 5.0
+    public static let defaultUERE = Fix.typicalUERE
 
     /// A ``Fix`` from libgps's state after a TPV: NaN (unknown) becomes nil, nothing is invented.
     /// `hdop` is the latest gpsd reported (SKY, or the TPV's epoch for NMEA sources); satellites used
