@@ -54,12 +54,6 @@ public final class AgentDaemon {
         }
     }
 
-    struct Connection {
-        var socket: UnixConnection
-        var framer: LineFramer
-        var closeAfterFlush = false
-    }
-
     var configuration: AgentConfiguration
     let environment: Environment
     var log: DaemonLog { environment.log }
@@ -69,10 +63,8 @@ public final class AgentDaemon {
     let wallTimer: WallClockTimer
     let center: DurableNotificationCenter
     var control = ControlService()
-    let policy: ControlPolicy
-    let listener: UnixListener
-    var connections: [UInt32: Connection] = [:]
-    var nextConnectionID: UInt32 = 0
+    /// The control socket and its connections.
+    let clients: ControlConnections
     let outputs: AlertOutputs
     let gps: GPSFeed
     let hook: DeliveryHook
@@ -83,14 +75,8 @@ public final class AgentDaemon {
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
-    /// Due time → GPIO change, nanoseconds, per timed delivery whose signal began at once.
-    public private(set) var latencies: [UInt64] = []
-    /// Fix arrival → GPIO change, nanoseconds, per location delivery whose signal began at once.
-    public private(set) var fixLatencies: [UInt64] = []
-    /// When the fix being processed arrived (latency of location deliveries).
-    var fixArrival: UInt64?
-    /// The deadline of the timer that woke the loop (latency of timed deliveries).
-    var wakeDue: UInt64?
+    /// Due → GPIO and fix → GPIO latencies (fixed-size histograms).
+    public private(set) var statistics = DeliveryStatistics()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -122,6 +108,7 @@ public final class AgentDaemon {
         }
         for problem in center.unreadableRows { log.error(problem) }
         center.defersSync = true
+        let listener: UnixListener
         do {
             listener = try UnixListener(path: configuration.socketPath, mode: mode_t(configuration.socketMode))
         } catch {
@@ -137,7 +124,9 @@ public final class AgentDaemon {
             }
             groups.append((gid, name))
         }
-        policy = ControlPolicy(ownerUserID: SystemUsers.currentUserID, groups: groups)
+        let policy = ControlPolicy(ownerUserID: SystemUsers.currentUserID, groups: groups)
+        clients = ControlConnections(listener: listener, loop: loop, policy: policy,
+                                     maximumMessageBytes: configuration.maximumMessageBytes, log: log)
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
             let backend = try environment.makeGPIO(configuration.gpio)
@@ -166,7 +155,7 @@ public final class AgentDaemon {
             try loop.register(signals.descriptor, for: .readable, token: .signals)
             try loop.register(monotonicTimer.descriptor, for: .readable, token: .monotonicTimer)
             try loop.register(wallTimer.descriptor, for: .readable, token: .wallTimer)
-            try loop.register(listener.descriptor, for: .readable, token: .listener)
+            try loop.register(clients.listener.descriptor, for: .readable, token: .listener)
             if let fd = outputs.button?.fileDescriptor { try loop.register(fd, for: .readable, token: .button) }
         } catch {
             throw DaemonError("cannot set up the event loop: \(error)")
@@ -215,7 +204,6 @@ public final class AgentDaemon {
         let code = Memory.releaseCodePages()
         log.info("start-up memory released: heap trimmed, \(code.mappings) code mappings (\(code.bytes / 1024) KiB) dropped from the page table")
 
-        var buffer = [UInt8](repeating: 0, count: 65_536)
         while exitCode == nil {
             armTimers()
             let events: ReadyEvents<DaemonToken>
@@ -230,7 +218,7 @@ public final class AgentDaemon {
                 case .monotonicTimer:
                     let armed = monotonicTimer.deadline   // read before: an expired timer forgets its deadline
                     _ = try? monotonicTimer.readExpirations()
-                    wakeDue = armed?.nanosecondsSinceBoot
+                    statistics.wakeDue = armed?.nanosecondsSinceBoot
                 case .wallTimer:
                     let armed = wallTimer.deadline
                     switch try? wallTimer.read() {
@@ -242,18 +230,18 @@ public final class AgentDaemon {
                             let lateNs = (wall.instant.secondsSinceEpoch - d.instant.secondsSinceEpoch) * 1_000_000_000
                                 + Int64(wall.nanoseconds) - Int64(d.nanoseconds)
                             let mono = SystemClocks.boottimeNow().nanosecondsSinceBoot
-                            wakeDue = lateNs >= 0 ? mono - UInt64(lateNs) : mono
+                            statistics.wakeDue = lateNs >= 0 ? mono - UInt64(lateNs) : mono
                         }
                     case nil: break
                     }
                 case .gps: handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: handleButton()
-                case .listener: acceptConnections()
-                case .connection(let id): handleConnection(id, &buffer, hangup: event.isHangup)
+                case .listener: clients.acceptAll()
+                case .connection(let id): handleConnection(id, hangup: event.isHangup)
                 }
             }
             handleTime()
-            wakeDue = nil
+            statistics.wakeDue = nil
             syncState()
         }
         shutDown()
@@ -338,10 +326,7 @@ public final class AgentDaemon {
             do { signalled = try outputs.deliver(d, at: now) } catch { log.error("GPIO: \(error)") }
             let after = SystemClocks.boottimeNow().nanosecondsSinceBoot
             // Only signals that began at once count: one queued behind a playing pattern waits by design.
-            if signalled, d.outcome == .onTime, let due = d.regionEvent != nil ? fixArrival : wakeDue {
-                let latency = after >= due ? after - due : 0
-                if d.regionEvent != nil { fixLatencies.append(latency) } else { latencies.append(latency) }
-            }
+            if signalled, d.outcome == .onTime { statistics.recordSignal(regionEvent: d.regionEvent != nil, signalledAt: after) }
             log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")")
             hook.run(d, at: now)
         }
@@ -352,9 +337,9 @@ public final class AgentDaemon {
 
     func handleFixes(_ fixes: [Fix]) {
         for fix in fixes {
-            fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            statistics.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
             perform { $0.process(fix, clock: clock) }
-            fixArrival = nil
+            statistics.fixArrival = nil
         }
         if !fixes.isEmpty { updateStatusLine() }
     }
@@ -462,69 +447,15 @@ public final class AgentDaemon {
             configPath: configuration.path, statePath: configuration.statePath)
     }
 
-    func acceptConnections() {
-        while true {
-            let c: UnixConnection?
-            do { c = try listener.accept() } catch { log.warning("accept: \(error)"); return }
-            guard let c else { return }
-            let id = nextConnectionID
-            nextConnectionID &+= 1
-            var connection = Connection(socket: c, framer: LineFramer(maximumLineLength: configuration.maximumMessageBytes))
-            if let peer = try? c.peerCredentials(), let refusal = policy.refusal(peer) {
-                log.warning("control: refused uid \(peer.userID) (pid \(peer.processID))")
-                c.enqueue(refusal)
-                connection.closeAfterFlush = true
-            }
-            do { try loop.register(c.descriptor, for: [.readable, .hangup], token: .connection(id)) } catch { continue }
-            connections[id] = connection
-            flush(id)
-        }
-    }
-
-    func handleConnection(_ id: UInt32, _ buffer: inout [UInt8], hangup: Bool) {
-        guard var connection = connections[id] else { return }
-        var closed = false
-        reading: while !connection.closeAfterFlush {
-            let r: SocketRead
-            do { r = try buffer.withUnsafeMutableBytes { b throws(Errno) in try connection.socket.read(into: b) } } catch {
-                closed = true
-                break reading
-            }
-            switch r {
-            case .bytes(let n): connection.framer.append(buffer[..<n])
-            case .wouldBlock: break reading
-            case .closed: closed = true; break reading
-            }
-        }
-        while !connection.closeAfterFlush, let framed = connection.framer.next() {
-            switch framed {
-            case .line(let line):
-                let reply = control.handle(line: Array(line), center: center, clock: clock, status: status)
-                if let l = reply.line { connection.socket.enqueue(l) }
-                if let f = reply.fatal { fatal(f) }
-                act(on: reply.output)
-            case .tooLong:
-                connection.socket.enqueue(ControlService.tooLong(limit: configuration.maximumMessageBytes))
-                connection.closeAfterFlush = true
-            }
-        }
-        connections[id] = connection
-        // A reply says "done": what it reports must survive a power cut first.
-        syncState()
-        if closed && !connection.socket.hasPendingOutput { close(id); return }
-        flush(id)
-        if closed { close(id) }
-    }
-
-    func flush(_ id: UInt32) {
-        guard let connection = connections[id] else { return }
-        let done = (try? connection.socket.flush()) ?? true
-        if done && connection.closeAfterFlush { close(id) }
-    }
-
-    func close(_ id: UInt32) {
-        guard let c = connections.removeValue(forKey: id) else { return }
-        try? loop.unregister(c.socket.descriptor)
+    /// Answers what connection `id` sent: each line through the control service, the state
+    /// synced before any answer is written.
+    func handleConnection(_ id: UInt32, hangup: Bool) {
+        clients.handle(id, hangup: hangup, answer: { line in
+            let reply = control.handle(line: line, center: center, clock: clock, status: status)
+            if let f = reply.fatal { fatal(f) }
+            act(on: reply.output)
+            return reply.line
+        }, beforeReply: { syncState() })
     }
 
     // MARK: Status and shutdown
@@ -539,12 +470,8 @@ public final class AgentDaemon {
         try? notifier?.stopping()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
-        for id in Array(connections.keys) { close(id) }
-        for (what, values) in [("due → GPIO", latencies), ("fix → GPIO", fixLatencies)] where !values.isEmpty {
-            let sorted = values.sorted()
-            func pct(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000 }
-            log.info("latency \(what) over \(sorted.count) deliveries: p50 \(pct(0.5)) µs, p99 \(pct(0.99)) µs, max \(Double(sorted.last!) / 1000) µs")
-        }
+        clients.closeAll()
+        for line in statistics.summaryLines() { log.info(line) }
         log.info("stopped; outputs off")
     }
 }
