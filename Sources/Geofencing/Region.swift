@@ -123,29 +123,41 @@ public struct PolygonRegion: Hashable, Sendable {
 
     @inlinable
     func signedDistance(_ v: Vec3) -> Double {
+        points.withUnsafeBufferPointer { pts in
+            Self.signedDistance(v, plane: plane, boundingAngle: boundingAngle, points: pts, ringStarts: ringStarts)
+        }
+    }
+
+    /// Distance from `v` to the nearest edge of the polygon whose rings' plane points are
+    /// `points` (ring r is `ringStarts[r] ..< ringStarts[r + 1]`), in `plane`, metres: negative
+    /// inside (even-odd rule). Shared by in-memory polygons and the mapped zone set.
+    /// - Complexity: O(vertices).
+    @inlinable
+    static func signedDistance<Starts: RandomAccessCollection>(
+        _ v: Vec3, plane: TangentPlane, boundingAngle: Double, points pts: UnsafeBufferPointer<SIMD2<Double>>, ringStarts: Starts
+    ) -> Double where Starts.Element: BinaryInteger, Starts.Index == Int {
         guard let q = plane.project(v) else {
             // Beyond 85° from the centre: far outside; a lower bound is enough.
             return Geodesy.earthRadius * (plane.center.angle(to: v) - boundingAngle)
         }
         var inside = false
         var best = Double.infinity
-        points.withUnsafeBufferPointer { pts in
-            for r in 0 ..< ringStarts.count - 1 {
-                let s = ringStarts[r], e = ringStarts[r + 1]
-                var j = e - 1
-                for i in s ..< e {
-                    let a = pts[j], b = pts[i]
-                    if (b.y > q.y) != (a.y > q.y) {
-                        let x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y)
-                        if q.x < x { inside.toggle() }
-                    }
-                    let ab = b - a, aq = q - a
-                    let len2 = (ab * ab).sum()
-                    let t = len2 > 0 ? min(1, max(0, (aq * ab).sum() / len2)) : 0
-                    let d = aq - ab * t
-                    best = min(best, (d * d).sum())
-                    j = i
+        let first = ringStarts.startIndex
+        for r in 0 ..< ringStarts.count - 1 {
+            let s = Int(ringStarts[first + r]), e = Int(ringStarts[first + r + 1])
+            var j = e - 1
+            for i in s ..< e {
+                let a = pts[j], b = pts[i]
+                if (b.y > q.y) != (a.y > q.y) {
+                    let x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y)
+                    if q.x < x { inside.toggle() }
                 }
+                let ab = b - a, aq = q - a
+                let len2 = (ab * ab).sum()
+                let t = len2 > 0 ? min(1, max(0, (aq * ab).sum() / len2)) : 0
+                let d = aq - ab * t
+                best = min(best, (d * d).sum())
+                j = i
             }
         }
         let d = best.squareRoot()

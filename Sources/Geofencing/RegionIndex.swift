@@ -224,123 +224,43 @@ public struct RegionIndex: Sendable {
     ///   `results` has grown to its working capacity.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }   // the call costs ~70 instructions
-        if margin <= 0 {
-            // The point's own box: no trigonometry unless a box holds the point.
-            let box = GeoBox(minLatitude: point.latitude, maxLatitude: point.latitude,
-                             minLongitude: point.longitude, maxLongitude: point.longitude)
-            if search(box, into: &results, exact: point, margin: margin) { Self.deduplicate(&results) }
-            return
-        }
-        let (a, b) = GeoBox.covering(center: point, angularRadius: margin / Geodesy.earthRadius)
-        var multiple = search(a, into: &results, exact: point, margin: margin)
-        if let b {
-            _ = search(b, into: &results, exact: point, margin: margin)
-            multiple = true   // a full-longitude region may match both halves
-        }
-        if multiple { Self.deduplicate(&results) }
+        guard !leaves.isEmpty else { return }
+        withView { $0.query(point, margin: margin, into: &results) }
     }
 
     /// Replaces `results` with the slots of the regions whose bounding box meets the cap of
     /// `angularRadius` radians around `center`: a superset of those within that distance.
     public func candidates(near center: Coordinate, angularRadius: Double, into results: inout [Int32]) {
         results.removeAll(keepingCapacity: true)
-        let (a, b) = GeoBox.covering(center: center, angularRadius: max(0, angularRadius))
-        var multiple = search(a, into: &results, exact: nil, margin: 0)
-        if let b {
-            _ = search(b, into: &results, exact: nil, margin: 0)
-            multiple = true
-        }
-        if multiple { Self.deduplicate(&results) }
+        guard !leaves.isEmpty else { return }
+        withView { $0.candidates(near: center, angularRadius: angularRadius, into: &results) }
     }
 
-    /// Walks the tree for `box`; appends matching slots; returns whether a multi-entry region was hit.
-    private func search(_ box: GeoBox, into results: inout [Int32], exact: Coordinate?, margin: Double) -> Bool {
-        // (Also refuses NaN bounds, which the sign tests below would take for hits everywhere.)
-        guard !leaves.isEmpty, box.minLatitude <= box.maxLatitude, box.minLongitude <= box.maxLongitude else { return false }
-        // Rounding to nearest is monotone, so these bounds hold every Float-rounded box that the
-        // Double boxes would meet. Broadcast once: a node test is then four vector compares.
-        let qMinLat = SIMD16<Float>(repeating: Float(box.minLatitude)), qMaxLat = SIMD16<Float>(repeating: Float(box.maxLatitude))
-        let qMinLon = SIMD16<Float>(repeating: Float(box.minLongitude)), qMaxLon = SIMD16<Float>(repeating: Float(box.maxLongitude))
-        // (min lat, max lat, min lon, max lon) for the leaves' frames, and the bias that turns
-        // min/max scaled values into the leaves' conservative integer bounds (see `leafBounds`).
-        let q = SIMD4<Float>(Float(box.minLatitude), Float(box.maxLatitude), Float(box.minLongitude), Float(box.maxLongitude))
-        var vector: Vec3? = nil   // the point's unit vector, computed at the first leaf hit
-        var multiple = false
+    /// The tree's arrays as an ``IndexView`` (the search code the mapped zone set shares).
+    @inline(__always)
+    private func withView(_ body: (IndexView<PolygonArray>) -> Void) {
+        var starts = SIMD8<Int32>()
+        for (i, s) in levelStart.enumerated() { starts[i] = Int32(s) }
         nodes.withUnsafeBufferPointer { nodes in
             leaves.withUnsafeBufferPointer { leaves in
                 frames.withUnsafeBufferPointer { frames in
-                    levelStart.withUnsafeBufferPointer { levelStart in
-                        // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings
-                        // per level; 576 bytes, under the 1 KiB that stays on the stack.
-                        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9) { stack in
-                            precondition(levelStart.count < 8)
-                            stack[0] = UInt32(levelStart.count) << 28
-                            var top = 1
-                            while top > 0 {
-                                top &-= 1
-                                let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
-                                if level > 0 {
-                                    let n = nodes.baseAddress! + (levelStart[level &- 1] &+ index)
-                                    // a ≤ b exactly when b − a ≥ +0 (IEEE subtraction; ±∞ lanes of empty slots
-                                    // give −∞): a lane hits when none of the four differences has its sign set.
-                                    let miss = Self.signs(qMaxLat - n.pointee.minLat) | Self.signs(n.pointee.maxLat - qMinLat)
-                                        | Self.signs(qMaxLon - n.pointee.minLon) | Self.signs(n.pointee.maxLon - qMinLon)
-                                    var bits = Self.laneBits(SIMD16<Int8>(truncatingIfNeeded: ~miss &>> 31))
-                                    let child = UInt32(level &- 1) << 28 | UInt32(truncatingIfNeeded: index &* 16)
-                                    while bits != 0 {
-                                        stack[top] = child | UInt32(truncatingIfNeeded: bits.trailingZeroBitCount)
-                                        bits &= bits &- 1
-                                        top &+= 1
-                                    }
-                                    continue
-                                }
-                                let b = Self.leafBounds(q, frame: frames[index])
-                                let n = leaves.baseAddress! + index
-                                let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
-                                    .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
-                                    .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
-                                    .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
-                                let bits = Self.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
-                                if bits != 0 {
-                                    refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
-                                           multiple: &multiple, into: &results)
-                                }
-                            }
+                    entrySlots.withUnsafeBufferPointer { slots in
+                        geometry.withUnsafeBufferPointer { geo in
+                            body(IndexView(nodes: nodes.baseAddress, leaves: leaves.baseAddress!, frames: frames.baseAddress!,
+                                           levelStarts: starts, levels: levelStart.count, entryCount: entryCount,
+                                           slots: slots.baseAddress!, geometry: geo.baseAddress!,
+                                           polygons: PolygonArray(polygons: polygons)))
                         }
                     }
                 }
             }
         }
-        return multiple
     }
 
-    /// Appends the slots of leaf `leaf`'s entries whose lanes are set in `bits` and that pass the
-    /// exact test for `exact` (all of them when `exact` is nil).
-    @inline(__always)
-    private func refine(leaf: Int, bits: UInt32, exact: Coordinate?, margin: Double, vector: inout Vec3?,
-                        multiple: inout Bool, into results: inout [Int32]) {
-        var bits = bits
-        entrySlots.withUnsafeBufferPointer { slots in
-            geometry.withUnsafeBufferPointer { geo in
-                while bits != 0 {
-                    let child = leaf &* 16 &+ bits.trailingZeroBitCount
-                    bits &= bits &- 1
-                    guard child < entryCount else { break }
-                    if let point = exact {
-                        let p: Vec3
-                        if let v = vector { p = v } else { p = Vec3(point); vector = p }
-                        let g = geo[child]
-                        let inside = g.radius >= 0
-                            ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
-                            : polygons[Int(-g.radius) - 1].signedDistance(p) <= margin
-                        if !inside { continue }
-                    }
-                    let s = slots[child]
-                    if s & Self.multiple != 0 { multiple = true }
-                    results.append(Int32(bitPattern: s & ~Self.multiple))
-                }
-            }
-        }
+    /// The index's parts, for the zone-set writer (same module).
+    var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [SIMD4<Float>], entryCount: Int,
+                slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion]) {
+        (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons)
     }
 
     /// The query box (min lat, max lat, min lon, max lon) in a leaf's 16-bit frame, rounded

@@ -116,17 +116,21 @@ public struct RegionMonitor: Sendable {
 
     public var configuration: MonitorConfiguration
     public private(set) var catalog = RegionCatalog()
-    private var tracks: [Int32: Track] = [:]
+    var tracks: [Int32: Track] = [:]
     /// Slots whose state is not Outside or that have a dwell pending: examined at every fix.
-    private var active: Set<Int32> = []
+    var active: Set<Int32> = []
     private var previous: Estimate?
     private var lastGoodTime: Double?
     private var timedOut = false
-    private var hadFix = false
+    var hadFix = false
     /// Recent good fixes (position, time, velocity east/north in m/s when known), oldest first.
     private var history: [(position: Vec3, time: Double, velocity: SIMD2<Double>?)] = []
     private var scratch: [Int32] = []
-    private var candidates: [Int32] = []
+    var candidates: [Int32] = []
+    /// The zones of a mapped zone set, monitored besides the catalog's regions (slots from
+    /// `ZoneSet.slotBase`); see RegionMonitor+ZoneSet.swift.
+    public internal(set) var zoneSet: ZoneSet?
+    var zoneCandidates: [Int32] = []
 
     public init(configuration: MonitorConfiguration = MonitorConfiguration()) {
         self.configuration = configuration
@@ -178,7 +182,7 @@ public struct RegionMonitor: Sendable {
 
     /// The state of region `identifier` (nil if not monitored).
     public func state(of identifier: String) -> RegionState? {
-        guard let slot = catalog.slot(of: identifier) else { return nil }
+        guard let slot = catalog.slot(of: identifier) ?? zoneSlot(of: identifier) else { return nil }
         if let t = tracks[slot] { return t.state }
         return hadFix ? .outside : .unknown
     }
@@ -269,8 +273,10 @@ public struct RegionMonitor: Sendable {
         if let seg = segment {
             let mid = (seg.from.position + position).normalized
             catalog.candidates(near: mid.coordinate, angularRadius: seg.length / 2 + reach, into: &candidates)
+            appendZoneSetCandidates(near: mid.coordinate, angularRadius: seg.length / 2 + reach)
         } else {
             catalog.candidates(near: position.coordinate, angularRadius: reach, into: &candidates)
+            appendZoneSetCandidates(near: position.coordinate, angularRadius: reach)
         }
         candidates.append(contentsOf: active)
         RegionIndex.deduplicate(&candidates)
@@ -278,7 +284,7 @@ public struct RegionMonitor: Sendable {
         let firstFix = !hadFix
         hadFix = true
         for slot in candidates {
-            guard let region = catalog.regions[Int(slot)] else { continue }
+            guard let region = region(at: slot) else { continue }
             var track = tracks[slot] ?? Track(state: firstFix ? .unknown : .outside)
             let d = region.shape.signedDistance(to: position.coordinate)
             let decision: RegionState? = d < -margin ? .inside : d > margin ? .outside : nil
@@ -346,7 +352,7 @@ public struct RegionMonitor: Sendable {
         history.removeAll()
         let due = g + configuration.unknownTimeout
         for slot in active.sorted() {
-            guard var track = tracks[slot], track.state == .inside, let region = catalog.regions[Int(slot)] else { continue }
+            guard var track = tracks[slot], track.state == .inside, let region = region(at: slot) else { continue }
             track.state = .unknown
             track.lastKnown = .inside
             track.dwellDue = nil
@@ -372,7 +378,7 @@ public struct RegionMonitor: Sendable {
         for s in active { if let d = tracks[s]?.dwellDue, d <= time { due.append((d, s)) } }
         guard !due.isEmpty else { return }
         for (d, s) in due.sorted(by: { $0 < $1 }) {
-            guard var track = tracks[s], let region = catalog.regions[Int(s)] else { continue }
+            guard var track = tracks[s], let region = region(at: s) else { continue }
             track.dwellDue = nil
             if track.state == .inside {
                 if region.notifyOnEntry { emit(.dwell, &track, region, at: d, into: &events) }

@@ -1,0 +1,106 @@
+// Zone-set files on disk: built from a GeoJSON file into a temporary file that is fsynced and
+// renamed over the old set (AtomicFile), and opened by mapping them read-only (MappedFile).
+import FencepostLinux
+import Geofencing
+import LocalNotifications
+
+/// A zone set mapped from its file: the mapping lives as long as this object.
+public final class LoadedZoneSet {
+    public let file: MappedFile
+    public let set: ZoneSet
+    public var path: String { file.path }
+
+    /// Maps and checks the set at `path`; the pages the check read are let go again, so the
+    /// process keeps only what its queries touch.
+    /// - Throws: `.file` when it cannot be mapped, `.set` when it is damaged, old or too new.
+    public init(path: String) throws(ZoneSetOpenError) {
+        do { file = try MappedFile(path: path) } catch { throw .file(error) }
+        do { set = try ZoneSet(file.bytes) } catch { throw .set(error) }
+        file.dropResidentPages()
+    }
+}
+
+/// Why a zone-set file could not be opened.
+public enum ZoneSetOpenError: Error, CustomStringConvertible {
+    case file(FileError)
+    case set(ZoneSetError)
+
+    /// Whether building it again from the GeoJSON is the remedy (missing, damaged or older).
+    public var needsRebuild: Bool {
+        switch self {
+        case .file: true
+        case .set(let e): e.needsRebuild
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let e): "\(e)"
+        case .set(let e): "\(e)"
+        }
+    }
+}
+
+/// Building zone-set files.
+public enum ZoneSetFiles {
+    /// Where the agent keeps the set built from its `zones` file: next to the state file.
+    public static func setPath(forState statePath: String) -> String { statePath + ".zones" }
+
+    /// What a build did.
+    public struct Built: Sendable {
+        public var zones: Int
+        public var bytes: Int
+        public var sourceHash: UInt64
+    }
+
+    /// Builds the set of the GeoJSON file at `geojsonPath` and writes it atomically to `output`:
+    /// either the old file stays (any failure, the disk full included) or the new one is complete.
+    ///
+    /// - Parameters:
+    ///   - name: the GeoJSON's name in messages.
+    ///   - progress: (features read, bytes read of total) while reading.
+    /// - Complexity: O(n); the GeoJSON is mapped and its pages are let go as the reader passes them.
+    public static func build(geojsonPath: String, name: String? = nil, output: String, limits: RequestLimits,
+                             progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
+        let input: MappedFile
+        do { input = try MappedFile(path: geojsonPath) } catch {
+            throw ZoneSetBuildError("\(name ?? geojsonPath): cannot read: \(error.errno)")
+        }
+        let total = input.bytes.count
+        let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits) { features, offset in
+            progress(features, offset, total)
+            input.dropResidentPages(upTo: offset)
+        }
+        input.dropResidentPages()
+        return try write(image, to: output)
+    }
+
+    /// Writes `image` to `output` atomically.
+    public static func write(_ image: ZoneSetImage, to output: String) throws(ZoneSetBuildError) -> Built {
+        let file: AtomicFile
+        do { file = try AtomicFile(replacing: output) } catch { throw ZoneSetBuildError("cannot write the zone set: \(error)") }
+        var sink = FileSink(file: file)
+        do {
+            try image.write(to: &sink)
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw ZoneSetBuildError("cannot write the zone set: \(error); the previous set (if any) is kept")
+        }
+        return Built(zones: image.zoneCount, bytes: image.fileSize, sourceHash: image.sourceHash)
+    }
+
+    /// The source hash of the GeoJSON file at `path` under `limits` (it is mapped and let go).
+    public static func sourceHash(geojsonPath path: String, limits: RequestLimits) throws(FileError) -> UInt64 {
+        let input = try MappedFile(path: path)
+        let h = ZoneSetCompiler.sourceHash(input.bytes, limits: limits)
+        input.dropResidentPages()
+        return h
+    }
+}
+
+/// The atomic file as the zone-set writer's sink.
+struct FileSink: ZoneSetSink {
+    let file: AtomicFile
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) { try file.write(bytes) }
+}

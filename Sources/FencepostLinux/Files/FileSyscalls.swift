@@ -1,0 +1,22 @@
+// The one place mapped and atomically replaced files touch libc.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+@inline(__always) func system_mmap_read(_ fd: Int32, _ length: Int) -> UnsafeMutableRawPointer? {
+    let p = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0)
+    return p == MAP_FAILED ? nil : p
+}
+@inline(__always) func system_munmap(_ p: UnsafeMutableRawPointer, _ length: Int) -> Int32 { munmap(p, length) }
+@inline(__always) func system_madvise(_ p: UnsafeMutableRawPointer, _ length: Int, _ advice: Int32) -> Int32 { madvise(p, length, advice) }
+@inline(__always) func system_fstat_size(_ fd: Int32) -> Int64? {
+    var st = stat()
+    return fstat(fd, &st) == 0 ? Int64(st.st_size) : nil
+}
+@inline(__always) func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+@inline(__always) func system_rename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+@inline(__always) func system_getpid() -> Int32 { getpid() }
+let MADV_DONTNEED_VALUE: Int32 = Int32(MADV_DONTNEED)
+let EBADF_VALUE: Int32 = EBADF

@@ -1,0 +1,142 @@
+// The packed R-tree's search over raw storage: one walk shared by the in-memory `RegionIndex`
+// (its arrays) and the memory-mapped zone set (its sections), so both answer every query the
+// same way. See RegionIndex.swift for the layout and the cost of a query.
+import Position
+
+/// Exact tests of polygon entries (an entry's geometry names polygon number −radius − 1).
+@usableFromInline
+protocol PolygonTable {
+    /// Metres from unit vector `v` to polygon `index`'s boundary, negative inside.
+    func signedDistance(polygon index: Int, _ v: Vec3) -> Double
+}
+
+/// The polygons of an in-memory index.
+struct PolygonArray: PolygonTable {
+    let polygons: [PolygonRegion]
+    @inline(__always)
+    func signedDistance(polygon index: Int, _ v: Vec3) -> Double { polygons[index].signedDistance(v) }
+}
+
+/// A packed R-tree laid out as `RegionIndex` describes, seen through pointers. Valid while the
+/// storage it points into lives; the caller guarantees the structure is consistent (the mapped
+/// set checks it when it opens the file).
+struct IndexView<Polygons: PolygonTable> {
+    /// Inner nodes, level 1 first, root last (nil when the tree is a single leaf).
+    let nodes: UnsafePointer<RegionIndex.Node>?
+    let leaves: UnsafePointer<RegionIndex.Leaf>
+    let frames: UnsafePointer<SIMD4<Float>>
+    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8).
+    let levelStarts: SIMD8<Int32>
+    let levels: Int
+    let entryCount: Int
+    let slots: UnsafePointer<UInt32>
+    let geometry: UnsafePointer<RegionIndex.EntryGeometry>
+    let polygons: Polygons
+
+    /// See ``RegionIndex/query(_:margin:into:)``; `results` must be empty.
+    func query(_ point: Coordinate, margin: Double, into results: inout [Int32]) {
+        if margin <= 0 {
+            // The point's own box: no trigonometry unless a box holds the point.
+            let box = GeoBox(minLatitude: point.latitude, maxLatitude: point.latitude,
+                             minLongitude: point.longitude, maxLongitude: point.longitude)
+            if search(box, into: &results, exact: point, margin: margin) { RegionIndex.deduplicate(&results) }
+            return
+        }
+        let (a, b) = GeoBox.covering(center: point, angularRadius: margin / Geodesy.earthRadius)
+        var multiple = search(a, into: &results, exact: point, margin: margin)
+        if let b {
+            _ = search(b, into: &results, exact: point, margin: margin)
+            multiple = true   // a full-longitude region may match both halves
+        }
+        if multiple { RegionIndex.deduplicate(&results) }
+    }
+
+    /// See ``RegionIndex/candidates(near:angularRadius:into:)``; `results` must be empty.
+    func candidates(near center: Coordinate, angularRadius: Double, into results: inout [Int32]) {
+        let (a, b) = GeoBox.covering(center: center, angularRadius: max(0, angularRadius))
+        var multiple = search(a, into: &results, exact: nil, margin: 0)
+        if let b {
+            _ = search(b, into: &results, exact: nil, margin: 0)
+            multiple = true
+        }
+        if multiple { RegionIndex.deduplicate(&results) }
+    }
+
+    /// Walks the tree for `box`; appends matching slots; returns whether a multi-entry region was hit.
+    private func search(_ box: GeoBox, into results: inout [Int32], exact: Coordinate?, margin: Double) -> Bool {
+        // (Also refuses NaN bounds, which the sign tests below would take for hits everywhere.)
+        guard entryCount > 0, box.minLatitude <= box.maxLatitude, box.minLongitude <= box.maxLongitude else { return false }
+        // Rounding to nearest is monotone, so these bounds hold every Float-rounded box that the
+        // Double boxes would meet. Broadcast once: a node test is then four vector compares.
+        let qMinLat = SIMD16<Float>(repeating: Float(box.minLatitude)), qMaxLat = SIMD16<Float>(repeating: Float(box.maxLatitude))
+        let qMinLon = SIMD16<Float>(repeating: Float(box.minLongitude)), qMaxLon = SIMD16<Float>(repeating: Float(box.maxLongitude))
+        // (min lat, max lat, min lon, max lon) for the leaves' frames, and the bias that turns
+        // min/max scaled values into the leaves' conservative integer bounds (see `leafBounds`).
+        let q = SIMD4<Float>(Float(box.minLatitude), Float(box.maxLatitude), Float(box.minLongitude), Float(box.maxLongitude))
+        var vector: Vec3? = nil   // the point's unit vector, computed at the first leaf hit
+        var multiple = false
+        // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings per level;
+        // 576 bytes, under the 1 KiB that stays on the stack.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9) { stack in
+            precondition(levels < 8)
+            stack[0] = UInt32(levels) << 28
+            var top = 1
+            while top > 0 {
+                top &-= 1
+                let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
+                if level > 0 {
+                    let n = nodes.unsafelyUnwrapped + (Int(levelStarts[level &- 1]) &+ index)
+                    // a ≤ b exactly when b − a ≥ +0 (IEEE subtraction; ±∞ lanes of empty slots
+                    // give −∞): a lane hits when none of the four differences has its sign set.
+                    let miss = RegionIndex.signs(qMaxLat - n.pointee.minLat) | RegionIndex.signs(n.pointee.maxLat - qMinLat)
+                        | RegionIndex.signs(qMaxLon - n.pointee.minLon) | RegionIndex.signs(n.pointee.maxLon - qMinLon)
+                    var bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: ~miss &>> 31))
+                    let child = UInt32(level &- 1) << 28 | UInt32(truncatingIfNeeded: index &* 16)
+                    while bits != 0 {
+                        stack[top] = child | UInt32(truncatingIfNeeded: bits.trailingZeroBitCount)
+                        bits &= bits &- 1
+                        top &+= 1
+                    }
+                    continue
+                }
+                let b = RegionIndex.leafBounds(q, frame: frames[index])
+                let n = leaves + index
+                let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
+                    .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
+                    .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
+                    .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
+                let bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
+                if bits != 0 {
+                    refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
+                           multiple: &multiple, into: &results)
+                }
+            }
+        }
+        return multiple
+    }
+
+    /// Appends the slots of leaf `leaf`'s entries whose lanes are set in `bits` and that pass the
+    /// exact test for `exact` (all of them when `exact` is nil).
+    @inline(__always)
+    private func refine(leaf: Int, bits: UInt32, exact: Coordinate?, margin: Double, vector: inout Vec3?,
+                        multiple: inout Bool, into results: inout [Int32]) {
+        var bits = bits
+        while bits != 0 {
+            let child = leaf &* 16 &+ bits.trailingZeroBitCount
+            bits &= bits &- 1
+            guard child < entryCount else { break }
+            if let point = exact {
+                let p: Vec3
+                if let v = vector { p = v } else { p = Vec3(point); vector = p }
+                let g = geometry[child]
+                let inside = g.radius >= 0
+                    ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
+                    : polygons.signedDistance(polygon: Int(-g.radius) - 1, p) <= margin
+                if !inside { continue }
+            }
+            let s = slots[child]
+            if s & RegionIndex.multiple != 0 { multiple = true }
+            results.append(Int32(bitPattern: s & ~RegionIndex.multiple))
+        }
+    }
+}

@@ -1,0 +1,307 @@
+// Reading a zone-set file in place (mapped read-only by the shell): the header and every section
+// are checked once when the set is opened — checksum, version, section bounds and alignment, the
+// tree's shape, every reference between sections — so that the queries after it can read without
+// bounds checks and a damaged file can never crash the agent. See ZoneSetFormat.swift.
+import Position
+
+/// One zone of a set, as its record says.
+public struct ZoneSetZone: Hashable, Sendable {
+    /// The zone's number in its set.
+    public var number: Int
+    public var identifier: String
+    public var content: ZoneContent
+    public var region: Region
+    /// Hash of the geometry alone: an unchanged zone keeps its state across a new set.
+    public var fingerprint: UInt64
+}
+
+/// A zone set over bytes the caller keeps alive and unchanged (a read-only mapping).
+public struct ZoneSet: @unchecked Sendable {
+    /// The file's bytes.
+    public let bytes: UnsafeRawBufferPointer
+    public let count: Int
+    public let polygonCount: Int
+    public let entryCount: Int
+    public let sourceHash: UInt64
+    public let checksum: UInt64
+    public let version: UInt32
+    /// Bounds of the zones' boxes (degrees); nil for an empty set.
+    public let bounds: GeoBox?
+    let view: IndexView<MappedPolygons>?
+    private let sections: [(offset: Int, length: Int)]
+    private let stringsBase: Int, zonesBase: Int, lookupBase: Int, verticesBase: Int, polygonsBase: Int, ringStartsBase: Int
+
+    /// Zone numbers of a set, offset so that they never meet the slots of requests' regions in
+    /// a ``RegionMonitor`` (which holds both).
+    public static let slotBase: Int32 = 1 << 30
+
+    /// Checks `bytes` and reads its header.
+    /// - Throws: ``ZoneSetError``: corrupt or truncated, older (rebuild), newer (refused).
+    /// - Complexity: O(file size): the checksum and one pass over the entries and zones.
+    public init(_ bytes: UnsafeRawBufferPointer) throws(ZoneSetError) {
+        #if _endian(big)
+        throw .bigEndianHost
+        #else
+        self.bytes = bytes
+        let size = bytes.count
+        func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+        func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        guard size >= 16 else { throw .corrupt("\(size) bytes, shorter than a header") }
+        guard bytes.baseAddress.map({ Int(bitPattern: $0) % ZoneSetFormat.sectionAlignment == 0 }) ?? false else {
+            throw .corrupt("not aligned in memory (map the file)")
+        }
+        for (i, b) in ZoneSetFormat.magic.enumerated() where bytes[i] != b { throw .corrupt("not a zone set (bad magic)") }
+        version = u32(8)
+        if version < ZoneSetFormat.version { throw .olderVersion(version) }
+        if version > ZoneSetFormat.version { throw .newerVersion(version) }
+        guard size >= ZoneSetFormat.headerSize else { throw .corrupt("truncated: \(size) bytes") }
+        guard u32(12) == UInt32(ZoneSetFormat.headerSize) else { throw .corrupt("header size \(u32(12))") }
+        guard u64(24) == UInt64(size) else { throw .corrupt("truncated or extended: \(size) bytes, the header says \(u64(24))") }
+        checksum = u64(16)
+        guard ZoneSetFormat.checksum(of: bytes) == checksum else { throw .corrupt("checksum mismatch") }
+        sourceHash = u64(32)
+        count = Int(u32(40)); polygonCount = Int(u32(44)); entryCount = Int(u32(48))
+        let levels = Int(u32(52)), leafCount = Int(u32(88)), nodeCount = Int(u32(92))
+        let pointCount = Int(u32(96)), ringStartCount = Int(u32(100)), stringBytes = Int(u32(104))
+        guard count < Int(ZoneSet.slotBase) else { throw .corrupt("\(count) zones") }
+        // Sections: inside the file, aligned, of the lengths the counts give.
+        var sections: [(offset: Int, length: Int)] = []
+        let expected = [nodeCount * 256, levels * 4, leafCount * 128, leafCount * 16, leafCount * 16 * 4, leafCount * 16 * 32,
+                        polygonCount * ZoneSetFormat.polygonRecordSize, pointCount * 16, ringStartCount * 4, pointCount * 16,
+                        count * ZoneSetFormat.zoneRecordSize, stringBytes, count * ZoneSetFormat.lookupRecordSize]
+        for s in ZoneSetFormat.Section.allCases {
+            let o = u64(128 + 16 * s.rawValue), l = u64(136 + 16 * s.rawValue)
+            guard o <= UInt64(size), l <= UInt64(size) - o, o % UInt64(ZoneSetFormat.sectionAlignment) == 0,
+                  o >= UInt64(ZoneSetFormat.headerSize), Int(l) == expected[s.rawValue] else {
+                throw .corrupt("section \(s.rawValue) at \(o) of \(l) bytes does not fit the header's counts")
+            }
+            sections.append((Int(o), Int(l)))
+        }
+        self.sections = sections
+        func base(_ s: ZoneSetFormat.Section) -> Int { sections[s.rawValue].offset }
+        stringsBase = base(.strings); zonesBase = base(.zones); lookupBase = base(.lookup)
+        verticesBase = base(.vertices); polygonsBase = base(.polygons); ringStartsBase = base(.ringStarts)
+        // The tree's shape follows from the number of entries.
+        guard leafCount == (entryCount + 15) / 16, entryCount >= count, entryCount <= 2 * count else {
+            throw .corrupt("\(entryCount) entries in \(leafCount) leaves for \(count) zones")
+        }
+        var starts = SIMD8<Int32>(), n = leafCount, total = 0, level = 0
+        while n > 1 {
+            n = (n + 15) / 16
+            guard level < 7, u32(base(.levelStarts) + 4 * level) == UInt32(total) else { throw .corrupt("inner level \(level)") }
+            starts[level] = Int32(total)
+            total += n; level += 1
+        }
+        guard level == levels, total == nodeCount else { throw .corrupt("\(levels) levels, \(nodeCount) nodes for \(leafCount) leaves") }
+        // Every reference points inside its section.
+        for e in 0 ..< entryCount {
+            let slot = u32(base(.slots) + 4 * e) & ~RegionIndex.multiple
+            guard Int(slot) < count else { throw .corrupt("entry \(e) names zone \(slot)") }
+            let r = Double(bitPattern: u64(base(.geometry) + 32 * e + 24))
+            if !(r >= 0) {
+                guard r.isFinite, r == r.rounded(), -r - 1 < Double(polygonCount) else { throw .corrupt("entry \(e) has geometry \(r)") }
+            }
+        }
+        for p in 0 ..< polygonCount {
+            let at = base(.polygons) + ZoneSetFormat.polygonRecordSize * p
+            let first = Int(u32(at + 32)), rings = Int(u32(at + 36))
+            guard rings >= 1, first + rings < ringStartCount else { throw .corrupt("polygon \(p) rings") }
+            var previous = 0
+            for k in first ... first + rings {
+                let s = Int(u32(base(.ringStarts) + 4 * k))
+                guard s >= previous, s <= pointCount else { throw .corrupt("polygon \(p) ring start \(s)") }
+                previous = s
+            }
+        }
+        for z in 0 ..< count {
+            let at = base(.zones) + ZoneSetFormat.zoneRecordSize * z
+            let kind = bytes[at]
+            guard kind <= 1 else { throw .corrupt("zone \(z) kind \(kind)") }
+            for f in [ZoneSetFormat.ZoneField.idOffset, ZoneSetFormat.ZoneField.titleOffset, ZoneSetFormat.ZoneField.soundOffset] {
+                let o = UInt64(u32(at + f)), l = UInt64(u32(at + f + 4))
+                guard o + l <= UInt64(stringBytes) else { throw .corrupt("zone \(z) strings") }
+            }
+            guard u32(at + ZoneSetFormat.ZoneField.idLength) > 0 else { throw .corrupt("zone \(z) has an empty id") }
+            let lat = Double(bitPattern: u64(at + 32)), lon = Double(bitPattern: u64(at + 40)), radius = Double(bitPattern: u64(at + 48))
+            if kind == 0 {
+                guard (try? CircularRegion(center: Coordinate(latitude: lat, longitude: lon), radius: radius)) != nil else {
+                    throw .corrupt("zone \(z) circle")
+                }
+            } else {
+                guard Int(u32(at + 4)) < polygonCount else { throw .corrupt("zone \(z) polygon") }
+            }
+            let lz = Int(u32(base(.lookup) + 16 * z + 8))
+            guard lz < count else { throw .corrupt("lookup entry \(z)") }
+        }
+        if count > 0 {
+            bounds = GeoBox(minLatitude: Double(bitPattern: u64(56)), maxLatitude: Double(bitPattern: u64(64)),
+                            minLongitude: Double(bitPattern: u64(72)), maxLongitude: Double(bitPattern: u64(80)))
+        } else {
+            bounds = nil
+        }
+        if entryCount > 0 {
+            let b = bytes.baseAddress!
+            func ptr<T>(_ s: ZoneSetFormat.Section, _ t: T.Type) -> UnsafePointer<T> {
+                UnsafeRawPointer(b + base(s)).assumingMemoryBound(to: T.self)
+            }
+            view = IndexView(nodes: nodeCount > 0 ? ptr(.nodes, RegionIndex.Node.self) : nil,
+                             leaves: ptr(.leaves, RegionIndex.Leaf.self), frames: ptr(.frames, SIMD4<Float>.self),
+                             levelStarts: starts, levels: levels, entryCount: entryCount,
+                             slots: ptr(.slots, UInt32.self), geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
+                             polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
+                                                      pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)))
+        } else {
+            view = nil
+        }
+        #endif
+    }
+
+    // MARK: Zones
+
+    private func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+    private func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+    private func f64(_ at: Int) -> Double { Double(bitPattern: u64(at)) }
+
+    private func string(_ record: Int, _ field: Int) -> String {
+        let o = Int(u32(record + field)), l = Int(u32(record + field + 4))
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[stringsBase + o ..< stringsBase + o + l]), as: UTF8.self)
+    }
+
+    /// The identifier of zone `number` (0 ..< count).
+    public func identifier(of number: Int) -> String {
+        precondition(number >= 0 && number < count)
+        return string(zonesBase + ZoneSetFormat.zoneRecordSize * number, ZoneSetFormat.ZoneField.idOffset)
+    }
+
+    /// The geometry fingerprint of zone `number`.
+    public func fingerprint(of number: Int) -> UInt64 {
+        precondition(number >= 0 && number < count)
+        return u64(zonesBase + ZoneSetFormat.zoneRecordSize * number + ZoneSetFormat.ZoneField.fingerprint)
+    }
+
+    /// Zone `number` (0 ..< count) with its region and content.
+    /// - Complexity: O(1) for a circle; O(vertices) for a polygon (its plane is set up again).
+    public func zone(_ number: Int) -> ZoneSetZone {
+        precondition(number >= 0 && number < count)
+        let at = zonesBase + ZoneSetFormat.zoneRecordSize * number
+        typealias F = ZoneSetFormat.ZoneField
+        let region = self.region(number)
+        let content = ZoneContent(title: string(at, F.titleOffset), sound: string(at, F.soundOffset), level: bytes[at + F.level])
+        return ZoneSetZone(number: number, identifier: region.identifier, content: content, region: region, fingerprint: u64(at + F.fingerprint))
+    }
+
+    /// Zone `number`'s region (what the monitor needs, without the content's strings).
+    /// - Complexity: O(1) for a circle; O(vertices) for a polygon.
+    public func region(_ number: Int) -> Region {
+        precondition(number >= 0 && number < count)
+        let at = zonesBase + ZoneSetFormat.zoneRecordSize * number
+        typealias F = ZoneSetFormat.ZoneField
+        let flags = bytes[at + F.flags]
+        let id = string(at, F.idOffset)
+        let shape: RegionShape
+        if bytes[at] == 0 {
+            // Checked when the set was opened.
+            shape = .circle(try! CircularRegion(center: Coordinate(latitude: f64(at + F.latitude), longitude: f64(at + F.longitude)),
+                                                radius: f64(at + F.radius)))
+        } else {
+            shape = .polygon(polygon(Int(u32(at + F.polygon))))
+        }
+        let region = Region(identifier: id, shape: shape,
+                            notifyOnEntry: flags & ZoneSetFormat.ZoneFlags.notifyOnEntry != 0,
+                            notifyOnExit: flags & ZoneSetFormat.ZoneFlags.notifyOnExit != 0,
+                            dwell: flags & ZoneSetFormat.ZoneFlags.hasDwell != 0 ? f64(at + F.dwell) : nil,
+                            cooldown: f64(at + F.cooldown), repeats: flags & ZoneSetFormat.ZoneFlags.repeats != 0)
+        return region
+    }
+
+    /// Polygon `p` from its stored vertices (the plane is derived again, exactly as at build).
+    private func polygon(_ p: Int) -> PolygonRegion {
+        let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
+        let first = Int(u32(at + 32)), ringCount = Int(u32(at + 36))
+        var rings: [[Coordinate]] = []
+        for r in 0 ..< ringCount {
+            let s = Int(u32(ringStartsBase + 4 * (first + r))), e = Int(u32(ringStartsBase + 4 * (first + r + 1)))
+            var ring: [Coordinate] = []
+            ring.reserveCapacity(e - s)
+            for k in s ..< e { ring.append(Coordinate(latitude: f64(verticesBase + 16 * k), longitude: f64(verticesBase + 16 * k + 8))) }
+            rings.append(ring)
+        }
+        // The vertices were a valid polygon when the set was built (and the checksum holds).
+        if let polygon = try? PolygonRegion(rings: rings) { return polygon }
+        return try! PolygonRegion(vertices: [Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 1e-9),
+                                             Coordinate(latitude: 1e-9, longitude: 0)])
+    }
+
+    /// The number of the zone named `identifier`, if the set has one.
+    /// - Complexity: O(log n) (binary search of the id hashes).
+    public func number(of id: String) -> Int? {
+        let h = ZoneSetFormat.idHash(id.utf8)
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if u64(lookupBase + 16 * mid) < h { lo = mid + 1 } else { hi = mid }
+        }
+        while lo < count, u64(lookupBase + 16 * lo) == h {
+            let z = Int(u32(lookupBase + 16 * lo + 8))
+            if identifier(of: z) == id { return z }
+            lo += 1
+        }
+        return nil
+    }
+
+    // MARK: Queries
+
+    /// Replaces `results` with the numbers of the zones whose signed distance to `point` is ≤
+    /// `margin` metres (0: the zones containing it), each once.
+    /// - Complexity: O(log₁₆ n + k), as ``RegionIndex/query(_:margin:into:)``.
+    public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
+        view?.query(point, margin: margin, into: &results)
+    }
+
+    /// Appends the numbers of the zones whose bounding boxes meet the cap of `angularRadius`
+    /// radians around `center` (a superset of the zones within that distance) to `results`.
+    public func candidates(near center: Coordinate, angularRadius: Double, into results: inout [Int32]) {
+        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
+        view?.candidates(near: center, angularRadius: angularRadius, into: &results)
+    }
+
+    // MARK: Fingerprints
+
+    /// A hash of a region's geometry (kind, centre, radius, vertices), the same on every machine.
+    public static func fingerprint(_ shape: RegionShape) -> UInt64 {
+        var c = ZoneSetFormat.Checksum()
+        switch shape {
+        case .circle(let circle):
+            c.add(word: 1)
+            c.add(word: circle.center.latitude.bitPattern); c.add(word: circle.center.longitude.bitPattern)
+            c.add(word: circle.radius.bitPattern)
+        case .polygon(let p):
+            c.add(word: 2)
+            for ring in p.rings {
+                c.add(word: UInt64(ring.count))
+                for v in ring { c.add(word: v.latitude.bitPattern); c.add(word: v.longitude.bitPattern) }
+            }
+        }
+        return c.finish()
+    }
+}
+
+/// The polygons of a mapped set.
+struct MappedPolygons: PolygonTable {
+    let records: UnsafeRawPointer
+    let points: UnsafePointer<SIMD2<Double>>
+    let pointCount: Int
+    let ringStarts: UnsafePointer<UInt32>
+
+    func signedDistance(polygon index: Int, _ v: Vec3) -> Double {
+        let at = records + ZoneSetFormat.polygonRecordSize * index
+        let center = Vec3(x: at.loadUnaligned(as: Double.self), y: at.loadUnaligned(fromByteOffset: 8, as: Double.self),
+                          z: at.loadUnaligned(fromByteOffset: 16, as: Double.self))
+        let angle = at.loadUnaligned(fromByteOffset: 24, as: Double.self)
+        let first = Int(at.loadUnaligned(fromByteOffset: 32, as: UInt32.self)), rings = Int(at.loadUnaligned(fromByteOffset: 36, as: UInt32.self))
+        return PolygonRegion.signedDistance(v, plane: TangentPlane(center: center), boundingAngle: angle,
+                                            points: UnsafeBufferPointer(start: points, count: pointCount),
+                                            ringStarts: UnsafeBufferPointer(start: ringStarts + first, count: rings + 1))
+    }
+}

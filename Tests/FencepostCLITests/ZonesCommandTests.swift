@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// `fencepost zones build|info|near` through the real binary, on real files.
+@Suite struct ZonesCommandTests {
+    static func geojson(circles: Int, start: Int = 0) -> String {
+        var features: [String] = []
+        for k in start ..< start + circles {
+            let lat = 51.0 + Double(k % 100) * 0.001, lon = 6.0 + Double(k / 100) * 0.001
+            features.append(#"{"type":"Feature","id":"z\#(k)","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"radius":30}}"#)
+        }
+        features.append(#"{"type":"Feature","id":"yard","geometry":{"type":"Polygon","coordinates":[[[6.5,51.5],[6.51,51.5],[6.51,51.51],[6.5,51.5]]]},"properties":{"cooldown":60}}"#)
+        return #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",\n") + "]}"
+    }
+
+    static func folder() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-zones-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func buildInfoNear() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("zones.geojson"), output = dir.appendingPathComponent("zones.set")
+        try Data(Self.geojson(circles: 2000).utf8).write(to: input)
+        let built = try ChildProcess.run(["zones", "build", input.path, "-o", output.path])
+        #expect(built.status == 0, "\(built.stderr)")
+        #expect(built.stdout.contains("2001 zones"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+        let info = try ChildProcess.run(["zones", "info", output.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdoutLines.contains("zones       2001 (2000 circles, 1 polygons)"))
+        #expect(info.stdoutLines.contains("version     1"))
+        #expect(info.stdout.contains("bounds      lat 50.99"))
+        // z0 is at 51.0, 6.0 (r 30 m); z100 70 m east, z1 111 m north: distances are to the edge.
+        let near = try ChildProcess.run(["zones", "near", "51.0", "6.0", "--set", output.path, "--radius", "150"])
+        #expect(near.status == 0, "\(near.stderr)")
+        let lines = near.stdoutLines
+        #expect(lines.first == "6 zones within 150 m of 51.0, 6.0", "\(lines)")
+        #expect(Array(lines.dropFirst().prefix(3)) == ["  z0  inside, 30.0 m from the edge  (circle r 30.0 m)",
+                                                       "  z100  40.0 m away  (circle r 30.0 m)", "  z1  81.2 m away  (circle r 30.0 m)"], "\(lines)")
+        let inYard = try ChildProcess.run(["zones", "near", "51.503", "6.505", "--set", output.path, "--radius", "0"])
+        #expect(inYard.stdout.contains("  yard  inside"), "\(inYard.stdout)")
+    }
+
+    @Test func badFeatureIsRefusedAndNothingWritten() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("zones.geojson"), output = dir.appendingPathComponent("zones.set")
+        var text = Self.geojson(circles: 10)
+        text = text.replacingOccurrences(of: #""id":"z7","geometry":{"type":"Point","coordinates":[6.0,51.007]},"properties":{"radius":30}"#,
+                                         with: #""id":"z7","geometry":{"type":"Point","coordinates":[6.0,51.007]},"properties":{"radius":-3}"#)
+        try Data(text.utf8).write(to: input)
+        let out = try ChildProcess.run(["zones", "build", input.path, "-o", output.path])
+        #expect(out.status == 65)
+        #expect(out.stderr.contains(#"feature 7 ("z7"): properties.radius must be a positive number of metres, found -3"#), "\(out.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        // A radius over the limit is refused as the agent refuses it (a zone, by id).
+        try Data(Self.geojson(circles: 3).replacingOccurrences(of: #""radius":30"#, with: #""radius":60000"#).utf8).write(to: input)
+        let big = try ChildProcess.run(["zones", "build", input.path, "-o", output.path])
+        #expect(big.status == 65)
+        #expect(big.stderr.contains(#"zone "z0": trigger.location.region.circle.radius must be at most 50000 m, got 60000"#), "\(big.stderr)")
+    }
+
+    /// Running out of room while writing (here: a file-size limit, EFBIG, as ENOSPC would be)
+    /// leaves the old set in place, whole, and no temporary file.
+    @Test func outOfRoomKeepsTheOldSet() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let small = dir.appendingPathComponent("small.geojson"), large = dir.appendingPathComponent("large.geojson")
+        let output = dir.appendingPathComponent("zones.set")
+        try Data(Self.geojson(circles: 5).utf8).write(to: small)
+        try Data(Self.geojson(circles: 20000).utf8).write(to: large)
+        #expect(try ChildProcess.run(["zones", "build", small.path, "-o", output.path]).status == 0)
+        let before = try Data(contentsOf: output)
+        guard let binary = ChildProcess.binary else { Issue.record("no fencepost binary"); return }
+        // 1024-byte blocks: 256 KiB is more than the small set, less than the large one.
+        let limited = try ChildProcess.run(["-c", #"trap '' XFSZ; ulimit -f 256; exec "$0" "$@""#, binary.path,
+                                            "zones", "build", large.path, "-o", output.path],
+                                           executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(limited.status == 74, "\(limited.stdout) \(limited.stderr)")
+        #expect(limited.stderr.contains("the previous set (if any) is kept"), "\(limited.stderr)")
+        #expect(try Data(contentsOf: output) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        let info = try ChildProcess.run(["zones", "info", output.path])
+        #expect(info.stdoutLines.contains("zones       6 (5 circles, 1 polygons)"))
+    }
+
+    @Test func damagedAndNewerSetsAreRefused() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("zones.geojson"), output = dir.appendingPathComponent("zones.set")
+        try Data(Self.geojson(circles: 50).utf8).write(to: input)
+        #expect(try ChildProcess.run(["zones", "build", input.path, "-o", output.path]).status == 0)
+        var bytes = try Data(contentsOf: output)
+        bytes[bytes.count / 2] ^= 0x10
+        try bytes.write(to: output)
+        let damaged = try ChildProcess.run(["zones", "info", output.path])
+        #expect(damaged.status == 66)
+        #expect(damaged.stderr.contains("checksum mismatch"), "\(damaged.stderr)")
+        bytes[bytes.count / 2] ^= 0x10
+        bytes[8] = 9
+        try bytes.write(to: output)
+        let newer = try ChildProcess.run(["zones", "info", output.path])
+        #expect(newer.status == 65)
+        #expect(newer.stderr.contains("format version 9 was written by a newer fencepost"), "\(newer.stderr)")
+    }
+}

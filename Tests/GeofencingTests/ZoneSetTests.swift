@@ -1,0 +1,185 @@
+@testable import Geofencing
+import Position
+import SeededRandom
+import Testing
+
+/// The zone-set file: round trip against the in-memory index, and refusal of every kind of damage.
+@Suite struct ZoneSetTests {
+    /// Bytes at a 64-byte aligned address, as a mapping gives them.
+    final class Aligned {
+        let buffer: UnsafeMutableRawBufferPointer
+        init(_ bytes: [UInt8]) {
+            let b = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 64)
+            bytes.withUnsafeBytes { b.copyMemory(from: $0) }
+            buffer = b
+            raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(b)[0 ..< bytes.count])
+        }
+        let raw: UnsafeRawBufferPointer
+        deinit { buffer.deallocate() }
+    }
+
+    /// Seeded zones: circles of 5 m–5 km everywhere (some across the antimeridian and at the
+    /// poles), polygons, a few zones given twice.
+    static func zones(seed: UInt64, circles: Int, polygons: Int) -> [(Region, ZoneContent)] {
+        var rng = SplitMix64(seed: seed)
+        var out: [(Region, ZoneContent)] = []
+        for k in 0 ..< circles {
+            let c = k % 50 == 0 ? Coordinate(latitude: rng.uniform(-60, 60), longitude: 179.99) : rng.pointOnSphere()
+            var r = try! Region.circle("c\(k)", center: c, radius: rng.uniform(5, 5000))
+            r.notifyOnExit = rng.chance(0.5)
+            if rng.chance(0.2) { r.dwell = rng.uniform(0, 600) }
+            r.cooldown = rng.chance(0.3) ? rng.uniform(0, 3600) : 0
+            out.append((r, ZoneContent(title: k % 3 == 0 ? "Zone \(k) ✓" : "c\(k)", sound: k % 2 == 0 ? "default" : "chime", level: UInt8(k % 4))))
+        }
+        for k in 0 ..< polygons {
+            let c = rng.pointOnSphere()
+            let n = rng.int(3 ... 9)
+            let size = rng.uniform(20, 3000)
+            let ring = (0 ..< n).map { i in destination(c, bearing: Double(i) * 360 / Double(n), distance: size * rng.uniform(0.5, 1)) }
+            let r = Region(identifier: "p\(k)", shape: .polygon(try! PolygonRegion(vertices: ring)), dwell: nil, cooldown: 60)
+            out.append((r, ZoneContent(title: "p\(k)")))
+        }
+        return out
+    }
+
+    static func build(_ zones: [(Region, ZoneContent)], hash: UInt64 = 42) -> [UInt8] {
+        var b = ZoneSetBuilder()
+        for (r, c) in zones { b.add(r, content: c) }
+        return b.finish(sourceHash: hash).bytes
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func roundTripMatchesTheInMemoryIndex(seed: UInt64) throws {
+        var zones = Self.zones(seed: seed, circles: 3000, polygons: 200)
+        // Replacements: the later definition and position win.
+        var moved = zones[5].0
+        moved.shape = .circle(try CircularRegion(center: Coordinate(latitude: 1, longitude: 2), radius: 77))
+        zones.append((moved, ZoneContent(title: "moved")))
+        let expected = zones.enumerated().filter { (k, z) in k != 5 }.map { $0.1 }
+        let file = Aligned(Self.build(zones))
+        let set = try ZoneSet(file.raw)
+        #expect(set.count == expected.count, "seed \(seed)")
+        #expect(set.sourceHash == 42)
+        for (k, (r, c)) in expected.enumerated() {
+            let z = set.zone(k)
+            #expect(z.region == r, "seed \(seed) zone \(k)")
+            #expect(z.content == c, "seed \(seed) zone \(k)")
+            #expect(set.number(of: r.identifier) == k, "seed \(seed) zone \(k)")
+            #expect(z.fingerprint == ZoneSet.fingerprint(r.shape))
+        }
+        #expect(set.number(of: "nope") == nil)
+        // Queries: exactly what the in-memory index over the same regions answers.
+        let index = RegionIndex(expected.enumerated().map { (slot: Int32($0.offset), shape: $0.element.0.shape) })
+        var rng = SplitMix64(seed: seed &+ 1000)
+        var a: [Int32] = [], b: [Int32] = []
+        for q in 0 ..< 3000 {
+            // Half near a zone's centre, half anywhere.
+            let p = q % 2 == 0 ? destination(expected[rng.int(0 ... expected.count - 1)].0.shape.boundingCap.center,
+                                             bearing: rng.uniform(0, 360), distance: rng.uniform(0, 3000)) : rng.pointOnSphere()
+            let margin = rng.chance(0.5) ? 0 : rng.uniform(0, 500)
+            set.query(p, margin: margin, into: &a)
+            index.query(p, margin: margin, into: &b)
+            #expect(a.sorted() == b.sorted(), "seed \(seed) query \(q) at \(p) margin \(margin)")
+            set.candidates(near: p, angularRadius: margin / Geodesy.earthRadius, into: &a)
+            index.candidates(near: p, angularRadius: margin / Geodesy.earthRadius, into: &b)
+            #expect(a.sorted() == b.sorted(), "seed \(seed) candidates \(q)")
+        }
+    }
+
+    @Test func emptyAndSmallSets() throws {
+        for n in [0, 1, 15, 16, 17, 257] {
+            let zones = Self.zones(seed: UInt64(n), circles: n, polygons: 0)
+            let file = Aligned(Self.build(zones))
+            let set = try ZoneSet(file.raw)
+            #expect(set.count == n)
+            var r: [Int32] = []
+            for (k, z) in zones.enumerated() {
+                set.query(z.0.shape.boundingCap.center, into: &r)
+                #expect(r.contains(Int32(k)), "\(n) zones, zone \(k)")
+            }
+        }
+    }
+
+    /// Every byte of a small file, changed, is refused (the checksum covers the whole file);
+    /// every shorter length is refused; nothing crashes.
+    @Test func everyCorruptionAndTruncationIsRefused() throws {
+        let bytes = Self.build(Self.zones(seed: 9, circles: 40, polygons: 4))
+        let intact = Aligned(bytes)
+        #expect(throws: Never.self) { _ = try ZoneSet(intact.raw) }
+        var rng = SplitMix64(seed: 77)
+        for i in 0 ..< bytes.count {
+            var bad = bytes
+            bad[i] ^= UInt8(1 << rng.int(0 ... 7))
+            let file = Aligned(bad)
+            do {
+                _ = try ZoneSet(file.raw)
+                Issue.record("byte \(i) changed was accepted")
+            } catch {
+                // Refused: corrupt, or (a changed version byte) older or newer.
+                _ = error
+            }
+        }
+        for n in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 300)) {
+            let file = Aligned(Array(bytes[0 ..< n]))
+            #expect(throws: ZoneSetError.self, "length \(n)") { _ = try ZoneSet(file.raw) }
+        }
+    }
+
+    /// Damage with a correct checksum (a writer's bug, or a crafted file): the structure checks
+    /// refuse it instead of reading outside the file.
+    @Test func structuralDamageWithAValidChecksumIsRefused() throws {
+        let bytes = Self.build(Self.zones(seed: 11, circles: 100, polygons: 10))
+        func section(_ s: ZoneSetFormat.Section) -> Int {
+            Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
+        }
+        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
+            var b = bytes
+            change(&b)
+            let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
+            withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
+            return b
+        }
+        let cases: [(String, (inout [UInt8]) -> Void)] = [
+            ("slot beyond the zones", { $0[section(.slots) + 2] = 0x7F }),
+            ("string beyond the table", { $0[section(.zones) + 8 + 3] = 0x7F }),
+            ("polygon beyond the table", { let at = section(.zones) + 80 * 100 + 4; $0[at + 3] = 0x7F }),
+            ("ring start beyond the points", { $0[section(.ringStarts) + 7] = 0x7F }),
+            ("zone count larger", { $0[40] &+= 1 }),
+            ("levels", { $0[52] &+= 1 }),
+            ("section offset misaligned", { $0[128 + 16 * 3] &+= 8 }),
+            ("circle radius negative", { $0[section(.zones) + 48 + 7] |= 0x80 }),
+        ]
+        for (what, change) in cases {
+            let file = Aligned(resealed(change))
+            #expect(throws: ZoneSetError.self, "\(what)") { _ = try ZoneSet(file.raw) }
+        }
+        // Every geometry entry naming a polygon that does not exist.
+        let g = section(.geometry)
+        let file = Aligned(resealed { b in withUnsafeBytes(of: (-1e9).bitPattern.littleEndian) { for k in 0 ..< 8 { b[g + 24 + k] = $0[k] } } })
+        #expect(throws: ZoneSetError.self) { _ = try ZoneSet(file.raw) }
+    }
+
+    @Test func versionsOlderAreRebuiltNewerRefused() throws {
+        let bytes = Self.build(Self.zones(seed: 3, circles: 10, polygons: 1))
+        for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (ZoneSetFormat.version + 1, .newerVersion(ZoneSetFormat.version + 1))] {
+            var b = bytes
+            withUnsafeBytes(of: v.littleEndian) { for k in 0 ..< 4 { b[8 + k] = $0[k] } }
+            let file = Aligned(b)
+            #expect(throws: expected) { _ = try ZoneSet(file.raw) }
+        }
+        #expect(ZoneSetError.newerVersion(2).description.contains("newer fencepost"))
+        #expect(!ZoneSetError.newerVersion(2).needsRebuild)
+        #expect(ZoneSetError.olderVersion(0).needsRebuild)
+    }
+
+    /// The header says little-endian everywhere: a set built here has its counts where a board
+    /// of the other architecture reads them (spot checks of the raw bytes).
+    @Test func headerIsLittleEndian() throws {
+        let bytes = Self.build(Self.zones(seed: 4, circles: 300, polygons: 0), hash: 0x0102_0304_0506_0708)
+        #expect(Array(bytes[0 ..< 8]) == Array("FPZONES".utf8) + [0])
+        #expect(Array(bytes[8 ..< 12]) == [1, 0, 0, 0])
+        #expect(Array(bytes[32 ..< 40]) == [8, 7, 6, 5, 4, 3, 2, 1])
+        #expect(Int(bytes[40]) | Int(bytes[41]) << 8 == 300)
+        #expect(bytes.count % 64 == 0)
+    }
+}
