@@ -9,7 +9,7 @@ struct AgentConfigurationParser {
     let path: String?
 
     static let topKeys = ["state", "time_zone", "clock_trust", "zones", "socket", "engine", "alerts",
-                          "gps", "gpio", "patterns", "hook", "request", "category"]
+                          "gps", "gpio", "patterns", "hook", "log", "request", "category"]
 
     func parse(_ text: String, zoneFileReader: (String) throws -> [UInt8]) throws(ConfigError) -> AgentConfiguration {
         let top = try ConfigSection.parse(text)
@@ -39,6 +39,7 @@ struct AgentConfigurationParser {
         if let gpio = try top.section("gpio") { config.gpio = try readGPIO(gpio) }
         if let patterns = try top.section("patterns") { config.patterns = try readPatterns(patterns) }
         if let hook = try top.section("hook") { config.hook = try readHook(hook) }
+        if let log = try top.section("log") { config.logLevel = try readLog(log) }
         config.categories = try readCategories(top)
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,
                                            limits: config.engine.limits)
@@ -119,6 +120,17 @@ struct AgentConfigurationParser {
             }
             settings.quietHours = hours
         }
+    }
+
+    // MARK: [log]
+
+    func readLog(_ s: ConfigSection) throws(ConfigError) -> LogLevel {
+        try s.checkKeys(allowed: ["level"])
+        guard let name = try s.string("level") else { return .info }
+        guard let level = LogLevel(name: name) else {
+            throw s.error("level", "\"\(name)\" is not one of \"error\", \"warning\", \"info\", \"debug\"")
+        }
+        return level
     }
 
     /// "22:00-06:30" → 1320…390 minutes; nil unless two 24-hour times `HH:MM` joined by `-`.

@@ -14,6 +14,7 @@
 //   [gpio]     backend = "console" | "libgpiod" (chip), long_press_ms, debounce_ms
 //   [gpio.buzzer] [gpio.led] [gpio.badge] [gpio.button]   pin (BCM), active_low, bias, enabled
 //   [patterns] name = [on, off, on, …]  (milliseconds)
+//   [log]      level = "info" (error | warning | info | debug)
 //   [hook]     command = ["/usr/local/bin/x", "--flag"], timeout = 5
 //   [[category]]  id, actions = [{ id, title, snoozeSeconds, destructive }]
 //   [[request]]   id, content, trigger, missed — the control socket's JSON form, written in TOML
@@ -22,7 +23,7 @@
 // the badge LED on 24 and the button on 17.
 //
 // Files: this one (the values), AgentConfiguration+Parse.swift (the top level, socket, engine,
-// alerts), +Hardware.swift (gps, gpio, patterns, hook), +Requests.swift (categories, requests,
+// alerts, log), +Hardware.swift (gps, gpio, patterns, hook), +Requests.swift (categories, requests,
 // zones), AgentConfigurationError.swift.
 import Annunciator
 import ConfigFile
@@ -57,6 +58,8 @@ public struct AgentConfiguration: Sendable {
     public var gpio = GPIOConfiguration()
     /// Buzzer patterns from the file (they add to, or replace, the built-ins).
     public var patterns: [BuzzerPattern] = []
+    /// The least severe log line written (`[log] level`).
+    public var logLevel: LogLevel = .info
     /// A command run for each delivery, or nil.
     public var hook: HookConfiguration?
     /// `[[request]]` tables, then one location request per zone of `zones`.

@@ -77,6 +77,10 @@ public final class AgentDaemon {
     var exitCode: Int32?
     /// Due → GPIO and fix → GPIO latencies (fixed-size histograms).
     public private(set) var statistics = DeliveryStatistics()
+    /// A GPIO line that keeps failing while patterns step: logged as one repeating condition.
+    var gpioFailures = RepeatLimiter()
+    /// The button line failing to read (it stays readable, so this would repeat every loop turn).
+    var buttonFailures = RepeatLimiter()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -255,7 +259,12 @@ public final class AgentDaemon {
         if !fixes.isEmpty { handleFixes(fixes) }
         perform { $0.advance(clock: clock) }
         for press in outputs.advanceButton(to: now) { handlePress(press) }
-        do { try outputs.advance(to: SystemClocks.boottimeNow().nanosecondsSinceBoot) } catch { log.error("GPIO: \(error)") }
+        do {
+            try outputs.advance(to: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+            log.cleared("GPIO: the lines answer again", limiter: &gpioFailures, at: now)
+        } catch {
+            log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
+        }
         hook.poll(at: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
             try? notifier?.watchdog()
@@ -365,10 +374,12 @@ public final class AgentDaemon {
     // MARK: Button
 
     func handleButton() {
+        let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
-            for press in try outputs.readButton(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) { handlePress(press) }
+            for press in try outputs.readButton(at: now) { handlePress(press) }
+            log.cleared("button: the line reads again", limiter: &buttonFailures, at: now)
         } catch {
-            log.error("button: \(error)")
+            log.repeating(.error, "button: \(error)", limiter: &buttonFailures, at: now)
         }
     }
 
@@ -418,6 +429,8 @@ public final class AgentDaemon {
             configuration.categories = next.categories
             configuration.patterns = next.patterns
             configuration.hook = next.hook
+            configuration.logLevel = next.logLevel
+            log.level = next.logLevel
             configuration.engine.alertSettings = next.engine.alertSettings
             // The engine decides each delivery's signal from its own copy of the settings.
             perform { $0.configuration.alertSettings = next.engine.alertSettings; return EngineOutput() }

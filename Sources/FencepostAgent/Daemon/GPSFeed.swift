@@ -1,6 +1,8 @@
 // The position source of the daemon: a serial receiver (NMEA through our own stream), gpsd
 // (libgps), or a recorded drive replayed at a speed. Each is survived: a serial port that goes
 // away is reopened every 2 s; a gpsd that goes away is reconnected with backoff (1 s … 30 s).
+// An outage (the port missing, gpsd unreachable) is one repeating condition in the log: its start,
+// then at most a line a minute with a count, then its end when the source is back (RepeatLimiter).
 import FencepostLinux
 import NMEA
 import Position
@@ -30,6 +32,8 @@ final class GPSFeed {
     private var replayIndex = 0
     private var replayStart: UInt64 = 0
     private var hangup = false
+    /// The source missing or unreachable: one log line when it starts, one a minute, one at the end.
+    private var outage = RepeatLimiter()
     private(set) var fixesReceived = 0
     private(set) var lastFix: Fix?
     private(set) var lastFixAt: UInt64?
@@ -84,23 +88,27 @@ final class GPSFeed {
                 stream = NMEAStreamBox(uere: uere)
                 hangup = false
                 retryAt = nil
-                log.info("GPS: reading \(path) at \(baud) baud")
+                if !log.cleared("GPS: reading \(path) at \(baud) baud", limiter: &outage, at: now) {
+                    log.info("GPS: reading \(path) at \(baud) baud")
+                }
             } catch {
                 serial = nil
                 retryAt = now + 2_000_000_000
-                log.warning("GPS: \(error); trying again in 2 s")
+                log.repeating(.warning, "GPS: \(error); trying again every 2 s", limiter: &outage, at: now)
             }
         case .gpsd(let host, let port):
             do {
                 gpsd = try GPSDClient(host: host, port: port, uere: uere)
                 backoff.reset()
                 retryAt = nil
-                log.info("GPS: connected to gpsd at \(host):\(port)")
+                if !log.cleared("GPS: connected to gpsd at \(host):\(port)", limiter: &outage, at: now) {
+                    log.info("GPS: connected to gpsd at \(host):\(port)")
+                }
             } catch {
                 gpsd = nil
                 let wait = backoff.nextDelay()
                 retryAt = now + wait
-                log.warning("GPS: \(error); trying again in \(wait / 1_000_000_000) s")
+                log.repeating(.warning, "GPS: \(error); trying again in \(wait / 1_000_000_000) s", limiter: &outage, at: now)
             }
         default: break
         }
@@ -117,7 +125,7 @@ final class GPSFeed {
             retryAt = now + backoff.nextDelay()
         default: break
         }
-        log.warning("GPS: \(why); reconnecting")
+        log.repeating(.warning, "GPS: \(why); reconnecting", limiter: &outage, at: now)
         onDescriptorChange(old, nil)
     }
 
@@ -180,6 +188,7 @@ final class GPSFeed {
         fixesReceived += fixes.count
         lastFix = last
         lastFixAt = now
+        log.debug("GPS: \(fixes.count) \(fixes.count == 1 ? "fix" : "fixes"), last at \(last.coordinate.map { "\($0.latitude), \($0.longitude)" } ?? "no position") ±\(last.horizontalError.map { "\($0)" } ?? "?") m")
     }
 
     /// Closes the source (shutdown).

@@ -13,18 +13,20 @@ public enum AgentLauncher {
     ///
     /// - Parameters:
     ///   - console: print pin changes on standard output whatever the file says.
-    ///   - prefix: how error lines begin (`"fencepost run"`).
+    ///   - prefix: how error lines begin (`"fencepost run"`); they carry the `<3>` priority prefix.
+    ///   - log: where the daemon's lines go; its level is set from the file's `[log] level`.
     /// - Returns: 0 stopped by a signal or the replay ended, 66 the replay log cannot be read, 65 it
     ///   is not a GPS log, 69 GPIO unavailable, 73 the state file or socket cannot be created, 74 the
     ///   state file cannot be written, 78 a configuration error (FILE:LINE: message).
-    public static func run(configPath: String, console: Bool, prefix: String, log: DaemonLog = .standardError) -> Int32 {
+    public static func run(configPath: String, console: Bool, prefix: String, log: DaemonLog = .standardError()) -> Int32 {
         func fail(_ code: Int32, _ message: String) -> Int32 {
-            try? FileDescriptor.standardError.writeAll("\(prefix): \(message)\n")
+            try? FileDescriptor.standardError.writeAll("<\(LogLevel.error.rawValue)>\(prefix): \(message)\n")
             return code
         }
         var configuration: AgentConfiguration
         do { configuration = try load(configPath) } catch { return fail(78, "\(error)") }
         if console { configuration.gpio.backend = .console }
+        log.level = configuration.logLevel
         let zones = SystemZones()
         let deviceZone: ZoneRules
         do {
