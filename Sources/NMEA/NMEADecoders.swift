@@ -208,6 +208,43 @@ public struct NMEADecoderCounters: Hashable, Sendable {
     public init() {}
 }
 
+/// Satellites in view per constellation (the latest GSV of each talker).
+public struct SatellitesInView: Hashable, Sendable {
+    var counts: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+    /// Which talkers sent a GSV.
+    var seen: UInt8 = 0
+
+    public init() {}
+
+    public static func == (a: SatellitesInView, b: SatellitesInView) -> Bool {
+        a.seen == b.seen && a.counts == b.counts
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(seen)
+        h.combine(counts.0); h.combine(counts.1); h.combine(counts.2); h.combine(counts.3); h.combine(counts.4); h.combine(counts.5)
+    }
+
+    mutating func set(_ talker: NMEATalker, _ n: Int) {
+        let v = UInt8(n)
+        switch talker {
+        case .gps: counts.0 = v
+        case .combined: counts.1 = v
+        case .glonass: counts.2 = v
+        case .galileo: counts.3 = v
+        case .beidou: counts.4 = v
+        case .qzss: counts.5 = v
+        }
+        seen |= 1 << talker.rawValue
+    }
+
+    /// All constellations together; nil before any GSV.
+    public var total: Int? {
+        guard seen != 0 else { return nil }
+        return Int(counts.0) + Int(counts.1) + Int(counts.2) + Int(counts.3) + Int(counts.4) + Int(counts.5)
+    }
+}
+
 /// One row of the dispatch table: a sentence type, its minimum field count and its decoder.
 /// Plain data (no closures), so scanning the table costs no reference counting.
 @usableFromInline
@@ -221,6 +258,9 @@ struct NMEADecoderRow: Sendable {
 /// Turns sentences into `NMEAReport`s through the dispatch table, and counts what it skips.
 public struct NMEADecoder: Sendable {
     public private(set) var counters = NMEADecoderCounters()
+    /// Satellites in view by constellation, from the latest GSV of each talker (diagnostics:
+    /// `fencepost status`); GSV carries no fix data and is otherwise not decoded.
+    public private(set) var satellitesInView = SatellitesInView()
 
     public init() {}
 
@@ -255,6 +295,12 @@ public struct NMEADecoder: Sendable {
         }
         let type = (sentence[2], sentence[3], sentence[4])
         guard let row = Self.table.withUnsafeBufferPointer({ rows in rows.first { $0.type == type } }) else {
+            if type == ascii3("GSV") {
+                // $GPGSV,3,1,11,… : message count, message number, satellites in view.
+                var f = sentence.fields
+                f.skip(2)
+                if let n = f.next().unsignedInteger, n <= 255 { satellitesInView.set(talker, n) }
+            }
             counters.unsupportedType += 1
             return nil
         }

@@ -41,6 +41,7 @@ struct StatusCommand: ParsableCommand {
         }
         if let n = g?["fixes"]?.int64 { gps += "; \(n) fixes" }
         text += "gps       \(gps)\n"
+        text += StatusGPSText.lines(g)
         text += "badge     \(s["badge"]?.int64 ?? 0) unanswered of \(s["delivered"]?.int64 ?? 0) delivered\n"
         if let p = str(s["config"]) { text += "config    \(p)\n" }
         if let p = str(s["state"]) { text += "state     \(p)\n" }

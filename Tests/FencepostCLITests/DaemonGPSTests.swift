@@ -1,3 +1,4 @@
+import FencepostJSON
 import FencepostLinux
 import Foundation
 import Testing
@@ -65,6 +66,11 @@ import Testing
         try d.start()
         #expect(d.waitForLog("delivered depot/", timeout: 40), "log:\n\(d.stderr)\nstatus: \((try? d.cli(["status", "--json"]))?.stdout ?? "-")")
         #expect(d.waitForLog("on exit", timeout: 40), "log:\n\(d.stderr)")
+        // The diagnostics of a gpsd source: gpsd's messages counted, the fix's mode and error.
+        let status = try FencepostJSON.JSONValue.parse(try d.cli(["status", "--json"]).stdout)
+        #expect((status["gps"]?["counters"]?["sentences"]?.int64 ?? 0) > 0, "\(status)")
+        #expect(["2D", "3D"].contains(status["gps"]?["mode"]?.string ?? ""), "\(status)")
+        #expect((status["gps"]?["error"]?.double ?? 0) > 0, "\(status)")
 
         // Pattern starts: a buzzer "on" more than 0.6 s after the previous one (a chime lasts 0.7 s
         // with its steps 0.2 s apart).

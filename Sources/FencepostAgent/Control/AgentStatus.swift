@@ -10,8 +10,16 @@ public struct AgentStatus: Sendable {
         case ntp
         /// Agreement with GNSS time.
         case gnss
+        /// Trusted by configuration (`clock_trust = "always"`: a board with a good RTC).
+        case always
         /// Not trusted.
         case none
+
+        /// Why the clock is trusted: `always` by configuration, else NTP when the kernel says it is
+        /// synchronised, else GNSS; `none` when it is not trusted.
+        public init(trusted: Bool, trust: ClockTrust, ntpSynchronized: Bool) {
+            if !trusted { self = .none } else if trust == .always { self = .always } else { self = ntpSynchronized ? .ntp : .gnss }
+        }
     }
 
     /// When the daemon started (nil while the wall clock was untrusted at start).
@@ -34,6 +42,8 @@ public struct AgentStatus: Sendable {
     public var lastFixLongitude: Double?
     /// Fixes received since start.
     public var fixesReceived: Int
+    /// Fix mode, satellites, HDOP, the source's counters and a hint.
+    public var gps = GPSDiagnostics()
     /// The device zone (IANA name).
     public var deviceZone: String
     public var configPath: String?

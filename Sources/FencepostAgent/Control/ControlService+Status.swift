@@ -24,7 +24,7 @@ extension ControlService {
             ("source", text(s.gpsSource)), ("connected", .bool(s.gpsConnected)), ("lastFixAge", number(s.lastFixAge)),
             ("error", number(s.lastFixError)), ("lat", number(s.lastFixLatitude)), ("lon", number(s.lastFixLongitude)),
             ("fixes", .integer(Int64(s.fixesReceived))),
-        ])
+        ] + s.gps.jsonFields)
         let pending = engine.pending(clock: clock).map { p -> JSONValue in
             .object([("id", .string(p.request.identifier)), ("kind", .string(p.request.trigger.kind)),
                      ("nextFire", text(p.nextFire?.description)),

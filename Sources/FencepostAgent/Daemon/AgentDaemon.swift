@@ -450,14 +450,17 @@ public final class AgentDaemon {
     var status: AgentStatus {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let trusted = center.engine.wallTrusted
-        let source: AgentStatus.ClockSource = !trusted ? .none : (configuration.clockTrust == .always || SystemClocks.isWallClockSynchronized()) ? .ntp : .gnss
-        return AgentStatus(
+        let source = AgentStatus.ClockSource(trusted: trusted, trust: configuration.clockTrust,
+                                             ntpSynchronized: SystemClocks.isWallClockSynchronized())
+        var status = AgentStatus(
             started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
             gpsSource: gps.description, gpsConnected: gps.isConnected,
             lastFixAge: gps.lastFixAt.map { Double(now - $0) / 1e9 }, lastFixError: gps.lastFix?.horizontalError,
             lastFixLatitude: gps.lastFix?.coordinate?.latitude, lastFixLongitude: gps.lastFix?.coordinate?.longitude,
             fixesReceived: gps.fixesReceived, deviceZone: center.engine.deviceZone.identifier,
             configPath: configuration.path, statePath: configuration.statePath)
+        status.gps = gps.diagnostics(at: now)
+        return status
     }
 
     /// Answers what connection `id` sent: each line through the control service, the state

@@ -37,6 +37,8 @@ final class GPSFeed {
     private(set) var fixesReceived = 0
     private(set) var lastFix: Fix?
     private(set) var lastFixAt: UInt64?
+    /// Counters and the last fix's fields for `status` (``diagnostics(at:)``).
+    private var counters = GPSDiagnostics()
 
     init(_ source: Source, uere: Double, log: DaemonLog) {
         self.source = source
@@ -86,6 +88,7 @@ final class GPSFeed {
             do {
                 serial = try SerialPort(path: path, baudRate: baud)
                 stream = NMEAStreamBox(uere: uere)
+                counters.bytes = 0
                 hangup = false
                 retryAt = nil
                 if !log.cleared("GPS: reading \(path) at \(baud) baud", limiter: &outage, at: now) {
@@ -167,6 +170,8 @@ final class GPSFeed {
                 switch r {
                 case .bytes(let n):
                     buffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
+                    counters.bytes = (counters.bytes ?? 0) + n
+                    counters.count(stream.stream.counters, satellitesInView: stream.stream.decoder.satellitesInView)
                 case .wouldBlock:
                     break reading
                 case .disconnected:
@@ -177,6 +182,10 @@ final class GPSFeed {
         } else if let client = gpsd {
             let read = client.readAvailable()
             fixes = read.fixes
+            counters.sentences += read.messages
+            counters.rejected.unreadable += read.unreadableMessages
+            if let n = read.satellitesVisible { counters.satellitesSeen = n }
+            if let n = read.satellitesUsed { counters.satellitesUsed = n }
             if let d = read.disconnection { disconnected(at: now, "\(d)") }
         }
         note(fixes, at: now)
@@ -188,7 +197,16 @@ final class GPSFeed {
         fixesReceived += fixes.count
         lastFix = last
         lastFixAt = now
+        counters.take(last)
+        for f in fixes where f.coordinate != nil { counters.positionFixes += 1 }
         log.debug("GPS: \(fixes.count) \(fixes.count == 1 ? "fix" : "fixes"), last at \(last.coordinate.map { "\($0.latitude), \($0.longitude)" } ?? "no position") ±\(last.horizontalError.map { "\($0)" } ?? "?") m")
+    }
+
+    /// The fix's fields and the source's counters, with the age of the last fix at `now`.
+    func diagnostics(at now: UInt64) -> GPSDiagnostics {
+        var d = counters
+        d.fixAge = lastFixAt.map { Double(now >= $0 ? now - $0 : 0) / 1e9 }
+        return d
     }
 
     /// Closes the source (shutdown).

@@ -42,6 +42,9 @@ public struct GPSDRead: Sendable {
     public var messages: Int
     /// Messages libgps could not unpack (skipped).
     public var unreadableMessages = 0
+    /// Satellites gpsd last reported seen and used (SKY); nil before any.
+    public var satellitesVisible: Int?
+    public var satellitesUsed: Int?
 }
 
 /// A gpsd client through libgps: `gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`, then
@@ -129,6 +132,9 @@ public final class GPSDClient {
                 read.messages += 1
                 if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee, uere: uere)) }
             case .wouldBlock:
+                let sky = data.pointee
+                if sky.satellites_visible > 0 { read.satellitesVisible = Int(sky.satellites_visible) }
+                if sky.satellites_used > 0 { read.satellitesUsed = Int(sky.satellites_used) }
                 return read
             case .unreadable:
                 // Skipped; bounded so a libgps that does not consume it cannot spin here.
