@@ -14,6 +14,6 @@ case .success(.version):
 case .success(.run(let configPath, let console)):
     exit(AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent"))
 case .failure(let error):
-    try? FileDescriptor.standardError.writeAll("fencepost-agent: \(error)\nUsage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
+    try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(error)\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
     exit(64)
 }

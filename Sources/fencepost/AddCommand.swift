@@ -13,6 +13,23 @@ struct AddCommand: ParsableCommand {
 
               echo '{"id":"water","content":{"title":"Drink"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}' \\
                   | fencepost add -
+
+            The keys of a request (the same in a config file's [[request]] tables, in TOML):
+
+              id                 up to 64 bytes; the same id replaces the request
+              content            title, body, sound (a pattern: default, chime, double, alarm, \
+            none, or one of [patterns]), badge, userInfo, categoryIdentifier, threadIdentifier, \
+            interruptionLevel (passive, active, timeSensitive, critical)
+              trigger.calendar   match (year, month, day, hour, minute, second, weekday (1-7 or \
+            "mon"…), weekdayOrdinal, weekOfMonth, weekOfYear, yearForWeekOfYear, dayOfYear), tz \
+            (IANA name; none: the device zone), repeats, policy (nextTime, strict, \
+            previousTimePreservingSmallerComponents, nextTimePreservingSmallerComponents), \
+            repeatedTime (first, last), firstWeekday, minimumDaysInFirstWeek
+              trigger.interval   seconds (at least 60 when repeating), repeats
+              trigger.location   region (circle = {lat, lon, radius} in metres, or polygon = \
+            [[lat, lon], …]), notifyOnEntry, notifyOnExit, repeats, dwell (seconds inside before it \
+            reports: a dwell zone reports "dwell" instead of "enter"), cooldown (seconds)
+              missed             "coalesce" (default), "skip" or {"late": SECONDS}
             """)
 
     @Argument(help: ArgumentHelp("The requests (JSON or JSON lines); - for standard input.", valueName: "file"))

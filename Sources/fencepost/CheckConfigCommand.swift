@@ -20,8 +20,15 @@ struct CheckConfigCommand: ParsableCommand {
 
               /etc/fencepost/fencepost.toml:12: gpio.buzzer.pin: 99 is not a BCM pin (0…27)
 
-            Exit status: 0 valid, 78 (EX_CONFIG) invalid, 66 the file cannot be read.
+            With --quiet nothing is printed when the file is valid: `systemctl reload fencepost` \
+            runs it first (ExecReload=), so a bad file fails the reload.
+
+            Exit status: 0 valid, 78 (EX_CONFIG) invalid, 66 the file cannot be opened, 74 it \
+            cannot be read or the summary cannot be written.
             """)
+
+    @Flag(help: "Print nothing when the file is valid (errors still go to standard error).")
+    var quiet = false
 
     @Argument(help: ArgumentHelp("The config file.", valueName: "file"))
     var file: String = "/etc/fencepost/fencepost.toml"
@@ -42,12 +49,14 @@ struct CheckConfigCommand: ParsableCommand {
         }
         // Zone requests follow the [[request]] tables; count the tables to tell them apart.
         let document = try? ConfigSection.parse(text)
-        let tables = (try? document?.sections("request")) ?? nil
-        if let problem = Self.unknownZone(config, document: document, tables: tables ?? [], zones: SystemZones()) {
+        // No [[request]] table at all is zero tables (it used to count every zone as a request).
+        let tables = ((try? document?.sections("request")) ?? nil) ?? []
+        if let problem = Self.unknownZone(config, document: document, tables: tables, zones: SystemZones()) {
             writeStandardError("\(problem)\n")
             throw ExitCode(78)  // EX_CONFIG
         }
-        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables?.count ?? config.requests.count)) } catch {
+        if quiet { return }
+        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables.count)) } catch {
             writeStandardError("fencepost check-config: \(error)\n")
             throw ExitCode(74)
         }

@@ -31,10 +31,11 @@ struct RunCommand: ParsableCommand {
             The same agent without the CLI around it is `fencepost-agent` (smaller in memory: \
             what the systemd unit starts).
 
-            Exit status: 0 stopped by a signal or the replay ended, 64 usage, 65 the replay log \
-            is not a GPS log, 66 a file cannot be read, 69 GPIO unavailable (no such chip: use gpio.backend = "console"), 73 the state \
-            file or the socket cannot be created, 74 the state file cannot be written, 78 a \
-            configuration error (FILE:LINE: message).
+            Exit status: 0 stopped by a signal or the replay ended, 1 the event loop failed, 64 \
+            usage, 65 the replay log is not a GPS log, 66 the replay log cannot be read, 69 GPIO \
+            or libgps unavailable (no such chip: use gpio.backend = "console"), 73 the state file \
+            or the socket cannot be created, 74 the state file cannot be written, 78 a \
+            configuration error (FILE:LINE: message) or the configuration file cannot be read.
             """
     )
 

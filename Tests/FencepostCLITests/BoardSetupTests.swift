@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// The board's files: the unit (systemd-analyze verify and security), the udev rule, the install
+/// and uninstall scripts (dry runs), the help the example config points at, check-config's counts
+/// and quiet mode, and the exit codes `--help` promises.
+@Suite struct BoardSetupTests {
+    static let board = DaemonProcess.root.appendingPathComponent("board")
+
+    static func tool(_ name: String) -> String? {
+        ["/usr/bin/\(name)", "/bin/\(name)", "/usr/sbin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs a program (not the fencepost binary); its status and output together.
+    static func exec(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fp-board-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let h = try FileHandle(forWritingTo: out)
+        p.standardOutput = h
+        p.standardError = h
+        try p.run()
+        p.waitUntilExit()
+        try h.close()
+        return (p.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
+    }
+
+    /// The unit with its binaries pointing at this build (verify checks that they exist).
+    static func unitCopy() throws -> URL {
+        guard let cli = ChildProcess.binary, let agent = ChildProcess.agentBinary else { throw ChildProcess.NotFound() }
+        var text = try String(contentsOf: board.appendingPathComponent("fencepost.service"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "/usr/local/bin/fencepost-agent", with: agent.path)
+            .replacingOccurrences(of: "/usr/local/bin/fencepost ", with: cli.path + " ")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-unit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent("fencepost.service")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    @Test func unitPassesSystemdAnalyzeVerify() throws {
+        guard let analyze = Self.tool("systemd-analyze") else { print("systemd-analyze not installed: verify skipped"); return }
+        let unit = try Self.unitCopy()
+        defer { try? FileManager.default.removeItem(at: unit.deletingLastPathComponent()) }
+        let r = try Self.exec(analyze, ["verify", "--man=no", unit.path])
+        #expect(r.status == 0, "\(r.output)")
+        // Nothing about our unit (other units of the machine may warn).
+        #expect(!r.output.contains("fencepost.service:"), "\(r.output)")
+    }
+
+    @Test func unitScoresAtMostTwoInSystemdAnalyzeSecurity() throws {
+        guard let analyze = Self.tool("systemd-analyze") else { print("systemd-analyze not installed: security skipped"); return }
+        let unit = try Self.unitCopy()
+        defer { try? FileManager.default.removeItem(at: unit.deletingLastPathComponent()) }
+        let r = try Self.exec(analyze, ["security", "--offline=yes", "--no-pager", unit.path])
+        guard let line = r.output.split(separator: "\n").first(where: { $0.contains("Overall exposure level") }),
+              let colon = line.lastIndex(of: ":") else {
+            Issue.record("no overall exposure line in:\n\(r.output)")
+            return
+        }
+        let score = Double(line[line.index(after: colon)...].split(separator: " ").first ?? "")
+        #expect(score != nil && score! <= 2.0, "\(line)")
+    }
+
+    @Test func unitAllowsUSBReceiversAndChecksTheFileBeforeAReload() throws {
+        let unit = try String(contentsOf: Self.board.appendingPathComponent("fencepost.service"), encoding: .utf8)
+        let lines = unit.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        for device in ["char-ttyACM", "char-ttyUSB", "char-gpiochip", "/dev/serial0"] {
+            #expect(lines.contains("DeviceAllow=\(device) rw"), "no DeviceAllow for \(device)")
+        }
+        let reload = lines.filter { $0.hasPrefix("ExecReload=") }
+        #expect(reload == ["ExecReload=/usr/local/bin/fencepost check-config --quiet /etc/fencepost/fencepost.toml",
+                           "ExecReload=/bin/kill -HUP $MAINPID"])
+        for key in ["ProtectProc=invisible", "ProcSubset=pid", "IPAddressDeny=any", "IPAddressAllow=localhost"] {
+            #expect(lines.contains(key), "missing \(key)")
+        }
+    }
+
+    @Test func udevRuleGivesGPIOChipsToGroupGPIO() throws {
+        let path = Self.board.appendingPathComponent("60-fencepost-gpio.rules").path
+        let rule = try String(contentsOfFile: path, encoding: .utf8)
+        let active = rule.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(active == [#"SUBSYSTEM=="gpio", KERNEL=="gpiochip[0-9]*", GROUP="gpio", MODE="0660""#])
+        if let udevadm = Self.tool("udevadm"), try Self.exec(udevadm, ["verify", "--help"]).status == 0 {
+            let r = try Self.exec(udevadm, ["verify", path])
+            #expect(r.status == 0, "\(r.output)")
+        } else {
+            print("udevadm verify not available (systemd < 253): the rule's text is checked only")
+        }
+    }
+
+    @Test func installDryRunOnABoard() throws {
+        let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("install").path, "--dry-run", "--no-build"],
+                              environment: ["SUDO_USER": "pi"])
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("install-deps --runtime"), "\(r.output)")
+        #expect(r.output.contains("usermod --append --groups fencepost pi"), "\(r.output)")
+        #expect(r.output.contains("/etc/udev/rules.d/60-fencepost-gpio.rules"), "\(r.output)")
+        #expect(r.output.contains("--generate-completion-script bash"), "\(r.output)")
+        let quiet = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("install").path, "--dry-run", "--no-build", "--no-completions"])
+        #expect(!quiet.output.contains("+ /usr/local/bin/fencepost --generate-completion-script"), "\(quiet.output)")
+        #expect(quiet.output.contains("completions skipped"), "\(quiet.output)")
+        // The runtime set has no headers and no test tools.
+        let deps = try String(contentsOf: Self.board.appendingPathComponent("install-deps"), encoding: .utf8)
+        let runtime = try #require(deps.split(separator: "\n").first { $0.contains("--runtime) PACKAGES=") })
+        #expect(!runtime.contains("-dev") && !runtime.contains("strace") && !runtime.contains("gpsd-clients"), "\(runtime)")
+        #expect(deps.contains("librsvg2-bin"))
+    }
+
+    @Test func uninstallDryRun() throws {
+        let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("uninstall").path, "--dry-run", "--purge"])
+        #expect(r.status == 0, "\(r.output)")
+        for removed in ["systemctl disable --now fencepost.service", "/etc/systemd/system/fencepost.service",
+                        "/usr/local/bin/fencepost-agent", "/etc/udev/rules.d/60-fencepost-gpio.rules", "/var/lib/fencepost"] {
+            #expect(r.output.contains(removed), "\(removed) not in:\n\(r.output)")
+        }
+    }
+
+    /// The example config says `fencepost add --help` lists the request keys: it does, and every
+    /// key the example's requests use is among them.
+    @Test func addHelpListsTheRequestKeys() throws {
+        let help = try ChildProcess.run(["add", "--help"]).stdout
+        for key in ["id", "content", "title", "body", "sound", "categoryIdentifier", "interruptionLevel", "trigger.calendar",
+                    "match", "tz", "repeats", "trigger.interval", "seconds", "trigger.location", "region", "circle", "polygon",
+                    "notifyOnEntry", "notifyOnExit", "dwell", "cooldown", "missed", "coalesce"] {
+            #expect(help.contains(key), "add --help does not name \(key)")
+        }
+        let example = try String(contentsOf: Self.board.appendingPathComponent("fencepost.toml"), encoding: .utf8)
+        #expect(example.contains("`fencepost add --help` lists the keys"))
+    }
+
+    /// Zones without [[request]] tables: they are zones, not requests (check-config said
+    /// "requests: 2, zones: 0").
+    @Test func checkConfigCountsZonesWithoutRequestTables() throws {
+        let zones = """
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":150}},
+              {"type":"Feature","id":"b","geometry":{"type":"Point","coordinates":[6.78,51.23]},"properties":{"radius":90}}]}
+            """
+        let dir = try CheckConfigTests.folder(["fencepost.toml": "zones = \"zones.geojson\"\n", "zones.geojson": zones])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("fencepost.toml").path
+        let out = try ChildProcess.run(["check-config", path])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdoutLines.contains("requests: 0"), "\(out.stdout)")
+        #expect(out.stdoutLines.contains("zones: 2"), "\(out.stdout)")
+        let quiet = try ChildProcess.run(["check-config", "--quiet", path])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty, "\(quiet.stdout)")
+        let bad = try CheckConfigTests.folder(["fencepost.toml": "[log]\nlevel = \"loud\"\n"])
+        defer { try? FileManager.default.removeItem(at: bad) }
+        let refused = try ChildProcess.run(["check-config", "--quiet", bad.appendingPathComponent("fencepost.toml").path])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("fencepost.toml:2: log.level"), "\(refused.stderr)")
+    }
+
+    /// Each exit status a command gives for a situation is the one its --help names for it.
+    @Test func exitCodesAgreeWithHelp() throws {
+        let runHelp = try ChildProcess.run(["run", "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ").joined(separator: " ")
+        #expect(runHelp.contains("78 a configuration error (FILE:LINE: message) or the configuration file cannot be read"), "\(runHelp)")
+        let run = try ChildProcess.run(["run", "--config", "/nonexistent/fencepost.toml"])
+        #expect(run.status == 78, "\(run.stderr)")
+        let agentHelp = try ChildProcess.run(["--help"], executable: ChildProcess.agentBinary).stdout
+            .replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        #expect(agentHelp.contains("78 a configuration error (FILE:LINE: message) or the configuration file cannot be read"), "\(agentHelp)")
+        let agent = try ChildProcess.run(["--config", "/nonexistent/fencepost.toml"], executable: ChildProcess.agentBinary)
+        #expect(agent.status == 78)
+        let checkHelp = try ChildProcess.run(["check-config", "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ").joined(separator: " ")
+        #expect(checkHelp.contains("66 the file cannot be opened"), "\(checkHelp)")
+        let check = try ChildProcess.run(["check-config", "/nonexistent/fencepost.toml"])
+        #expect(check.status == 66, "\(check.stderr)")
+        let usage = try ChildProcess.run(["--no-such-flag"], executable: ChildProcess.agentBinary)
+        #expect(usage.status == 64 && agentHelp.contains("64 usage"))
+    }
+}
