@@ -12,6 +12,7 @@ struct DeliveredCommand: ParsableCommand {
     var json = false
 
     @OptionGroup var options: SocketOptions
+    @OptionGroup var zone: LocalZoneOption
 
     func run() throws {
         try runClient("delivered") { () throws(ClientFailure) in
@@ -20,15 +21,17 @@ struct DeliveredCommand: ParsableCommand {
             let list = result.array ?? []
             guard !list.isEmpty else { return try writeStandardOutput("no delivered notifications\n") }
             let now = SystemClocks.wallNow()
+            let local = try zone.rules()
             let rows = list.map { d -> [String] in
                 let (utc, relative) = ClientText.time(d["date"]?.string, now: now)
                 var outcome = d["outcome"]?.string ?? "?"
                 if let n = d["count"]?.int64 { outcome += " ×\(n)" }
                 if let e = d["regionEvent"]?.string { outcome += " (\(e))" }
-                return [d["id"]?.string ?? "?", d["request"]?.string ?? "?", utc, relative, outcome,
+                return [d["id"]?.string ?? "?", d["request"]?.string ?? "?", utc,
+                        LocalTimeText.local(d["date"]?.string, in: local), relative, outcome,
                         d["response"]?.string ?? "unanswered", d["content"]?["title"]?.string ?? ""]
             }
-            try writeStandardOutput(ClientText.table(["ID", "REQUEST", "DELIVERED (UTC)", "WHEN", "OUTCOME", "ANSWER", "TITLE"], rows))
+            try writeStandardOutput(ClientText.table(["ID", "REQUEST", "DELIVERED (UTC)", "LOCAL (\(local.identifier))", "WHEN", "OUTCOME", "ANSWER", "TITLE"], rows))
         }
     }
 }

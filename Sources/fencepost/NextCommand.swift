@@ -16,6 +16,11 @@ struct NextCommand: ParsableCommand {
               fencepost next --tz America/New_York --after 2026-03-08T06:59:00Z \\
                   --hour 2 --minute 30 --count 3
 
+            --json answers the same question as one JSON object:
+
+              fencepost next --tz UTC --after 2026-03-08T06:59:00Z --hour 7 --json
+              {"trigger":{"hour":7},"zone":"UTC","after":"2026-03-08T06:59:00Z","policy":"nextTime","repeatedTime":"first","next":["2026-03-08T07:00:00Z"]}
+
             Script mode (--jsonl) reads one JSON object per line from standard input and writes \
             one JSON line per input line, in order:
 
@@ -70,6 +75,9 @@ struct NextCommand: ParsableCommand {
     @Flag(help: "Script mode: read one JSON request per line from standard input, answer one JSON line each.")
     var jsonl = false
 
+    @Flag(help: "Answer this one question as one JSON object: {\"trigger\":{…},\"zone\":…,\"after\":…,\"next\":[…]} (--jsonl is for streams of questions).")
+    var json = false
+
     // MARK: Validation (errors here exit 64)
 
     var match: CalendarMatch {
@@ -80,6 +88,7 @@ struct NextCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if jsonl && json { throw ValidationError("--json answers the options' question; --jsonl reads questions from standard input: give one.") }
         if jsonl {
             guard match == CalendarMatch(), tz == nil, after == nil, count == 1, policy == "nextTime",
                   repeatedTime == "first", firstWeekday == nil, minimumDaysInFirstWeek == nil
@@ -131,6 +140,15 @@ struct NextCommand: ParsableCommand {
         let repeatedTime = RepeatedTimePolicy(rawValue: self.repeatedTime)!
         let fires = NextRequest.fires(
             of: schedule, after: start, in: zone, policy: policy, repeatedTime: repeatedTime, count: count)
+        if json {
+            let answer: JSONValue = .object([
+                ("trigger", .object(match.setComponents.map { ($0.name, JSONValue.integer(Int64($0.value))) })),
+                ("zone", .string(zone.identifier)), ("after", .string(start.description)),
+                ("policy", .string(policy.rawValue)), ("repeatedTime", .string(repeatedTime.rawValue)),
+                ("next", .array(fires.map { JSONValue.string($0.description) })),
+            ])
+            return print(answer.serialized())
+        }
         print(HumanReport.render(
             match: match, zone: zone, after: start, policy: policy, repeatedTime: repeatedTime,
             fires: fires, requested: count))

@@ -6,12 +6,13 @@ import FencepostLinux
 struct PendingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pending",
-        abstract: "List the agent's pending requests with their next fire (UTC) or region state.")
+        abstract: "List the agent's pending requests with their next fire (UTC and local time, and how soon) or region state.")
 
     @Flag(help: "Print the agent's answer as JSON.")
     var json = false
 
     @OptionGroup var options: SocketOptions
+    @OptionGroup var zone: LocalZoneOption
 
     func run() throws {
         try runClient("pending") { () throws(ClientFailure) in
@@ -20,16 +21,18 @@ struct PendingCommand: ParsableCommand {
             let list = result.array ?? []
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
             let now = SystemClocks.wallNow()
+            let local = try zone.rules()
             let rows = list.map { p -> [String] in
                 let request = p["request"]
                 let (utc, relative) = ClientText.time(p["nextFire"]?.string, now: now)
                 var note: [String] = []
                 if let s = p["regionState"]?.string { note.append(s) }
                 if let w = p["waitingFor"]?.string { note.append(w) }
-                return [request?["id"]?.string ?? "?", Self.kind(request?["trigger"]), utc, relative,
+                return [request?["id"]?.string ?? "?", Self.kind(request?["trigger"]), utc,
+                        LocalTimeText.local(p["nextFire"]?.string, in: local), relative,
                         request?["content"]?["title"]?.string ?? "", note.joined(separator: "; ")]
             }
-            try writeStandardOutput(ClientText.table(["ID", "KIND", "NEXT FIRE (UTC)", "IN", "TITLE", "STATE"], rows))
+            try writeStandardOutput(ClientText.table(["ID", "KIND", "NEXT FIRE (UTC)", "LOCAL (\(local.identifier))", "IN", "TITLE", "STATE"], rows))
         }
     }
 

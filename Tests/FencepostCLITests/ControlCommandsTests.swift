@@ -144,7 +144,7 @@ final class TestAgent: @unchecked Sendable {
         #expect(lines.count == 4)
         // The UTC time comes from the agent's (virtual) clock; "in …" from the CLI's own clock.
         let waterFire = WallInstant(secondsSinceEpoch: agent.withCenter { _ in agent.wall } + 3600).description
-        #expect(lines[1].hasPrefix("water") && lines[1].contains("interval (repeats)") && lines[1].contains("\(waterFire)  in "), "\(lines[1])")
+        #expect(lines[1].hasPrefix("water") && lines[1].contains("interval (repeats)") && lines[1].contains("\(waterFire)  ") && lines[1].contains(" UTC  in "), "\(lines[1])")
         #expect(lines[2].hasPrefix("depot") && lines[2].contains("unknown"), "\(lines[2])")
         #expect(lines[3].hasPrefix("tea") && lines[3].contains(" in "), "\(lines[3])")
 

@@ -51,9 +51,17 @@ extension CalendarMatch {
         Self.componentNames.compactMap { name in self[component: name].map { (name, $0) } }
     }
 
-    /// The components that are set, as `name=value`, for messages.
+    /// The components that are set, as `name=value` with weekdays and months by name (`Mon`, `Mar`),
+    /// for messages.
     public var componentsDescription: String {
-        let set = setComponents.map { "\($0.name)=\($0.value)" }
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let set = setComponents.map { c -> String in
+            // Names a person reads: `Mon`, `Mar` (not weekday=2, month=3).
+            if c.name == "weekday", (1...7).contains(c.value) { return weekdays[c.value - 1] }
+            if c.name == "month", (1...12).contains(c.value) { return months[c.value - 1] }
+            return "\(c.name)=\(c.value)"
+        }
         return set.isEmpty ? "(no components)" : set.joined(separator: " ")
     }
 
