@@ -37,13 +37,25 @@ struct ReplayCommand: ParsableCommand {
 
               fencepost replay drive.nmea --zones zones.geojson
               fencepost replay drive.gpx --zones zones.geojson --jsonl
-              {"t":"2011-09-15T05:52:03Z","region":"depot","event":"enter"}
+              {"t":"2011-09-15T05:52:03Z","region":"depot","event":"enter","lat":37.25,"lon":127.05}
               fencepost replay drive.nmea --zones zones.geojson --fixes --jsonl
               {"t":"2011-09-15T05:46:43Z","lat":37.255105,"lon":127.054975,
                "mode":3,"eph":5.0,"speed":5.916}        (one line in the output)
               fencepost replay drive.gpx --zones zones.geojson --svg map.svg
+              fencepost replay drive.nmea --config /etc/fencepost/fencepost.toml --geojson out.geojson
+              fencepost replay drive.nmea --fixes --jsonl          (a fixes dump needs no zones)
 
-            Events: enter, exit, dwell (inside for the zone's dwell time), unknown (no usable \
+            --config takes the zones the agent would monitor from its configuration: the \
+            location requests ([[request]] with trigger.location, circles and polygons) and the \
+            zones file it names. --geojson writes the track (broken at gaps), the zones (circles \
+            as Points with properties.radius, which --zones reads back) and the events (Points \
+            with properties.event, region, t) for geojson.io or QGIS, which draw a basemap. The \
+            SVG map has a scale bar, a north arrow, start and end markers, arrows in the \
+            direction of travel, each event's time beside it, gaps in the fixes as dashed lines, \
+            and a legend of what occurs on it.
+
+            Events: enter, exit, dwell (a zone with a dwell time reports dwell instead of enter, \
+            once the track has been inside for that long), unknown (no usable \
             position for too long; the zone's state is no longer known). An event's time is \
             where the track crossed the boundary, interpolated between two fixes, so it may \
             carry milliseconds (05:52:03.250Z). In --fixes --jsonl, mode is 1 (no fix), 2 or 3 \
@@ -52,7 +64,8 @@ struct ReplayCommand: ParsableCommand {
 
             Exit status: 0 success, 64 usage error, 65 data error (a log that is neither NMEA \
             nor GPX, bad GPX, bad GeoJSON — the message says where), 66 a file cannot be \
-            opened, 73 the SVG cannot be created, 74 I/O error.
+            opened, 73 the SVG or GeoJSON file cannot be created, 74 I/O error, 78 the --config file is \
+            not a valid configuration.
             """
     )
 
@@ -60,7 +73,13 @@ struct ReplayCommand: ParsableCommand {
     var log: String
 
     @Option(help: ArgumentHelp("The geofences: a GeoJSON FeatureCollection.", valueName: "zones.geojson"))
-    var zones: String
+    var zones: String?
+
+    @Option(help: ArgumentHelp("Take the zones of an agent configuration: its location requests (TOML circles and polygons) and the zones file it names.", valueName: "fencepost.toml"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Also write the track, the zones and the events as GeoJSON (for geojson.io or QGIS, over a basemap).", valueName: "file"))
+    var geojson: String?
 
     @Flag(help: "Machine-readable output: one JSON object per line, in time order.")
     var jsonl = false
@@ -76,6 +95,9 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         if fixes && !jsonl { throw ValidationError("--fixes needs --jsonl: fixes are listed as JSON lines.") }
+        if zones == nil && config == nil && !(fixes && svg == nil && geojson == nil) {
+            throw ValidationError("Give the zones: --zones FILE.geojson or --config FILE.toml (a fixes dump, --fixes --jsonl, needs none).")
+        }
         guard uere > 0 && uere.isFinite else { throw ValidationError("--uere must be a positive number of metres.") }
     }
 
@@ -89,11 +111,14 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func replay() throws(ReplayFailure) {
-        let zoneBytes = try readWholeFile(zones, what: "zones file")
-        let definitions: [ZoneDefinition]
-        do throws(ZoneFileError) { definitions = try GeoJSONZones.parse(zoneBytes) } catch {
-            throw ReplayFailure(65, "\(zones): \(error)")
+        var definitions: [ZoneDefinition] = []
+        if let zones {
+            let zoneBytes = try readWholeFile(zones, what: "zones file")
+            do throws(ZoneFileError) { definitions = try GeoJSONZones.parse(zoneBytes) } catch {
+                throw ReplayFailure(65, "\(zones): \(error)")
+            }
         }
+        if let config { definitions += try ReplayZones.fromConfiguration(config) }
         let input = try ReplayInput.read(path: log, uere: uere)
 
         var out = BufferedWriter(fd: .standardOutput)
@@ -116,10 +141,16 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         try flushing(&out, full: false)
-        if let svg {
+        if svg != nil || geojson != nil {
             let drawnEvents = (jsonl && fixes) ? try ReplayMonitor.events(zones: definitions, fixes: input.fixes) : events
-            let text = ReplaySVG.render(fixes: input.fixes, zones: definitions, events: drawnEvents, title: log)
-            try writeWholeFile(svg, Array(text.utf8), what: "SVG file")
+            if let svg {
+                let text = ReplaySVG.render(fixes: input.fixes, zones: definitions, events: drawnEvents, title: log)
+                try writeWholeFile(svg, Array(text.utf8), what: "SVG file")
+            }
+            if let geojson {
+                let text = ReplayGeoJSON.render(fixes: input.fixes, zones: definitions, events: drawnEvents, title: log)
+                try writeWholeFile(geojson, Array(text.utf8), what: "GeoJSON file")
+            }
         }
     }
 

@@ -28,7 +28,8 @@ enum ReplayOutput {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `{"t":"2011-09-15T05:12:03Z","region":"depot","event":"enter"}` and a newline.
+    /// `{"t":"2011-09-15T05:12:03Z","region":"depot","event":"enter","lat":51.2,"lon":6.7}` and a
+    /// newline (lat/lon where the track crossed the boundary; null for `unknown`, which has no place).
     static func appendEventLine(_ e: ReplayEvent, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"t":""#.utf8)
         appendTime(e.time, nanoseconds: e.nanoseconds, to: &out)
@@ -36,7 +37,11 @@ enum ReplayOutput {
         JSONValue.serializeString(e.region, into: &out)
         out.append(contentsOf: #","event":""#.utf8)
         out.append(contentsOf: e.kind.rawValue.utf8)
-        out.append(contentsOf: "\"}\n".utf8)
+        out.append(contentsOf: #"","lat":"#.utf8)
+        JSONValue.number(e.coordinate?.latitude ?? .nan).serialize(into: &out)
+        out.append(contentsOf: #","lon":"#.utf8)
+        JSONValue.number(e.coordinate?.longitude ?? .nan).serialize(into: &out)
+        out.append(contentsOf: "}\n".utf8)
     }
 
     /// `{"t":"…","lat":51.2,"lon":6.7,"mode":3,"eph":4.5,"speed":13.2}` and a newline; a value the

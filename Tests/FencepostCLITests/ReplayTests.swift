@@ -90,7 +90,7 @@ import Testing
             Event(region: "depot", event: "enter"), Event(region: "depot", event: "exit"),
             Event(region: "yard", event: "enter"),
         ])
-        #expect(objects.allSatisfy { $0.object?.map(\.key) == ["t", "region", "event"] })
+        #expect(objects.allSatisfy { $0.object?.map(\.key) == ["t", "region", "event", "lat", "lon"] })
         // Times: the boundary crossings at 50 s, 70 s and 105 s after 05:12:00, within 3 s.
         let expected: [Double] = [50, 70, 105]
         for (o, e) in zip(objects, expected) {

@@ -1,0 +1,29 @@
+// Where `replay` takes its zones from: a GeoJSON file (`--zones`), an agent configuration
+// (`--config`: its location requests, TOML polygons included, and the zones file it names), or both.
+import FencepostAgent
+import Geofencing
+import LocalNotifications
+import TrackFormats
+
+enum ReplayZones {
+    /// The zones of the location requests of the configuration at `path`, as the agent would
+    /// monitor them (id, shape, entry/exit, dwell, cooldown).
+    static func fromConfiguration(_ path: String) throws(ReplayFailure) -> [ZoneDefinition] {
+        let configuration: AgentConfiguration
+        do { configuration = try AgentLauncher.load(path) } catch {
+            throw ReplayFailure(error.line == nil ? 66 : 78, "\(error)")
+        }
+        var zones: [ZoneDefinition] = []
+        for request in configuration.requests {
+            guard case .location(let t) = request.trigger else { continue }
+            let shape: ZoneDefinition.Shape
+            switch t.shape {
+            case .circle(let c): shape = .circle(center: c.center, radius: c.radius)
+            case .polygon(let p): shape = .polygon(p.rings.first ?? [])
+            }
+            zones.append(ZoneDefinition(id: request.identifier, shape: shape, notifyOnEntry: t.notifyOnEntry,
+                                        notifyOnExit: t.notifyOnExit, dwell: t.dwell, cooldown: t.cooldown > 0 ? t.cooldown : nil))
+        }
+        return zones
+    }
+}
