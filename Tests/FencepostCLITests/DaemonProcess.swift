@@ -43,8 +43,8 @@ final class DaemonProcess {
     }
 
     /// Writes the configuration: ``header``, `body`, then the `[socket]` table.
-    func writeConfig(_ body: String, socketMode: String = "0o600") throws {
-        let text = header + body + "\n[socket]\npath = \"\(socket)\"\nmode = \(socketMode)\n"
+    func writeConfig(_ body: String, socketMode: String = "0o600", socketExtra: String = "") throws {
+        let text = header + body + "\n[socket]\npath = \"\(socket)\"\nmode = \(socketMode)\n" + socketExtra
         try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
     }
 

@@ -66,7 +66,7 @@ struct AgentConfigurationParser {
     // MARK: [socket]
 
     func readSocket(_ s: ConfigSection, into config: inout AgentConfiguration) throws(ConfigError) {
-        try s.checkKeys(allowed: ["path", "mode", "group", "max_message_bytes"])
+        try s.checkKeys(allowed: ["path", "mode", "group", "max_message_bytes", "max_connections", "request_timeout", "write_timeout", "idle_timeout"])
         if let p = try s.string("path") {
             guard !p.isEmpty else { throw s.error("path", "must not be empty") }
             config.socketPath = resolve(p)
@@ -83,6 +83,10 @@ struct AgentConfigurationParser {
             guard (1024...16 << 20).contains(b) else { throw s.error("max_message_bytes", "\(b) is outside 1024…16777216") }
             config.maximumMessageBytes = Int(b)
         }
+        if let n = try s.integer("max_connections", in: 1...4096) { config.controlLimits.maximumConnections = Int(n) }
+        if let t = try s.integer("request_timeout", in: 1...3600) { config.controlLimits.requestTimeout = UInt64(t) * 1_000_000_000 }
+        if let t = try s.integer("write_timeout", in: 1...3600) { config.controlLimits.writeTimeout = UInt64(t) * 1_000_000_000 }
+        if let t = try s.integer("idle_timeout", in: 1...86_400) { config.controlLimits.idleTimeout = UInt64(t) * 1_000_000_000 }
     }
 
     // MARK: [engine]

@@ -6,7 +6,8 @@
 //   clock_trust = "ntp"               # ntp | always | gnss
 //   zones = "zones.geojson"           # GeoJSON FeatureCollection: one location request per zone
 //
-//   [socket]   path, mode (0o660), group, max_message_bytes
+//   [socket]   path, mode (0o660), group, max_message_bytes, max_connections (128),
+//              request_timeout (10 s), write_timeout (10 s), idle_timeout (120 s)
 //   [engine]   pending_cap, location_cap, delivered_cap, max_radius (m)
 //   [alerts]   buzzer, led, badge (booleans), quiet_hours = "22:00-06:30"
 //   [gps]      source = "none" | "serial" (device, baud) | "gpsd" (url) | "replay" (file, speed, exit_at_end);
@@ -43,6 +44,8 @@ public struct AgentConfiguration: Sendable {
     public var socketMode: UInt32 = 0o660
     /// A group (by name) allowed on the socket besides root and the owner; nil for none.
     public var socketGroup: String?
+    /// Bounds of the control socket's connections (ControlLimits.swift).
+    public var controlLimits = ControlLimits()
     /// Longest control message (one line), bytes.
     public var maximumMessageBytes: Int = 65536
     /// The device zone (IANA name); nil for the system's (/etc/localtime).

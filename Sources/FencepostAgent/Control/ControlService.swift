@@ -30,9 +30,11 @@ public struct ControlReply {
     /// The state file could not be written: the engine's memory is ahead of the file; the daemon
     /// must stop (systemd restarts it from the last commit). `line` then carries a -32000 error.
     public var fatal: CenterError?
+    /// The method called (nil for a line that is not a request): the loop names it when slow.
+    public var method: String?
 
-    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil) {
-        self.line = line; self.output = output; self.fatal = fatal
+    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil, method: String? = nil) {
+        self.line = line; self.output = output; self.fatal = fatal; self.method = method
     }
 }
 
@@ -61,10 +63,11 @@ public struct ControlService {
         } catch {
             result = .failure(error)
         }
-        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal) }
+        let method = request.method
+        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method) }
         switch result {
-        case .success(let value): return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal)
-        case .failure(let e): return ControlReply(line: RPCReply.error(e, id: id), output: call.output, fatal: call.fatal)
+        case .success(let value): return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal, method: method)
+        case .failure(let e): return ControlReply(line: RPCReply.error(e, id: id), output: call.output, fatal: call.fatal, method: method)
         }
     }
 

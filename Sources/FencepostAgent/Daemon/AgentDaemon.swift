@@ -81,6 +81,8 @@ public final class AgentDaemon {
     var gpioFailures = RepeatLimiter()
     /// The button line failing to read (it stays readable, so this would repeat every loop turn).
     var buttonFailures = RepeatLimiter()
+    /// How long loop turns take and on what.
+    var turns = LoopTurnWatch()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -130,7 +132,7 @@ public final class AgentDaemon {
         }
         let policy = ControlPolicy(ownerUserID: SystemUsers.currentUserID, groups: groups)
         clients = ControlConnections(listener: listener, loop: loop, policy: policy,
-                                     maximumMessageBytes: configuration.maximumMessageBytes, log: log)
+                                     maximumMessageBytes: configuration.maximumMessageBytes, limits: configuration.controlLimits, log: log)
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
             let backend = try environment.makeGPIO(configuration.gpio)
@@ -216,9 +218,12 @@ public final class AgentDaemon {
                 exitCode = 1
                 break
             }
+            var mark = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            turns.begin(at: mark)
             for event in events {
+                var what = "?"
                 switch event.token {
-                case .signals: handleSignals()
+                case .signals: what = handleSignals()
                 case .monotonicTimer:
                     let armed = monotonicTimer.deadline   // read before: an expired timer forgets its deadline
                     _ = try? monotonicTimer.readExpirations()
@@ -238,15 +243,29 @@ public final class AgentDaemon {
                         }
                     case nil: break
                     }
-                case .gps: handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
-                case .button: handleButton()
-                case .listener: clients.acceptAll()
-                case .connection(let id): handleConnection(id, hangup: event.isHangup)
+                case .gps:
+                    what = "GPS input"
+                    handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
+                case .button: what = "button"; handleButton()
+                case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
+                case .connection(let id): what = handleConnection(id, now: mark)
                 }
+                let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                switch event.token {
+                case .monotonicTimer, .wallTimer: break     // their work is in handleTime
+                default: turns.note({ what }, from: mark, to: done)
+                }
+                mark = done
             }
             handleTime()
             statistics.wakeDue = nil
+            var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
+            mark = done
             syncState()
+            done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            turns.note({ "state sync (fsync)" }, from: mark, to: done)
+            if let slow = turns.end(at: done) { log.warning(slow) }
         }
         shutDown()
         return exitCode ?? 0
@@ -266,6 +285,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        clients.advance(to: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
             try? notifier?.watchdog()
             nextWatchdog = now + UInt64(interval.components.seconds) * 1_000_000_000 + UInt64(interval.components.attoseconds / 1_000_000_000)
@@ -283,6 +303,7 @@ public final class AgentDaemon {
         if let d = outputs.nextDeadline { deadlines.append(d) }
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
+        if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
@@ -402,20 +423,26 @@ public final class AgentDaemon {
 
     // MARK: Signals
 
-    func handleSignals() {
+    /// Handles the pending signals; returns what it did, for the loop's timing.
+    func handleSignals() -> String {
+        var did: [String] = []
         while let s = try? signals.receive() {
             switch s.number {
             case SIGTERM, SIGINT:
                 log.info("signal \(s.number == SIGTERM ? "TERM" : "INT") from pid \(s.senderPID): stopping")
                 exitCode = 0
+                did.append("stop")
             case SIGHUP:
                 reload()
+                did.append("SIGHUP reload")
             case SIGCHLD:
                 hook.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+                did.append("hook reaping")
             default:
                 break
             }
         }
+        return "signals (" + did.joined(separator: ", ") + ")"
     }
 
     func reload() {
@@ -464,14 +491,17 @@ public final class AgentDaemon {
     }
 
     /// Answers what connection `id` sent: each line through the control service, the state
-    /// synced before any answer is written.
-    func handleConnection(_ id: UInt32, hangup: Bool) {
-        clients.handle(id, hangup: hangup, answer: { line in
+    /// synced before any answer is written. Returns what it did, for the loop's timing.
+    func handleConnection(_ id: UInt32, now: UInt64) -> String {
+        var methods: [String] = []
+        clients.handle(id, now: now, answer: { line in
             let reply = control.handle(line: line, center: center, clock: clock, status: status)
+            if methods.count < 4 { methods.append(reply.method ?? "(not a request)") }
             if let f = reply.fatal { fatal(f) }
             act(on: reply.output)
             return reply.line
         }, beforeReply: { syncState() })
+        return "control connection \(id)" + (methods.isEmpty ? " (reading/writing)" : ": " + methods.joined(separator: ", "))
     }
 
     // MARK: Status and shutdown
@@ -488,6 +518,9 @@ public final class AgentDaemon {
         gps.close()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }
+        if let l = turns.longest {
+            log.info("longest loop turn: \(LoopTurnWatch.milliseconds(l.nanoseconds)) (\(l.what)); \(turns.slowTurns) turns over \(turns.threshold / 1_000_000) ms")
+        }
         log.info("stopped; outputs off")
     }
 }

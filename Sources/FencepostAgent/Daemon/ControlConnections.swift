@@ -1,7 +1,19 @@
 // The control socket's connections (design §6), kept apart from the daemon the way swift-nio
 // keeps each concern in its own handler: accepting, the peer check, line framing, reading,
-// buffered writing and closing. What a line means is not its business: the daemon passes a
-// closure that answers one line.
+// buffered writing, back-pressure, timeouts and closing. What a line means is not its business:
+// the daemon passes a closure that answers one line.
+//
+// Each connection is watched for what it can do next (level-triggered epoll):
+//
+//   state                                         interest
+//   output queued < maximumQueuedOutput            readable + hangup (+ writable while output is queued)
+//   output queued ≥ maximumQueuedOutput            writable only: its input waits until the peer reads
+//   peer closed its side (EOF), output queued      writable only, closed once written
+//   refused / over-long line, output queued        writable only, closed once written
+//
+// A reply larger than the socket buffer is finished by writable events. A client that pipelines
+// requests and never reads stops being read once its queue is full, and is closed when the queue
+// makes no progress for `writeTimeout`. The bounds are in ControlLimits.swift.
 import FencepostLinux
 
 /// The listening control socket and its open connections, registered with the daemon's loop.
@@ -12,6 +24,22 @@ final class ControlConnections {
         var framer: LineFramer
         /// Refused or sent an over-long line: no more input is read; closed once the output is written.
         var closeAfterFlush = false
+        /// The peer closed its side: nothing more to read; closed once the output is written.
+        var peerClosed = false
+        /// What the loop watches it for now.
+        var interest: Interest
+        /// Last bytes read or written, or a line answered (boot-time ns).
+        var lastActivity: UInt64
+        /// Since when a partial line waits for its end.
+        var partialSince: UInt64?
+        /// Since when queued output has not moved.
+        var stalledSince: UInt64?
+    }
+
+    /// Why connections were closed, counted for one summary log line per loop turn.
+    struct Closures {
+        var idle = 0, slow = 0, incomplete = 0, evicted = 0
+        var isEmpty: Bool { idle + slow + incomplete + evicted == 0 }
     }
 
     /// The listening socket (registered by the daemon for `.readable` with token `.listener`).
@@ -21,79 +49,251 @@ final class ControlConnections {
     let policy: ControlPolicy
     /// The longest line a client may send.
     let maximumMessageBytes: Int
+    let limits: ControlLimits
+    /// `limits`' cap under this process's descriptor limit.
+    let connectionCap: Int
     let log: DaemonLog
     private(set) var connections: [UInt32: Connection] = [:]
     private var nextConnectionID: UInt32 = 0
     /// One read buffer for every connection (the loop has one thread).
     private var buffer = [UInt8](repeating: 0, count: 65_536)
+    private var peerGroups = PeerGroups()
+    /// While accept fails for lack of descriptors: the listener is not watched until then.
+    private(set) var listenerPausedUntil: UInt64?
+    private var acceptBackoff: UInt64 = 0
+    private var closures = Closures()
+    private var refused = 0
+    private var lastRefused = ""
+    /// Bytes held in connection buffers at their highest since the heap was last trimmed.
+    private var heldPeak = 0
 
-    init(listener: UnixListener, loop: EventLoop<DaemonToken>, policy: ControlPolicy, maximumMessageBytes: Int, log: DaemonLog) {
+    init(listener: UnixListener, loop: EventLoop<DaemonToken>, policy: ControlPolicy, maximumMessageBytes: Int,
+         limits: ControlLimits = ControlLimits(), log: DaemonLog) {
         self.listener = listener; self.loop = loop; self.policy = policy
-        self.maximumMessageBytes = maximumMessageBytes; self.log = log
+        self.maximumMessageBytes = maximumMessageBytes; self.limits = limits; self.log = log
+        connectionCap = limits.connectionCap(descriptorLimit: DescriptorLimit.soft)
     }
 
     /// Open connections.
     var count: Int { connections.count }
 
-    /// Accepts every waiting connection; a refused peer gets its error line and is closed.
-    func acceptAll() {
-        while true {
+    // MARK: Accepting
+
+    /// Accepts the waiting connections (at most 64 a turn, so the loop stays responsive). At the
+    /// cap, or when the process is out of descriptors, the least recently active connection is
+    /// closed to make room; with none to close, the listener rests (100 ms, doubling to 2 s).
+    func acceptAll(now: UInt64) {
+        for _ in 0..<64 {
             let c: UnixConnection?
-            do { c = try listener.accept() } catch { log.warning("accept: \(error)"); return }
-            guard let c else { return }
-            let id = nextConnectionID
-            nextConnectionID &+= 1
-            var connection = Connection(socket: c, framer: LineFramer(maximumLineLength: maximumMessageBytes))
-            if let peer = try? c.peerCredentials(), let refusal = policy.refusal(peer) {
-                log.warning("control: refused uid \(peer.userID) (pid \(peer.processID))")
-                c.enqueue(refusal)
-                connection.closeAfterFlush = true
+            do { c = try listener.accept() } catch {
+                if case .system(_, let errno) = error.reason,
+                   errno == .processDescriptorLimit || errno == .systemDescriptorLimit {
+                    if !connections.isEmpty { evictLeastActive(); continue }
+                    pauseListener(now: now, because: "\(errno)")
+                } else {
+                    pauseListener(now: now, because: "\(error)")
+                }
+                return
             }
-            do { try loop.register(c.descriptor, for: [.readable, .hangup], token: .connection(id)) } catch { continue }
-            connections[id] = connection
-            flush(id)
+            guard let c else { acceptBackoff = 0; return }
+            acceptBackoff = 0
+            if connections.count >= connectionCap { evictLeastActive() }
+            add(c, now: now)
         }
     }
 
-    /// Reads what connection `id` sent, answers each complete line with `answer` (nil: no
-    /// answer, a JSON-RPC notification), calls `beforeReply` once, then writes the answers.
-    func handle(_ id: UInt32, hangup: Bool, answer: ([UInt8]) -> [UInt8]?, beforeReply: () -> Void) {
-        guard var connection = connections[id] else { return }
-        var closed = false
-        reading: while !connection.closeAfterFlush {
-            let r: SocketRead
-            do { r = try buffer.withUnsafeMutableBytes { b throws(Errno) in try connection.socket.read(into: b) } } catch {
-                closed = true
-                break reading
-            }
-            switch r {
-            case .bytes(let n): connection.framer.append(buffer[..<n])
-            case .wouldBlock: break reading
-            case .closed: closed = true; break reading
-            }
+    private func add(_ c: UnixConnection, now: UInt64) {
+        var id = nextConnectionID
+        while connections[id] != nil { id &+= 1 }     // after 2^32 connections, skip the ones still open
+        nextConnectionID = id &+ 1
+        var connection = Connection(socket: c, framer: LineFramer(maximumLineLength: maximumMessageBytes),
+                                    interest: [.readable, .hangup], lastActivity: now)
+        // Fail closed: a peer whose credentials cannot be read is refused.
+        let refusal: [UInt8]?
+        switch Result(catching: { () throws(Errno) in try c.peerCredentials() }) {
+        case .success(let peer):
+            refusal = policy.refusal(peer) { uid in peerGroups.groups(of: uid, now: now) }
+            if refusal != nil { lastRefused = "uid \(peer.userID), pid \(peer.processID)" }
+        case .failure(let e):
+            refusal = ControlPolicy.unreadableCredentials(e).line
+            lastRefused = "credentials unreadable: \(e)"
         }
-        while !connection.closeAfterFlush, let framed = connection.framer.next() {
-            switch framed {
-            case .line(let line):
-                if let l = answer(line) { connection.socket.enqueue(l) }
-            case .tooLong:
-                connection.socket.enqueue(ControlService.tooLong(limit: maximumMessageBytes))
-                connection.closeAfterFlush = true
-            }
+        if let refusal {
+            refused += 1
+            c.enqueue(refusal)
+            connection.closeAfterFlush = true
+            connection.interest = .writable
+        }
+        do { try loop.register(c.descriptor, for: connection.interest, token: .connection(id)) } catch {
+            log.warning("control: cannot watch a new connection: \(error)")
+            return
         }
         connections[id] = connection
-        // A reply says "done": what it reports must survive a power cut first.
-        beforeReply()
-        if closed && !connection.socket.hasPendingOutput { close(id); return }
-        flush(id)
-        if closed { close(id) }
+        if refusal != nil { handle(id, now: now, answer: { _ in nil }, beforeReply: {}) }
     }
 
-    func flush(_ id: UInt32) {
-        guard let connection = connections[id] else { return }
-        let done = (try? connection.socket.flush()) ?? true
-        if done && connection.closeAfterFlush { close(id) }
+    private func pauseListener(now: UInt64, because reason: String) {
+        acceptBackoff = acceptBackoff == 0 ? 100_000_000 : min(acceptBackoff * 2, 2_000_000_000)
+        listenerPausedUntil = now + acceptBackoff
+        try? loop.modify(listener.descriptor, for: [], token: .listener)
+        log.warning("control: accept failed (\(reason)); not accepting for \(acceptBackoff / 1_000_000) ms")
     }
+
+    private func resumeListener() {
+        listenerPausedUntil = nil
+        try? loop.modify(listener.descriptor, for: .readable, token: .listener)
+    }
+
+    private func evictLeastActive() {
+        guard let oldest = connections.min(by: { $0.value.lastActivity < $1.value.lastActivity })?.key else { return }
+        closures.evicted += 1
+        close(oldest)
+    }
+
+    // MARK: Reading and writing
+
+    /// Works on connection `id` after the loop reported it ready: writes queued output, then
+    /// answers its complete lines with `answer` (nil: no answer, a JSON-RPC notification) and
+    /// reads more, while its queued output is under the bound. `beforeReply` runs once before
+    /// answers are written.
+    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, beforeReply: () -> Void) {
+        guard var c = connections[id] else { return }
+        var failed = false
+        write(&c, now: now, failed: &failed)
+        var answered = false
+        var reads = 0
+        while !failed {
+            while !c.closeAfterFlush, c.socket.pendingOutputCount < limits.maximumQueuedOutput, let framed = c.framer.next() {
+                switch framed {
+                case .line(let line):
+                    if let l = answer(line) { c.socket.enqueue(l) }
+                    answered = true
+                    c.lastActivity = now
+                case .tooLong:
+                    c.socket.enqueue(ControlService.tooLong(limit: maximumMessageBytes))
+                    c.closeAfterFlush = true
+                }
+            }
+            if c.closeAfterFlush || c.peerClosed || c.socket.pendingOutputCount >= limits.maximumQueuedOutput
+                || reads >= limits.readsPerTurn { break }
+            let r: SocketRead
+            do { r = try buffer.withUnsafeMutableBytes { b throws(Errno) in try c.socket.read(into: b) } } catch {
+                failed = true
+                break
+            }
+            reads += 1
+            switch r {
+            case .bytes(let n):
+                c.framer.append(buffer[..<n])
+                c.lastActivity = now
+            case .wouldBlock:
+                reads = limits.readsPerTurn
+            case .closed:
+                c.peerClosed = true
+            }
+        }
+        // A reply says "done": what it reports must survive a power cut first.
+        if answered { beforeReply() }
+        write(&c, now: now, failed: &failed)
+        let held = c.framer.bufferedCount + c.socket.pendingOutputCount
+        heldPeak = max(heldPeak, held)
+        c.framer.releaseMemoryIfEmpty()
+        if c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
+        if failed || ((c.closeAfterFlush || c.peerClosed) && !c.socket.hasPendingOutput) {
+            connections[id] = c
+            close(id)
+            return
+        }
+        watch(id, &c)
+        connections[id] = c
+    }
+
+    /// Writes what the socket takes; notes progress and stalls.
+    private func write(_ c: inout Connection, now: UInt64, failed: inout Bool) {
+        guard c.socket.hasPendingOutput else { c.stalledSince = nil; return }
+        let before = c.socket.pendingOutputCount
+        do { _ = try c.socket.flush() } catch { failed = true; return }
+        if c.socket.pendingOutputCount < before { c.lastActivity = now; c.stalledSince = nil }
+        if c.socket.hasPendingOutput { c.stalledSince = c.stalledSince ?? now } else { c.stalledSince = nil }
+    }
+
+    /// Registers the interest the connection's state calls for (see the table at the top).
+    private func watch(_ id: UInt32, _ c: inout Connection) {
+        var interest: Interest = []
+        if !c.closeAfterFlush && !c.peerClosed && c.socket.pendingOutputCount < limits.maximumQueuedOutput {
+            interest = [.readable, .hangup]
+        }
+        if c.socket.hasPendingOutput { interest.insert(.writable) }
+        guard interest != c.interest else { return }
+        do {
+            try loop.modify(c.socket.descriptor, for: interest, token: .connection(id))
+            c.interest = interest
+        } catch {
+            log.warning("control: cannot change what connection \(id) is watched for: \(error)")
+        }
+    }
+
+    // MARK: Time
+
+    /// The earliest instant something must happen without input: a timeout or the listener's rest.
+    /// - Complexity: O(connections), at most the cap.
+    var nextDeadline: UInt64? {
+        var next = listenerPausedUntil
+        for c in connections.values {
+            let d = deadline(of: c)
+            next = min(next ?? d, d)
+        }
+        return next
+    }
+
+    private func deadline(of c: Connection) -> UInt64 {
+        var d = c.lastActivity &+ limits.idleTimeout
+        if let s = c.partialSince { d = min(d, s &+ limits.requestTimeout) }
+        if let s = c.stalledSince { d = min(d, s &+ limits.writeTimeout) }
+        return d
+    }
+
+    /// Closes the connections whose time is up, lets the listener accept again after its rest,
+    /// gives the heap back after a burst, and logs one summary line of what was closed or refused.
+    func advance(to now: UInt64) {
+        if let p = listenerPausedUntil, p <= now { resumeListener() }
+        var expired: [(UInt32, Bool)] = []
+        for (id, c) in connections where deadline(of: c) <= now {
+            let stalled = c.stalledSince.map { $0 &+ limits.writeTimeout <= now } ?? false
+            let incomplete = c.partialSince.map { $0 &+ limits.requestTimeout <= now } ?? false
+            if stalled { closures.slow += 1 } else if incomplete { closures.incomplete += 1 } else { closures.idle += 1 }
+            expired.append((id, incomplete && !stalled))
+        }
+        for (id, incomplete) in expired {
+            if incomplete, let c = connections[id] {
+                // Best effort: say why before closing (never waits).
+                c.socket.enqueue(RPCReply.error(RPCError(.invalidRequest, "invalid request: the line did not end within \(limits.requestTimeout / 1_000_000_000) s"), id: .null))
+                _ = try? c.socket.flush()
+            }
+            close(id)
+        }
+        reportClosures()
+        if heldPeak >= 1 << 20 && connections.values.allSatisfy({ $0.framer.bufferedCount + $0.socket.pendingOutputCount < 65_536 }) {
+            heldPeak = 0
+            Memory.releaseFreePages()
+        }
+    }
+
+    /// One log line for the connections closed or refused since the last one.
+    private func reportClosures() {
+        guard !closures.isEmpty || refused > 0 else { return }
+        var parts: [String] = []
+        if refused > 0 { parts.append("\(refused) refused (not allowed to connect; last \(lastRefused))") }
+        if closures.idle > 0 { parts.append("\(closures.idle) idle for \(limits.idleTimeout / 1_000_000_000) s") }
+        if closures.incomplete > 0 { parts.append("\(closures.incomplete) with a line unfinished after \(limits.requestTimeout / 1_000_000_000) s") }
+        if closures.slow > 0 { parts.append("\(closures.slow) not reading their answers for \(limits.writeTimeout / 1_000_000_000) s") }
+        if closures.evicted > 0 { parts.append("\(closures.evicted) least recently active closed at the cap of \(connectionCap) connections") }
+        log.warning("control: connections closed: " + parts.joined(separator: ", "))
+        closures = Closures()
+        refused = 0
+    }
+
+    // MARK: Closing
 
     func close(_ id: UInt32) {
         guard let c = connections.removeValue(forKey: id) else { return }

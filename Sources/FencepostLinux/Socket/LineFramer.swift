@@ -31,6 +31,16 @@ public struct LineFramer: Sendable {
     /// Bytes buffered and not yet part of a returned line.
     public var bufferedCount: Int { buffer.count - head }
 
+    /// Frees the buffer when it holds no bytes (an idle connection keeps no memory); a partial
+    /// line is kept.
+    public mutating func releaseMemoryIfEmpty() {
+        guard head == buffer.count, buffer.capacity > 0, !discarding || head == buffer.count else { return }
+        buffer = []
+        head = 0
+        scanned = 0
+        _checkInvariants()
+    }
+
     /// Adds bytes; take the lines out with ``next()`` until it returns nil.
     /// - Complexity: amortized O(bytes.count).
     public mutating func append(_ bytes: some Sequence<UInt8>) {

@@ -24,6 +24,9 @@ public final class UnixConnection {
     private var output: [UInt8] = []
     private var outputHead = 0
 
+    /// The output buffer capacity kept between answers; a larger one is freed once written.
+    public static let keptCapacity = 4096
+
     /// Takes ownership of a connected, nonblocking socket.
     public init(descriptor: FileDescriptor) { self.descriptor = descriptor }
 
@@ -56,7 +59,7 @@ public final class UnixConnection {
     /// Appends bytes to the output buffer (nothing is written until ``flush()``).
     public func enqueue(_ bytes: some Sequence<UInt8>) {
         if outputHead > 0 && outputHead == output.count {
-            output.removeAll(keepingCapacity: true)
+            output.removeAll(keepingCapacity: output.capacity <= Self.keptCapacity)
             outputHead = 0
         }
         output.append(contentsOf: bytes)
@@ -77,7 +80,8 @@ public final class UnixConnection {
             case .failure(let e): throw e
             }
         }
-        output.removeAll(keepingCapacity: true)
+        // A large answer's buffer goes back to the heap; a small one is kept for the next.
+        output.removeAll(keepingCapacity: output.capacity <= Self.keptCapacity)
         outputHead = 0
         return true
     }

@@ -39,7 +39,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible, CustomD
         (EPERM, "EPERM"), (ENOENT, "ENOENT"), (ESRCH, "ESRCH"), (EINTR, "EINTR"), (EIO, "EIO"),
         (ENXIO, "ENXIO"), (EBADF, "EBADF"), (EAGAIN, "EAGAIN"), (ENOMEM, "ENOMEM"), (EACCES, "EACCES"),
         (EFAULT, "EFAULT"), (EBUSY, "EBUSY"), (EEXIST, "EEXIST"), (ENODEV, "ENODEV"), (ENOTDIR, "ENOTDIR"),
-        (EISDIR, "EISDIR"), (EINVAL, "EINVAL"), (EMFILE, "EMFILE"), (ENOTTY, "ENOTTY"), (EFBIG, "EFBIG"),
+        (EISDIR, "EISDIR"), (EINVAL, "EINVAL"), (ENFILE, "ENFILE"), (EMFILE, "EMFILE"), (ENOTTY, "ENOTTY"), (EFBIG, "EFBIG"),
         (ENOSPC, "ENOSPC"), (EROFS, "EROFS"), (EPIPE, "EPIPE"), (ENAMETOOLONG, "ENAMETOOLONG"),
         (ENOTSOCK, "ENOTSOCK"), (EADDRINUSE, "EADDRINUSE"), (ECONNRESET, "ECONNRESET"),
         (ENOTCONN, "ENOTCONN"), (ECONNABORTED, "ECONNABORTED"), (ETIMEDOUT, "ETIMEDOUT"), (ECONNREFUSED, "ECONNREFUSED"),
@@ -61,6 +61,10 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible, CustomD
     public static let isDirectory = Errno(rawValue: EISDIR)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let notTerminal = Errno(rawValue: ENOTTY)
+    /// `EMFILE`: this process has as many descriptors open as `RLIMIT_NOFILE` allows.
+    public static let processDescriptorLimit = Errno(rawValue: EMFILE)
+    /// `ENFILE`: the whole system is out of open-file entries.
+    public static let systemDescriptorLimit = Errno(rawValue: ENFILE)
     public static let brokenPipe = Errno(rawValue: EPIPE)
     public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
     public static let addressInUse = Errno(rawValue: EADDRINUSE)

@@ -1,0 +1,135 @@
+import FencepostLinux
+import Foundation
+import Testing
+
+/// The real agent under a misbehaving control socket (issue 12, the short form of the fault
+/// harness; Benchmarks/agent/soak.sh runs the long one): large answers, clients that pipeline
+/// without reading, clients that hold partial lines, connection floods, descriptor exhaustion.
+@Suite(.serialized) struct ControlAbuseTests {
+    static let status = #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#
+
+    /// An agent with `zones` circle zones and the console GPIO.
+    static func agent(zones: Int, socketExtra: String = "", wrapper: [String] = []) throws -> DaemonProcess {
+        let d = try DaemonProcess()
+        var body = "[gpio]\nbackend = \"console\"\n"
+        if zones > 0 {
+            try Data(DaemonZonesTests.zones(zones, seed: 12).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+            body = "zones = \"zones.geojson\"\n[engine]\nlocation_cap = 200000\n" + body
+        }
+        try d.writeConfig(body, socketExtra: socketExtra)
+        try d.start(agent: true, wrapper: wrapper)
+        #expect(d.waitForLog("start-up memory released", timeout: 60), "log:\n\(d.stderr)")
+        return d
+    }
+
+    /// Defect 1: an answer larger than the socket buffer is finished by writable events, and the
+    /// agent answers the next client (it used to wait in epoll_wait with the rest unsent).
+    @Test func anAnswerLargerThanTheSocketBufferIsFinished() throws {
+        let d = try Self.agent(zones: 1000)
+        let c = try #require(RawClient(d.socket))
+        #expect(c.sendLine(#"{"jsonrpc":"2.0","id":7,"method":"pending","params":{}}"#))
+        usleep(500_000)     // the client reads late: the agent's first write fills the buffer
+        let line = c.readLine(timeout: 10)
+        #expect(line != nil, "no whole answer; log:\n\(d.stderr)")
+        if let line {
+            #expect(line.utf8.count > 300_000, "the answer is \(line.utf8.count) bytes: not larger than the socket buffer")
+            let answer = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect((answer?["result"] as? [Any])?.count == 1000)
+        }
+        #expect(freshStatus(d.socket) != nil, "a later status got no answer; log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
+    /// Defect 2: a client that pipelines `status` and never reads: the agent stops reading it once
+    /// its queue is full (memory stays flat), answers others meanwhile, and closes it when its
+    /// answers make no progress for write_timeout.
+    @Test func pipeliningWithoutReadingIsBoundedAndClosed() throws {
+        let d = try Self.agent(zones: 0, socketExtra: "write_timeout = 2\n")
+        let pid = try #require(d.process?.processIdentifier)
+        let before = try #require(ProcessProbe.rssKiB(pid))
+        let c = try #require(RawClient(d.socket))
+        let request = Array((Self.status + "\n").utf8)
+        var sent = 0
+        let end = Date().addingTimeInterval(3)
+        var pipe = [UInt8]()
+        for _ in 0..<64 { pipe += request }
+        while Date() < end {
+            let n = c.sendSome(pipe)
+            sent += n
+            if n == 0 { usleep(2000) }
+        }
+        let during = try #require(ProcessProbe.rssKiB(pid))
+        let answeredMeanwhile = freshStatus(d.socket)
+        #expect(answeredMeanwhile != nil, "log:\n\(d.stderr)")
+        #expect(during - before < 16 * 1024, "RSS grew from \(before) KiB to \(during) KiB; \(sent) bytes of requests taken")
+        #expect(c.isClosed(within: 8), "the client that never reads was not closed; log:\n\(d.stderr)")
+        #expect(d.waitForLog("not reading their answers"), "log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
+    /// Defect 2: connections holding partial lines are capped, closed after request_timeout, and
+    /// their memory is given back.
+    @Test func partialLinesAreCappedAndTimedOut() throws {
+        let d = try Self.agent(zones: 0, socketExtra: "max_connections = 100\nrequest_timeout = 2\n")
+        let pid = try #require(d.process?.processIdentifier)
+        let fdsBefore = try #require(ProcessProbe.descriptors(pid))
+        let rssBefore = try #require(ProcessProbe.rssKiB(pid))
+        let partial = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
+        var clients: [RawClient] = []
+        for _ in 0..<300 {
+            guard let c = RawClient(d.socket) else { continue }
+            c.sendSome(partial)
+            clients.append(c)
+        }
+        usleep(500_000)
+        let fdsDuring = try #require(ProcessProbe.descriptors(pid))
+        #expect(fdsDuring - fdsBefore <= 100, "\(fdsDuring - fdsBefore) connections kept open (cap 100)")
+        #expect(freshStatus(d.socket) != nil, "log:\n\(d.stderr)")
+        // After request_timeout every partial line is gone and so is its memory.
+        #expect(d.wait(timeout: 10) { (ProcessProbe.descriptors(pid) ?? 999) <= fdsBefore + 1 }, "descriptors: \(ProcessProbe.descriptors(pid) ?? -1) vs \(fdsBefore) at start")
+        let rssAfter = try #require(ProcessProbe.rssKiB(pid))
+        #expect(rssAfter - rssBefore < 8 * 1024, "RSS \(rssBefore) KiB at start, \(rssAfter) KiB after the partial lines were dropped")
+        #expect(d.stderr.contains("with a line unfinished after 2 s"), "log:\n\(d.stderr)")
+        clients.removeAll()
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
+    /// Defect 3: out of descriptors (ulimit -n 64 and 60 idle clients), the loop does not spin:
+    /// little CPU, a few log lines, and a fresh status still answers.
+    @Test func descriptorExhaustionDoesNotSpinTheLoop() throws {
+        let d = try Self.agent(zones: 0, wrapper: ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
+        let pid = try #require(d.process?.processIdentifier)
+        var clients: [RawClient] = []
+        for _ in 0..<90 { if let c = RawClient(d.socket) { clients.append(c) } }
+        usleep(300_000)
+        let cpu0 = try #require(ProcessProbe.cpuSeconds(pid))
+        let lines0 = d.stderr.split(separator: "\n").count
+        usleep(3_000_000)
+        let cpu1 = try #require(ProcessProbe.cpuSeconds(pid))
+        let lines1 = d.stderr.split(separator: "\n").count
+        #expect(cpu1 - cpu0 < 0.5, "the agent used \(cpu1 - cpu0) s of CPU in 3 s while out of descriptors")
+        #expect(lines1 - lines0 < 50, "\(lines1 - lines0) log lines in 3 s")
+        #expect(freshStatus(d.socket) != nil, "log:\n\(d.stderr.suffix(2000))")
+        clients.removeAll()
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
+    /// Malformed and over-long input gets an error line and the connection survives or is closed
+    /// as documented; the agent answers the next client.
+    @Test func malformedAndOversizedLinesGetClearErrors() throws {
+        let d = try Self.agent(zones: 0)
+        let c = try #require(RawClient(d.socket))
+        #expect(c.sendLine("{not json"))
+        #expect(c.readLine(timeout: 5)?.contains("-32700") == true)
+        #expect(c.sendLine(String(repeating: "y", count: 70_000)))
+        #expect(c.readLine(timeout: 5)?.contains("longer than 65536 bytes") == true)
+        #expect(c.isClosed(within: 5))
+        #expect(freshStatus(d.socket) != nil)
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+}
