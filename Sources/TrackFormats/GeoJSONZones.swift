@@ -101,17 +101,25 @@ public enum GeoJSONZones {
         guard let features = root["features"]?.array else {
             throw ZoneFileError(message: "\"features\" must be an array of Feature objects")
         }
-        var zones: [ZoneDefinition] = []
+        // A replaced zone leaves a hole that is dropped at the end: one pass, whatever the number
+        // of repeated ids (removing it at once shifted every later zone: O(n²), 47 s for 50k
+        // features with 25k ids, on SIGHUP inside the agent's loop).
+        var slots: [ZoneDefinition?] = []
+        slots.reserveCapacity(features.count)
         var position: [String: Int] = [:]
+        var replaced = 0
         for (k, feature) in features.enumerated() {
             let zone = try parseFeature(feature, index: k)
             if let earlier = position[zone.id] {
-                zones.remove(at: earlier)
-                for (id, p) in position where p > earlier { position[id] = p - 1 }
+                slots[earlier] = nil
+                replaced += 1
             }
-            position[zone.id] = zones.count
-            zones.append(zone)
+            position[zone.id] = slots.count
+            slots.append(zone)
         }
+        var zones: [ZoneDefinition] = []
+        zones.reserveCapacity(slots.count - replaced)
+        for case let zone? in slots { zones.append(zone) }
         return zones
     }
 

@@ -35,14 +35,14 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         let bytes: [UInt8]
-        do { bytes = try readWholeFile(file, what: "config file") } catch {
+        do { bytes = try readWholeFile(file, what: "config file", maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
             writeStandardError("fencepost check-config: \(error.message)\n")
             throw ExitCode(error.code)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let config: AgentConfiguration
         do {
-            config = try AgentConfiguration.parse(text, path: file) { try FileDescriptor.readFile($0) }
+            config = try AgentConfiguration.parse(text, path: file) { try InputFiles.readZones($0) }
         } catch {
             writeStandardError("\(error)\n")
             throw ExitCode(78)  // EX_CONFIG

@@ -107,7 +107,7 @@ enum ClientInput {
             config.categories = try root.sections("category").map { $0.map { NumberedJSON(line: $0.line, value: $0.table.json) } }
             let ids = Set(config.requests.compactMap { $0.value["id"]?.string })
             let zones = try AgentConfiguration.zoneRequests(of: root, path: path == "-" ? nil : path, requestIDs: ids,
-                                                            zoneFileReader: { try FileDescriptor.readFile($0) })
+                                                            zoneFileReader: { try InputFiles.readZones($0) })
             config.requests += zones.requests.map { NumberedJSON(line: zones.line, value: $0.json) }
         } catch {
             throw failure(error)

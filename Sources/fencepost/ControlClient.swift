@@ -45,24 +45,49 @@ struct ClientFailure: Error {
 enum ControlClient {
     /// How long to wait for the answer (an `apply` of a large config included).
     static let timeout: Duration = .seconds(30)
+    /// The longest answer taken (listings come in pages of at most 512 KiB; one large request
+    /// with a big polygon can exceed that).
+    static let maximumAnswerBytes = 16 << 20
 
     /// Calls `method` with `params` and returns the result.
-    /// - Throws: 69 when the agent cannot be reached, 65 for invalid params (-32602), 1 for any
-    ///   other JSON-RPC error.
+    /// - Throws: 69 when the agent cannot be reached (the message says whether nothing listens,
+    ///   or it listens and did not answer), 65 for invalid params (-32602), 1 for any other
+    ///   JSON-RPC error.
     static func call(_ socket: String, _ method: String, _ params: JSONValue = .object([])) throws(ClientFailure) -> JSONValue {
         func unreachable(_ detail: String) -> ClientFailure {
             ClientFailure(ClientFailure.unavailable, "cannot reach the agent at \(socket): \(detail) (is `fencepost run` running?)")
         }
-        func detail(_ e: UnixSocketError) -> String {
+        func failed(_ detail: String) -> ClientFailure {
+            ClientFailure(ClientFailure.unavailable, "the agent at \(socket) accepted `\(method)` but \(detail)")
+        }
+        func connectDetail(_ e: UnixSocketError) -> String {
             switch e.reason {
             case .system(let operation, let errno): "\(operation): \(errno)"
-            case .timedOut: "no answer within \(timeout)"
-            case .closedByPeer: "the connection was closed before an answer came"
             default: "\(e)"
             }
         }
         let client: UnixClient
-        do { client = try UnixClient.connect(socket) } catch { throw unreachable(detail(error)) }
+        do { client = try UnixClient.connect(socket, maximumLineLength: maximumAnswerBytes) } catch { throw unreachable(connectDetail(error)) }
+        /// What went wrong after the connection was made: the agent runs, so no "is it running?".
+        func answerDetail(_ e: UnixSocketError) -> ClientFailure {
+            let got = client.bytesReceived
+            switch e.reason {
+            case .timedOut where got == 0:
+                return failed("sent no answer within \(timeout) (it is busy or stuck; `journalctl -u fencepost` says which)")
+            case .timedOut:
+                return failed("its answer stopped after \(got) bytes and did not end within \(timeout)")
+            case .closedByPeer where got == 0:
+                return failed("closed the connection without answering (refused, or closed as idle or at its connection cap; see its log)")
+            case .closedByPeer:
+                return failed("closed the connection after \(got) bytes, before the answer ended")
+            case .lineTooLong(let limit):
+                return failed("its answer is longer than this client takes (\(limit / (1 << 20)) MiB); ask for pages with --limit")
+            case .system(let operation, let errno):
+                return failed("the connection failed: \(operation): \(errno)")
+            default:
+                return failed("\(e)")
+            }
+        }
         let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)])
         let line: String
         do {
@@ -76,8 +101,8 @@ enum ControlClient {
                 return try interpret(line)
             }
             line = try client.readLine(timeout: timeout)
-        } catch let e as ClientFailure { throw e } catch let e as UnixSocketError { throw unreachable(detail(e)) } catch {
-            throw unreachable("\(error)")
+        } catch let e as ClientFailure { throw e } catch let e as UnixSocketError { throw answerDetail(e) } catch {
+            throw failed("\(error)")
         }
         return try interpret(line)
     }

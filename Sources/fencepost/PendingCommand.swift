@@ -11,14 +11,33 @@ struct PendingCommand: ParsableCommand {
     @Flag(help: "Print the agent's answer as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Show one page of at most this many requests (the agent's answer in --json is then {\"pending\",\"next\",\"total\"}).", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("Start after the request with this id (the `next` of the page before).", valueName: "id"))
+    var after: String?
+
     @OptionGroup var options: SocketOptions
     @OptionGroup var zone: LocalZoneOption
 
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
     func run() throws {
         try runClient("pending") { () throws(ClientFailure) in
-            let result = try ControlClient.call(options.path, "pending")
-            if json { return try printJSON(result) }
-            let list = result.array ?? []
+            let list: [JSONValue]
+            var next: String?
+            if limit != nil || after != nil {
+                let result = try ControlClient.call(options.path, "pending", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
+                if json { return try printJSON(result) }
+                list = result["pending"]?.array ?? []
+                next = result["next"]?.string
+            } else {
+                list = try ControlPages.all(options.path, "pending") { $0["pending"]?.array ?? [] }
+                if json { return try printJSON(.array(list)) }
+            }
+            defer { if let next { writeStandardError("more after \(next): fencepost pending --after \(next)\(limit.map { " --limit \($0)" } ?? "")\n") } }
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
             let now = SystemClocks.wallNow()
             let local = try zone.rules()

@@ -10,11 +10,35 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the agent's answer as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("List at most this many pending requests (one page).", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("List the pending requests after the one with this id (the `next` of the page before).", valueName: "id"))
+    var after: String?
+
     @OptionGroup var options: SocketOptions
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
 
     func run() throws {
         try runClient("status") { () throws(ClientFailure) in
-            let s = try ControlClient.call(options.path, "status")
+            if limit != nil || after != nil {
+                let s = try ControlClient.call(options.path, "status", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
+                if json { return try printJSON(s) }
+                return try writeStandardOutput(Self.text(s))
+            }
+            // The whole list: the first answer's page, then the rest page by page.
+            var s = try ControlClient.call(options.path, "status")
+            if let next = s["next"]?.string, case .object(var members) = s {
+                let rest = try ControlPages.all(options.path, "status", after: next) { $0["pending"]?.array ?? [] }
+                for i in members.indices {
+                    if members[i].key == "pending" { members[i].value = .array((members[i].value.array ?? []) + rest) }
+                    if members[i].key == "next" { members[i].value = .null }
+                }
+                s = .object(members)
+            }
             if json { return try printJSON(s) }
             try writeStandardOutput(Self.text(s))
         }
@@ -46,7 +70,12 @@ struct StatusCommand: ParsableCommand {
         if let p = str(s["config"]) { text += "config    \(p)\n" }
         if let p = str(s["state"]) { text += "state     \(p)\n" }
         let pending = s["pending"]?.array ?? []
-        text += "pending   \(pending.count)\n"
+        let total = s["pendingTotal"]?.int64 ?? Int64(pending.count)
+        if let next = s["next"]?.string {
+            text += "pending   \(total) (\(pending.count) listed; more: fencepost status --after \(next))\n"
+        } else {
+            text += "pending   \(total)\n"
+        }
         if !pending.isEmpty {
             let rows = pending.map { p in [str(p["id"]) ?? "?", str(p["kind"]) ?? "?", str(p["why"]) ?? ""] }
             text += "\n" + ClientText.table(["ID", "KIND", "WHY IT HAS NOT FIRED"], rows)

@@ -133,3 +133,36 @@ import Testing
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
 }
+
+/// The CLI over a large agent: listings come page by page, and errors say what happened.
+@Suite(.serialized) struct ControlPagingCLITests {
+    @Test func pendingAndStatusPageThroughManyZones() throws {
+        let d = try ControlAbuseTests.agent(zones: 6_000)
+        let start = Date()
+        let pending = try d.cli(["pending"])
+        #expect(pending.status == 0, "\(pending.stderr)")
+        #expect(pending.stdout.split(separator: "\n").count == 6_001, "\(pending.stdout.prefix(300))")
+        #expect(Date().timeIntervalSince(start) < 30)
+        let status = try d.cli(["status"])
+        #expect(status.status == 0 && status.stdout.contains("pending   6000\n"), "\(status.stderr)")
+        let page = try d.cli(["pending", "--limit", "10", "--after", "z99"])
+        #expect(page.stdout.split(separator: "\n").count == 11)
+        #expect(page.stderr.contains("more after z109: fencepost pending --after z109 --limit 10"), "\(page.stderr)")
+        let json = try d.cli(["pending", "--json"])
+        let all = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any]
+        #expect(all?.count == 6_000)
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
+    @Test func aZonesFileThatIsADeviceIsAClearError() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-zero-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("fencepost.toml")
+        try Data("zones = \"/dev/zero\"\n".utf8).write(to: config)
+        let out = try ChildProcess.run(["check-config", config.path])
+        #expect(out.status == 78)
+        #expect(out.stderr.contains("/dev/zero: cannot read: not a regular file"), "\(out.stderr)")
+    }
+}

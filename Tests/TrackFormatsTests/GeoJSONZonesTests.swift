@@ -98,3 +98,27 @@ import TrackFormats
             == "feature 0: id must be a non-empty string or an integer, found a boolean")
     }
 }
+
+/// Repeated ids are replaced in one pass (issue 12: 50k features with 25k ids took 47 s, on
+/// SIGHUP inside the agent's loop).
+@Suite struct GeoJSONZonesScaleTests {
+    @Test func manyRepeatedIdsAreLinear() throws {
+        let features = 40_000, ids = 20_000
+        var parts: [String] = []
+        parts.reserveCapacity(features)
+        for i in 0..<features {
+            let id = i % ids
+            parts.append(#"{"type":"Feature","id":"z\#(id)","geometry":{"type":"Point","coordinates":[\#(6 + Double(i) / 1e5),51]},"properties":{"radius":\#(10 + i % 7)}}"#)
+        }
+        let text = #"{"type":"FeatureCollection","features":["# + parts.joined(separator: ",") + "]}"
+        let clock = ContinuousClock()
+        var zones: [ZoneDefinition] = []
+        let took = try clock.measure { zones = try GeoJSONZones.parse(Array(text.utf8)) }
+        #expect(zones.count == ids)
+        // The later feature of each id wins and takes the later place: z0 … z19999 in order, each
+        // with the radius of its second feature.
+        #expect(zones.first?.id == "z0" && zones.last?.id == "z\(ids - 1)")
+        #expect(zones[0].shape == .circle(center: Coordinate(latitude: 51, longitude: 6 + Double(ids) / 1e5), radius: Double(10 + ids % 7)))
+        #expect(took < .seconds(8), "parsing \(features) features with \(ids) ids took \(took)")
+    }
+}

@@ -46,10 +46,22 @@ extension ControlService {
         return requests
     }
 
-    /// `pending` `{}` → `[{"request":{…},"nextFire":"…"|null,"regionState":…|null,"waitingFor":…|null}]`.
+    /// `pending` `{}` → `[{"request":{…},"nextFire":"…"|null,"regionState":…|null,"waitingFor":…|null}]`
+    /// when they fit in one answer (ControlPage), else a -32000 error that says to page;
+    /// `{"limit":n,"after":id}` → `{"pending":[…],"next":id|null,"total":n}`, one page in add order.
     func pending(_ call: inout Call) throws(RPCError) -> JSONValue {
-        try call.keys([])
-        return .array(call.center.engine.pending(clock: call.clock).map(Self.pendingJSON))
+        try call.keys(["limit", "after"])
+        let page = try ControlPage(call.params)
+        let engine = call.center.engine
+        let (items, next) = try page.cut(engine, clock: call.clock, defaultLimit: ControlPage.maximumItems, json: Self.pendingJSON)
+        if page.isRequested {
+            return .object([("pending", .array(items)), ("next", next.map(JSONValue.string) ?? .null),
+                            ("total", .integer(Int64(engine.pendingCount)))])
+        }
+        guard next == nil else {
+            throw RPCError(.serverError, "\(engine.pendingCount) pending requests do not fit in one answer (at most \(ControlPage.maximumItems) requests or \(ControlPage.maximumBytes / 1024) KiB): ask for pages with {\"limit\":…,\"after\":…} (`fencepost pending` does)")
+        }
+        return .array(items)
     }
 
     static func pendingJSON(_ p: PendingNotification) -> JSONValue {
@@ -67,10 +79,17 @@ extension ControlService {
     }
 
     /// `remove` `{"ids":[…]}` or `{"all":true}` → `{"removed":[ids]}` (the ids that were pending).
+    /// - Complexity: O(k) for k ids (each looked up, none repeated); O(n log n) for all.
     func remove(_ call: inout Call) throws(RPCError) -> JSONValue {
         let ids = try call.idsOrAll()
-        let pending = call.center.engine.pending(clock: call.clock).map(\.request.identifier)
-        let removed = ids.map { wanted in pending.filter { wanted.contains($0) } } ?? pending
+        let engine = call.center.engine
+        let removed: [String]
+        if let ids {
+            var seen = Set<String>()
+            removed = ids.filter { engine.isPending($0) && seen.insert($0).inserted }
+        } else {
+            removed = engine.pendingIdentifiers
+        }
         _ = try call.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
             ids == nil ? e.removeAllPending() : e.removePending(removed)
         }
@@ -84,10 +103,18 @@ extension ControlService {
     }
 
     /// `removeDelivered` `{"ids":[…]}` or `{"all":true}` → `{"removed":[ids]}`; their signals stop.
+    /// - Complexity: O(d + k) for k ids among d deliveries (d ≤ delivered_cap): one pass, hashed lookups.
     func removeDelivered(_ call: inout Call) throws(RPCError) -> JSONValue {
         let ids = try call.idsOrAll()
-        let existing = call.center.engine.delivered.map(\.identifier)
-        let removed = ids.map { wanted in existing.filter { wanted.contains($0) } } ?? existing
+        var existing: [String] = []
+        for d in call.center.engine.delivered { existing.append(d.identifier) }
+        let removed: [String]
+        if let ids {
+            let wanted = Set(ids)
+            removed = existing.filter { wanted.contains($0) }
+        } else {
+            removed = existing
+        }
         _ = try call.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
             ids == nil ? e.removeAllDelivered() : e.removeDelivered(removed)
         }

@@ -5,9 +5,15 @@ import FencepostJSON
 import LocalNotifications
 
 extension ControlService {
-    /// `status` `{}` → `{"clock":{…},"gps":{…},"badge":n,"delivered":n,"pending":[{"id","kind","nextFire","regionState","why"}]}`.
+    /// Pending requests in one `status` answer when no `limit` is given.
+    static let statusPageItems = 1_000
+
+    /// `status` `{}` → `{"clock":{…},"gps":{…},"badge":n,"delivered":n,"pending":[{"id","kind","nextFire","regionState","why"}],
+    /// "pendingTotal":n,"next":id|null}`: the first page of pending requests (statusPageItems, ControlPage's
+    /// byte bound); `{"limit":n,"after":id}` asks for another page.
     func statusResult(_ call: inout Call) throws(RPCError) -> JSONValue {
-        try call.keys([])
+        try call.keys(["limit", "after"])
+        let page = try ControlPage(call.params)
         let s = call.status, engine = call.center.engine, clock = call.clock
         func number(_ d: Double?) -> JSONValue { d.map(JSONValue.number) ?? .null }
         func text(_ t: String?) -> JSONValue { t.map(JSONValue.string) ?? .null }
@@ -25,19 +31,24 @@ extension ControlService {
             ("error", number(s.lastFixError)), ("lat", number(s.lastFixLatitude)), ("lon", number(s.lastFixLongitude)),
             ("fixes", .integer(Int64(s.fixesReceived))),
         ] + s.gps.jsonFields)
-        let pending = engine.pending(clock: clock).map { p -> JSONValue in
+        // The last delivery of each request, once (not a scan of the deliveries per request).
+        var lastDelivered: [String: WallInstant] = [:]
+        for d in engine.delivered { if let date = d.date { lastDelivered[d.requestIdentifier] = date } }
+        let (pending, next) = try page.cut(engine, clock: clock, defaultLimit: Self.statusPageItems) { p -> JSONValue in
             .object([("id", .string(p.request.identifier)), ("kind", .string(p.request.trigger.kind)),
                      ("nextFire", text(p.nextFire?.description)),
                      ("regionState", p.regionState.map { .string(Self.regionName($0)) } ?? .null),
-                     ("why", .string(Self.why(p, engine: engine, clock: clock, status: s)))])
+                     ("why", .string(Self.why(p, engine: engine, clock: clock, status: s, lastDelivered: lastDelivered)))])
         }
         return .object([("clock", clockJSON), ("gps", gps), ("badge", .integer(Int64(engine.badgeCount))),
                         ("delivered", .integer(Int64(engine.delivered.count))), ("config", text(s.configPath)),
-                        ("state", text(s.statePath)), ("pending", .array(pending))])
+                        ("state", text(s.statePath)), ("pending", .array(pending)),
+                        ("pendingTotal", .integer(Int64(engine.pendingCount))), ("next", next.map(JSONValue.string) ?? .null)])
     }
 
-    /// Why `p` has not fired yet, in one line.
-    static func why(_ p: PendingNotification, engine: NotificationEngine, clock: EngineClock, status s: AgentStatus) -> String {
+    /// Why `p` has not fired yet, in one line. `lastDelivered`: each request's last delivery date.
+    static func why(_ p: PendingNotification, engine: NotificationEngine, clock: EngineClock, status s: AgentStatus,
+                    lastDelivered: [String: WallInstant]) -> String {
         func next(_ fire: WallInstant?) -> String {
             guard let fire else { return "no further fire" }
             return "next fire in \(approximate(fire.secondsSinceEpoch - clock.wall.secondsSinceEpoch)) (\(fire))"
@@ -62,7 +73,7 @@ extension ControlService {
                 let source = s.gpsSource.map { "\($0)\(s.gpsConnected ? "" : ", not connected")" } ?? "no GPS source configured"
                 parts.append("waiting for a fix (\(source))")
             }
-            if t.cooldown > 0, let last = engine.delivered.last(where: { $0.requestIdentifier == p.request.identifier })?.date {
+            if t.cooldown > 0, let last = lastDelivered[p.request.identifier] {
                 let left = Int64(t.cooldown.rounded(.up)) - (clock.wall.secondsSinceEpoch - last.secondsSinceEpoch)
                 if left > 0 { parts.append("cooldown \(approximate(left)) left") }
             }

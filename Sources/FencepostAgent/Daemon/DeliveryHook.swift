@@ -6,11 +6,22 @@ import LocalNotifications
 /// Runs the configured hook and keeps track of the children until they end — also across a
 /// reload that changes or removes the hook (children started before are still reaped and held to
 /// their time limit).
+///
+/// Bounded: at most ``maximumRunning`` children at once; further deliveries wait in a queue of at
+/// most ``maximumWaiting`` (started as children end); beyond that a delivery's hook is not run,
+/// and the log says how many were skipped (the delivery itself is signalled and stored as always).
 final class DeliveryHook {
+    /// Children running at once.
+    let maximumRunning = 4
+    /// Deliveries waiting for a free child.
+    let maximumWaiting = 64
     /// The hook to start for each delivery; nil: none.
     private(set) var configuration: HookConfiguration?
     let log: DaemonLog
     private var running: [(child: ChildProcess, deadline: UInt64, limit: UInt64, name: String, delivery: String, killed: Bool)] = []
+    private var waiting: [(configuration: HookConfiguration, delivery: DeliveredNotification)] = []
+    private var waitingHead = 0
+    private var skipped = 0
 
     init(_ configuration: HookConfiguration?, log: DaemonLog) {
         self.configuration = configuration
@@ -43,8 +54,18 @@ final class DeliveryHook {
         return env.map { String($0.prefix { $0 != "\0" }) }
     }
 
+    /// Starts the hook for `d`, or queues it while ``maximumRunning`` children run.
     func run(_ d: DeliveredNotification, at now: UInt64) {
         guard let configuration else { return }
+        guard running.count >= maximumRunning || waitingHead < waiting.count else { return start(configuration, d, at: now) }
+        if waiting.count - waitingHead >= maximumWaiting {
+            skipped += 1
+            return
+        }
+        waiting.append((configuration, d))
+    }
+
+    private func start(_ configuration: HookConfiguration, _ d: DeliveredNotification, at now: UInt64) {
         let command = configuration.command
         let limit = UInt64(max(0.001, configuration.timeoutSeconds) * 1e9)
         do {
@@ -71,9 +92,29 @@ final class DeliveryHook {
             try? running[i].child.send(9)
             running[i].killed = true
         }
+        while running.count < maximumRunning && waitingHead < waiting.count {
+            let next = waiting[waitingHead]
+            waitingHead += 1
+            start(next.configuration, next.delivery, at: now)
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll()
+            waitingHead = 0
+        }
+        if skipped > 0 {
+            log.warning("hook: \(skipped) deliveries not given to the hook: \(maximumRunning) hooks were running and \(maximumWaiting) waiting")
+            skipped = 0
+        }
     }
+
+    /// Children running now and deliveries waiting for one.
+    var counts: (running: Int, waiting: Int) { (running.count, waiting.count - waitingHead) }
 
     /// When ``poll(at:)`` must run to kill a child past its limit (ended children are reaped on
     /// SIGCHLD, which the daemon receives through its signalfd).
-    var nextDeadline: UInt64? { running.filter { !$0.killed }.map(\.deadline).min() }
+    var nextDeadline: UInt64? {
+        var next: UInt64?
+        for r in running where !r.killed { next = min(next ?? r.deadline, r.deadline) }
+        return next
+    }
 }

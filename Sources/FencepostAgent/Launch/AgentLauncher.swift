@@ -76,11 +76,11 @@ public enum AgentLauncher {
     /// Reads and parses a configuration file; errors name the file and line.
     public static func load(_ path: String) throws(AgentConfigurationError) -> AgentConfiguration {
         let bytes: [UInt8]
-        do { bytes = try FileDescriptor.readFile(path) } catch {
+        do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
             throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
         }
         return try AgentConfiguration.parse(String(decoding: bytes, as: UTF8.self), path: path, zoneFileReader: { p in
-            try FileDescriptor.readFile(p)
+            try InputFiles.readZones(p)
         })
     }
 }

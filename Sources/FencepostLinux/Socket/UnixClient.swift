@@ -12,6 +12,8 @@ public final class UnixClient {
     /// The connected socket, closed with the client.
     public let descriptor: FileDescriptor
     private var framer: LineFramer
+    /// Bytes received so far (to tell "no answer at all" from "an answer that did not end").
+    public private(set) var bytesReceived = 0
 
     private init(path: String, descriptor: FileDescriptor, maximumLineLength: Int) {
         self.path = path
@@ -60,7 +62,7 @@ public final class UnixClient {
         let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let (seconds, attoseconds) = timeout.components
         let limit = UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
-        var chunk = [UInt8](repeating: 0, count: 4096)
+        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             switch framer.next() {
             case .line(let bytes): return String(decoding: bytes, as: UTF8.self)
@@ -82,6 +84,7 @@ public final class UnixClient {
             case .failure(let e): throw UnixSocketError(path: path, reason: .system(operation: "read", errno: e))
             }
             if n == 0 { throw UnixSocketError(path: path, reason: .closedByPeer) }
+            bytesReceived += n
             framer.append(chunk[..<n])
         }
     }

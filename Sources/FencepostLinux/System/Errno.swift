@@ -61,6 +61,10 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible, CustomD
     public static let isDirectory = Errno(rawValue: EISDIR)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let notTerminal = Errno(rawValue: ENOTTY)
+    /// `ENODEV`: from a read that takes regular files only, the path is a device or a pipe.
+    public static let notRegularFile = Errno(rawValue: ENODEV)
+    /// `EFBIG`: a bounded read found more than its bound.
+    public static let fileTooLarge = Errno(rawValue: EFBIG)
     /// `EMFILE`: this process has as many descriptors open as `RLIMIT_NOFILE` allows.
     public static let processDescriptorLimit = Errno(rawValue: EMFILE)
     /// `ENFILE`: the whole system is out of open-file entries.

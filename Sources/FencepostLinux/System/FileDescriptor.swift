@@ -51,6 +51,23 @@ public struct FileDescriptor: Hashable, Sendable {
         return try fd.readToEnd()
     }
 
+    /// The whole file, or `EFBIG` ("File too large") once more than `maximumBytes` were read —
+    /// for files a person names, which may be a device or a pipe without end.
+    /// With `regularOnly`, a file that is not a regular file (a device such as /dev/zero, a
+    /// pipe) is `ENODEV`, and one whose size is over the bound is `EFBIG` before anything is read.
+    /// The corresponding C functions are `open`, `fstat` and `read`.
+    public static func readFile(_ path: String, maximumBytes: Int, regularOnly: Bool = false) throws(Errno) -> [UInt8] {
+        let fd = try openForReading(path)
+        defer { try? fd.close() }
+        if regularOnly {
+            var st = stat()
+            guard fstat(fd.rawValue, &st) == 0 else { throw Errno.current }
+            guard st.st_mode & S_IFMT == S_IFREG else { throw Errno.notRegularFile }
+            guard st.st_size <= maximumBytes else { throw Errno.fileTooLarge }
+        }
+        return try fd.readToEnd(maximumBytes: maximumBytes)
+    }
+
     /// Opens `path` with `flags` (`O_…`) and, when creating, `mode` before the umask.
     /// The corresponding C function is `open`.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
@@ -82,11 +99,12 @@ public struct FileDescriptor: Hashable, Sendable {
 
     /// Reads to the end of the file.
     /// - Complexity: O(n); one read(2) per 256 KiB.
-    public func readToEnd() throws(Errno) -> [UInt8] {
+    public func readToEnd(maximumBytes: Int = Int.max) throws(Errno) -> [UInt8] {
         var out: [UInt8] = []
         let chunk = 256 * 1024
         while true {
             let old = out.count
+            if old > maximumBytes { throw Errno.fileTooLarge }
             // Geometric growth: reserving exactly `old + chunk` would copy the whole buffer at
             // every chunk (O(n²): 50 s of copying and page faults for a 170 MB zones file).
             if out.capacity < old + chunk { out.reserveCapacity(max(old + chunk, 2 * out.capacity)) }

@@ -1,0 +1,42 @@
+// Files a person names in the configuration (the configuration itself, a zones file): read with
+// a size bound, so `zones = "/dev/zero"` or a runaway file is a clear error, not an agent that
+// fills its memory and is killed (through SIGHUP, while running).
+import FencepostLinux
+
+/// Bounded reads of the configuration and zones files.
+public enum InputFiles {
+    /// The largest configuration file read (its [[request]]s included).
+    public static let maximumConfigurationBytes = 64 << 20
+    /// The largest zones file read: 1M circle zones are ~170 MB of GeoJSON.
+    public static let maximumZonesBytes = 512 << 20
+
+    /// Why a file was not read.
+    public enum Failure: Error, CustomStringConvertible {
+        case system(Errno)
+        case tooLarge(limit: Int)
+        case notRegular
+
+        public var description: String {
+            switch self {
+            case .system(let e): "\(e)"
+            case .tooLarge(let limit): "larger than \(limit >> 20) MiB (the most read; is it the right file?)"
+            case .notRegular: "not a regular file (a device or a pipe cannot be a zones file)"
+            }
+        }
+    }
+
+    /// The whole file at `path`, at most `maximumBytes`; with `regularOnly` (zones files) a device
+    /// or pipe is refused before reading, and so is a file whose size is over the bound.
+    public static func read(_ path: String, maximumBytes: Int, regularOnly: Bool = false) throws(Failure) -> [UInt8] {
+        do { return try FileDescriptor.readFile(path, maximumBytes: maximumBytes, regularOnly: regularOnly) } catch {
+            if error == Errno.fileTooLarge { throw .tooLarge(limit: maximumBytes) }
+            if regularOnly && error == Errno.notRegularFile { throw .notRegular }
+            throw .system(error)
+        }
+    }
+
+    /// A zones file: regular, at most ``maximumZonesBytes``.
+    public static func readZones(_ path: String) throws(Failure) -> [UInt8] {
+        try read(path, maximumBytes: maximumZonesBytes, regularOnly: true)
+    }
+}

@@ -1,0 +1,29 @@
+// Listings a page at a time: the agent answers at most a page (5,000 requests or 512 KiB), so
+// `fencepost pending` and `fencepost status` ask for pages until `next` is null.
+import FencepostJSON
+
+enum ControlPages {
+    /// Requests asked for per page.
+    static let pageSize = 1_000
+
+    /// `{"limit": n, "after": id}`.
+    static func params(limit: Int, after: String?) -> JSONValue {
+        var members: [(String, JSONValue)] = [("limit", .integer(Int64(limit)))]
+        if let after { members.append(("after", .string(after))) }
+        return .object(members)
+    }
+
+    /// Every item of a paged listing: calls `method` page after page, taking each page's items
+    /// with `items`, until the answer's `next` is null.
+    static func all(_ socket: String, _ method: String, after start: String? = nil,
+                    items: (JSONValue) -> [JSONValue]) throws(ClientFailure) -> [JSONValue] {
+        var out: [JSONValue] = []
+        var after = start
+        while true {
+            let page = try ControlClient.call(socket, method, params(limit: pageSize, after: after))
+            out += items(page)
+            guard let next = page["next"]?.string else { return out }
+            after = next
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import CivilTime
+@testable import FencepostAgent
+import FencepostJSON
+import FencepostLinux
+import Foundation
+import LocalNotifications
+import SeededRandom
+import Testing
+
+/// Listings in pages, O(k) removal, the peer policy's groups (issue 12).
+@Suite struct ControlPagingTests {
+    static func zone(_ i: Int) -> String {
+        #"{"id":"z\#(i)","content":{"title":"Z"},"trigger":{"location":{"region":{"circle":{"lat":\#(51 + Double(i % 1000) / 1e4),"lon":\#(6 + Double(i / 1000) / 1e4),"radius":50}},"notifyOnEntry":true,"repeats":true}}}"#
+    }
+
+    /// A harness with `n` zones z0 … z(n−1), added in chunks.
+    static func harness(zones n: Int) throws -> ControlHarness {
+        let h = try ControlHarness()
+        var i = 0
+        while i < n {
+            let chunk = (i..<min(n, i + 2000)).map(zone).joined(separator: ",")
+            _ = try h.result("add", #"{"requests":[\#(chunk)]}"#)
+            i += 2000
+        }
+        return h
+    }
+
+    @Test func pendingPagesCoverEverythingOnceInAddOrder() throws {
+        let h = try Self.harness(zones: 2_500)
+        var seen: [String] = []
+        var after: String? = nil
+        var pages = 0
+        repeat {
+            let params = after.map { #"{"limit":700,"after":"\#($0)"}"# } ?? #"{"limit":700}"#
+            let page = try h.result("pending", params)
+            #expect(page["total"] == 2_500)
+            let items = page["pending"]?.array ?? []
+            #expect(items.count <= 700 && !items.isEmpty)
+            seen += items.compactMap { $0["request"]?["id"]?.string }
+            after = page["next"]?.string
+            pages += 1
+        } while after != nil && pages < 10
+        #expect(pages == 4)
+        #expect(seen == (0..<2_500).map { "z\($0)" })
+        // Unknown `after`, bad `limit`: clear errors.
+        let (code, message, _) = try h.error("pending", #"{"limit":5,"after":"nope"}"#)
+        #expect(code == -32602 && message.contains("\"nope\" is not pending"), "\(message)")
+        #expect(try h.error("pending", #"{"limit":0}"#).1.contains("\"limit\" must be an integer ≥ 1"))
+        // status pages its pending list the same way.
+        let s = try h.result("status", #"{"limit":1000}"#)
+        #expect(s["pendingTotal"] == 2_500 && s["pending"]?.array?.count == 1_000 && s["next"] == "z999")
+        let s2 = try h.result("status", #"{"after":"z2000","limit":1000}"#)
+        #expect(s2["pending"]?.array?.count == 499 && s2["next"] == .null)
+    }
+
+    @Test func anUnpagedListingTooLargeForOneAnswerSaysToPage() throws {
+        let h = try Self.harness(zones: 5_100)
+        let (code, message, _) = try h.error("pending")
+        #expect(code == -32000)
+        #expect(message.contains("5100 pending requests do not fit in one answer") && message.contains("\"limit\""), "\(message)")
+        // status answers with its first page and says where to go on.
+        let s = try h.result("status")
+        #expect(s["pendingTotal"] == 5_100 && s["pending"]?.array?.count == 1_000 && s["next"] == "z999")
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func enginePagesAgreeWithTheFullList(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let h = try ControlHarness()
+        var engine = ControlHarness.engine()
+        for i in 0..<600 {
+            let r = try NotificationRequest(json: try JSONValue.parse(Array(Self.zone(rng.int(0...399)).utf8)))
+            _ = try engine.add(r, clock: h.clock)
+            if i % 7 == 0 { _ = engine.removePending(["z\(rng.int(0...399))"]) }
+        }
+        let all = engine.pending(clock: h.clock).map { $0.request.identifier }
+        #expect(engine.pendingIdentifiers == all, "seed \(seed)")
+        let limit = rng.int(1...50)
+        var got: [String] = []
+        var after: String? = nil
+        while true {
+            let page = try #require(engine.pendingPage(after: after, limit: limit, clock: h.clock), "seed \(seed)")
+            got += page.items.map { $0.request.identifier }
+            guard page.hasMore else { break }
+            after = page.items.last?.request.identifier
+        }
+        #expect(got == all, "seed \(seed), limit \(limit)")
+    }
+
+    /// `remove` of a few ids looks them up; it used to list (with next fires) and sort every
+    /// pending request, then filter: 200 removals among 50k zones took minutes.
+    @Test func removingOneOfManyIsCheap() throws {
+        let h = try Self.harness(zones: 50_000)
+        let clock = ContinuousClock()
+        let took = try clock.measure {
+            for i in 0..<200 {
+                let r = try h.result("remove", #"{"ids":["z\#(i * 7)","ghost","z\#(i * 7)"]}"#)
+                #expect(ids(r["removed"]) == ["z\(i * 7)"])
+            }
+        }
+        #expect(h.center.engine.pendingCount == 49_800)
+        #expect(took < .seconds(10), "200 removals took \(took)")
+    }
+
+    @Test func supplementaryGroupsCountAndUnreadableOnesFailClosed() throws {
+        let policy = ControlPolicy(ownerUserID: 0, groups: [(998, "fencepost")])
+        let pi = PeerCredentials(processID: 1, userID: 1000, groupID: 1000)
+        // `adduser pi fencepost`: 998 is a supplementary group of uid 1000.
+        #expect(policy.check(pi) { uid in uid == 1000 ? [1000, 27, 998] : [] } == nil)
+        #expect(policy.check(pi) { _ in [1000, 27] } == "permission denied: uid 1000 is not root, the owner (uid 0) or in group 998 (fencepost)")
+        // The groups cannot be read: refused, and the message says why.
+        let refused = try #require(policy.check(pi) { _ in nil })
+        #expect(refused.contains("supplementary groups could not be read"))
+        // Credentials that cannot be read at all: a refusal line, never a silent accept.
+        let (message, line) = ControlPolicy.unreadableCredentials(Errno.badFileDescriptor)
+        #expect(message.hasPrefix("permission denied"))
+        #expect(try JSONValue.parse(line.dropLast())["error"]?["code"] == -32000)
+        // The real lookup: root's groups include gid 0.
+        #expect(try SystemUsers.groupIDs(ofUser: 0).contains(0))
+    }
+}
