@@ -110,7 +110,8 @@ extension ControlService {
         old.reserveCapacity(before.records.count)
         for record in before.records { old[record.id] = record.fingerprint }
 
-        let engine = call.center.engine
+        // No local copy of the engine: one alive across the commit below would make the engine's
+        // mutation copy every request (copy-on-write).
         var result = ApplyResult()
         var toAdd: [Int] = []
         var fingerprints: [UInt64] = []
@@ -120,12 +121,12 @@ extension ControlService {
             fingerprints.append(fingerprint)
             if old[r.identifier] == fingerprint { result.unchanged.append(r.identifier); continue }
             toAdd.append(i)
-            if engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
+            if call.center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
         }
         old = [:]
         result.removed = before.records.lazy.map(\.id).filter { !seen.contains($0) }
-        let removePending = result.removed.filter { engine.isPending($0) }
-        let newCategories = categories.flatMap { $0 == engine.categories ? nil : $0 }
+        let removePending = result.removed.filter { call.center.engine.isPending($0) }
+        let newCategories = categories.flatMap { $0 == call.center.engine.categories ? nil : $0 }
         guard !toAdd.isEmpty || !result.removed.isEmpty || newCategories != nil else { return result }
 
         // The memory of what is applied, in the same transaction: from a version 1 file all of

@@ -82,18 +82,20 @@ extension ControlService {
     /// - Complexity: O(k) for k ids (each looked up, none repeated); O(n log n) for all.
     func remove(_ call: inout Call) throws(RPCError) -> JSONValue {
         let ids = try call.idsOrAll()
-        let engine = call.center.engine
-        let removed: [String]
-        if let ids {
-            var seen = Set<String>()
-            removed = ids.filter { engine.isPending($0) && seen.insert($0).inserted }
-        } else {
-            removed = engine.pendingIdentifiers
-        }
+        // No copy of the engine is kept across the removal below: a live copy would make that
+        // mutation copy every request (copy-on-write), O(n) again.
+        let removed = Self.pendingAmong(ids, in: call.center)
         _ = try call.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
             ids == nil ? e.removeAllPending() : e.removePending(removed)
         }
         return .object([("removed", .array(removed.map(JSONValue.string)))])
+    }
+
+    /// The pending ones of `ids`, each once, in the order given; nil: every pending identifier.
+    static func pendingAmong(_ ids: [String]?, in center: DurableNotificationCenter) -> [String] {
+        guard let ids else { return center.engine.pendingIdentifiers }
+        var seen = Set<String>()
+        return ids.filter { center.engine.isPending($0) && seen.insert($0).inserted }
     }
 
     /// `delivered` `{}` → `[delivery…]`, oldest first.

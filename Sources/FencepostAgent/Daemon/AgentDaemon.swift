@@ -83,6 +83,8 @@ public final class AgentDaemon {
     var buttonFailures = RepeatLimiter()
     /// How long loop turns take and on what.
     var turns = LoopTurnWatch()
+    var slowTurnLines = RepeatLimiter()
+    var lastSlowTurn: UInt64 = 0
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -265,7 +267,12 @@ public final class AgentDaemon {
             syncState()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "state sync (fsync)" }, from: mark, to: done)
-            if let slow = turns.end(at: done) { log.warning(slow) }
+            if let slow = turns.end(at: done) {
+                log.repeating(.warning, slow, limiter: &slowTurnLines, at: done)
+                lastSlowTurn = done
+            } else if slowTurnLines.isActive && done &- lastSlowTurn >= slowTurnLines.interval {
+                log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &slowTurnLines, at: done)
+            }
         }
         shutDown()
         return exitCode ?? 0

@@ -64,6 +64,11 @@ final class ControlConnections {
     private var closures = Closures()
     private var refused = 0
     private var lastRefused = ""
+    /// Repeating log lines (issue 14's limiter): at the start, then once a minute with a count,
+    /// and when the condition has been quiet for a minute.
+    private var acceptFailures = RepeatLimiter()
+    private var closureLines = RepeatLimiter()
+    private var lastClosureLine: UInt64 = 0
     /// Bytes held in connection buffers at their highest since the heap was last trimmed.
     private var heldPeak = 0
 
@@ -97,6 +102,7 @@ final class ControlConnections {
             }
             guard let c else { acceptBackoff = 0; return }
             acceptBackoff = 0
+            log.cleared("control: accepting connections again", limiter: &acceptFailures, at: now)
             if connections.count >= connectionCap { evictLeastActive() }
             add(c, now: now)
         }
@@ -136,7 +142,8 @@ final class ControlConnections {
         acceptBackoff = acceptBackoff == 0 ? 100_000_000 : min(acceptBackoff * 2, 2_000_000_000)
         listenerPausedUntil = now + acceptBackoff
         try? loop.modify(listener.descriptor, for: [], token: .listener)
-        log.warning("control: accept failed (\(reason)); not accepting for \(acceptBackoff / 1_000_000) ms")
+        log.repeating(.warning, "control: accept failed (\(reason)); not accepting for \(acceptBackoff / 1_000_000) ms at a time",
+                      limiter: &acceptFailures, at: now)
     }
 
     private func resumeListener() {
@@ -272,7 +279,7 @@ final class ControlConnections {
             }
             close(id)
         }
-        reportClosures()
+        reportClosures(now: now)
         if heldPeak >= 1 << 20 && connections.values.allSatisfy({ $0.framer.bufferedCount + $0.socket.pendingOutputCount < 65_536 }) {
             heldPeak = 0
             Memory.releaseFreePages()
@@ -280,15 +287,21 @@ final class ControlConnections {
     }
 
     /// One log line for the connections closed or refused since the last one.
-    private func reportClosures() {
-        guard !closures.isEmpty || refused > 0 else { return }
+    private func reportClosures(now: UInt64) {
+        guard !closures.isEmpty || refused > 0 else {
+            if closureLines.isActive && now &- lastClosureLine >= closureLines.interval {
+                log.cleared("control: no more connections refused or closed early", limiter: &closureLines, at: now)
+            }
+            return
+        }
+        lastClosureLine = now
         var parts: [String] = []
         if refused > 0 { parts.append("\(refused) refused (not allowed to connect; last \(lastRefused))") }
         if closures.idle > 0 { parts.append("\(closures.idle) idle for \(limits.idleTimeout / 1_000_000_000) s") }
         if closures.incomplete > 0 { parts.append("\(closures.incomplete) with a line unfinished after \(limits.requestTimeout / 1_000_000_000) s") }
         if closures.slow > 0 { parts.append("\(closures.slow) not reading their answers for \(limits.writeTimeout / 1_000_000_000) s") }
         if closures.evicted > 0 { parts.append("\(closures.evicted) least recently active closed at the cap of \(connectionCap) connections") }
-        log.warning("control: connections closed: " + parts.joined(separator: ", "))
+        log.repeating(.warning, "control: connections closed: " + parts.joined(separator: ", "), limiter: &closureLines, at: now)
         closures = Closures()
         refused = 0
     }
