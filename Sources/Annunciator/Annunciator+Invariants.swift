@@ -11,6 +11,7 @@ extension Annunciator {
         // Queue: known alerts, no duplicates, not the playing one; loud ones first.
         var seen = Set<String>()
         var sawNotLoud = false
+        var sawReminder = false
         for id in queue {
             guard let alert = alerts[id] else { preconditionFailure("queued id \(id) is not an alert") }
             precondition(alert.scheduled, "queued alert \(id) is not marked scheduled")
@@ -20,6 +21,11 @@ extension Annunciator {
                 precondition(!sawNotLoud, "loud alert \(id) waits behind a quieter one")
             } else {
                 sawNotLoud = true
+            }
+            if alert.isReminder {
+                sawReminder = true
+            } else {
+                precondition(!sawReminder, "alert \(id) waits behind a reminder")
             }
         }
         // Playback.

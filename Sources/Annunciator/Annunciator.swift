@@ -19,6 +19,13 @@
 // while the alert's previous playback still waits is skipped, which bounds the queue by the number of
 // alerts. Acknowledging an alert stops its playback at once (outputs off) and removes it from the queue.
 // Starting an alert with an id that is already active replaces it (Apple: same identifier replaces).
+//
+// Reminders (``remind(_:usesLED:at:)``: deliveries left unanswered by a previous run) never delay a
+// new alert. They count for the badge like any alert, but a backlog of them is summarised: one LED
+// flash for all reminders given while no summary waits or plays, not one flash each (50 unanswered
+// deliveries after a restart used to queue 50 × 1.5 s of flashes in front of the next chime). A
+// new alert goes ahead of a waiting summary and pre-empts one that plays: the summary stops and the
+// new alert starts at once, without the gap.
 
 /// The three outputs the annunciator drives.
 public enum AnnunciatorOutput: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -122,6 +129,8 @@ public struct Annunciator: Sendable {
         var order: UInt64
         /// Whether its playback lights the alert LED (the device's `led` setting).
         var usesLED: Bool
+        /// A reminder of an earlier delivery: summarised, pre-empted by any new alert.
+        var isReminder = false
     }
 
     /// The pattern being played.
@@ -146,6 +155,8 @@ public struct Annunciator: Sendable {
     var gapEnds: UInt64 = 0
     /// The latest time seen.
     public private(set) var now: UInt64 = 0
+    /// Reminders given since the last summary flash was queued.
+    public private(set) var remindersSummarised = 0
 
     /// Current level of each output (all off when idle).
     public private(set) var buzzerIsOn = false
@@ -207,6 +218,11 @@ public struct Annunciator: Sendable {
     ) -> [OutputChange] {
         var changes = advance(to: now)
         if alerts[id] != nil { remove(id, &changes) }
+        // A reminder's flash never delays a new alert: it stops, and the new one starts at once.
+        if let p = playing, alerts[p.id]?.isReminder == true {
+            stopPlayback(&changes)
+            gapEnds = now
+        }
         alerts[id] = Alert(
             pattern: pattern, level: level, scheduled: false,
             nextRepeat: level == .loud ? now + configuration.loudRepeatIntervals[0] : nil, repeatsDue: 0, order: nextOrder,
@@ -215,6 +231,31 @@ public struct Annunciator: Sendable {
         set(.badge, true, &changes)
         enqueue(id)
         run(until: now, &changes)
+        _checkInvariants()
+        return changes
+    }
+
+    /// Puts back alert `id` from an earlier run as a reminder: it lights the badge and is answered
+    /// like any alert, but all reminders given while no summary flash waits share one flash (a
+    /// silent LED flash, dark without `usesLED`), which goes behind every other alert and stops
+    /// when a new alert starts. An active alert with the same id is left as it is.
+    ///
+    /// - Complexity: O(q).
+    public mutating func remind(_ id: String, usesLED: Bool = true, at now: UInt64) -> [OutputChange] {
+        var changes = advance(to: now)
+        guard alerts[id] == nil else { return changes }
+        alerts[id] = Alert(pattern: .none, level: .ledOnly, scheduled: false, nextRepeat: nil, repeatsDue: 0,
+                           order: nextOrder, usesLED: usesLED, isReminder: true)
+        nextOrder += 1
+        set(.badge, true, &changes)
+        let summaryWaits = queue.contains { alerts[$0]?.isReminder == true }
+            || playing.map { alerts[$0.id]?.isReminder == true } == true
+        if summaryWaits {
+            remindersSummarised += 1
+        } else {
+            enqueue(id)
+            run(until: now, &changes)
+        }
         _checkInvariants()
         return changes
     }
@@ -308,7 +349,8 @@ public struct Annunciator: Sendable {
         now = max(now, limit)
     }
 
-    /// Puts a playback of `id` in the queue: loud ones after the waiting loud ones, others at the end.
+    /// Puts a playback of `id` in the queue: loud ones after the waiting loud ones, reminders at the
+    /// end, others before the first waiting reminder.
     mutating func enqueue(_ id: String) {
         guard var alert = alerts[id] else { preconditionFailure("enqueue of unknown alert \(id)") }
         precondition(!alert.scheduled, "alert \(id) already has a playback")
@@ -317,8 +359,11 @@ public struct Annunciator: Sendable {
         if alert.level == .loud {
             let firstNotLoud = queue.firstIndex { alerts[$0]?.level != .loud } ?? queue.endIndex
             queue.insert(id, at: firstNotLoud)
-        } else {
+        } else if alert.isReminder {
             queue.append(id)
+        } else {
+            let firstReminder = queue.firstIndex { alerts[$0]?.isReminder == true } ?? queue.endIndex
+            queue.insert(id, at: firstReminder)
         }
     }
 

@@ -41,6 +41,12 @@
 // along the segment (bisection on d(t)). Not covered: a vehicle Inside that leaves and comes back
 // between two fixes (no exit/enter pair is invented for it).
 //
+// Time and jumps: every fix first passes a ``FixGate`` (FixGate.swift): the interval between two
+// fixes is that of their GNSS times when present and consistent (fixes that arrive in a burst are
+// not teleports), and a jump no vehicle could make is held until the following fixes confirm it
+// (a single wrong fix never decides). Everything below runs on the gate's fix time line; the
+// public API takes and returns the caller's arrival clock, and the fix timeout runs on it.
+//
 // Poor fixes (no usable position, or error > maximumError) hold every state: no false exit in a
 // tunnel. After unknownTimeout seconds without a good fix, regions that were Inside report
 // `unknown` and become Unknown; the next good fix resolves them against their last known state
@@ -92,6 +98,18 @@ public struct MonitorConfiguration: Hashable, Sendable {
     public var maximumSpeed = 70.0
     /// Most fixes (and seconds) averaged while moving with a known course.
     public var movingWindow = 4
+    /// Further fixes that must agree before a jump no vehicle could make is believed (``FixGate``).
+    public var jumpConfirmations = 2
+
+    /// The settings of the ``FixGate`` in front of a monitor with these settings.
+    public var gate: FixGateConfiguration {
+        var g = FixGateConfiguration()
+        g.maximumSpeed = maximumSpeed
+        g.maximumError = maximumError
+        g.assumedError = assumedError
+        g.confirmations = jumpConfirmations
+        return g
+    }
 
     public init() {}
 }
@@ -131,9 +149,17 @@ public struct RegionMonitor: Sendable {
     /// `ZoneSet.slotBase`); see RegionMonitor+ZoneSet.swift.
     public internal(set) var zoneSet: ZoneSet?
     var zoneCandidates: [Int32] = []
+    /// Times fixes by their GNSS time and holds jumps until confirmed (its time line, τ, is the
+    /// clock of everything below; the public API speaks the caller's arrival clock).
+    private var gate: FixGate
+    private var gated: [GatedFix] = []
+
+    /// Fixes the gate dropped as outliers (a jump no later fix confirmed).
+    public var outliersDropped: Int { gate.outliersDropped }
 
     public init(configuration: MonitorConfiguration = MonitorConfiguration()) {
         self.configuration = configuration
+        self.gate = FixGate(configuration: configuration.gate)
     }
 
     // MARK: Regions
@@ -194,22 +220,36 @@ public struct RegionMonitor: Sendable {
         var next: Double? = nil
         if let g = lastGoodTime, !timedOut { next = g + configuration.unknownTimeout }
         for s in active { if let d = tracks[s]?.dwellDue { next = min(next ?? d, d) } }
-        return next
+        return next.map { gate.arrival(atTime: $0) }
     }
 
     // MARK: Time and fixes
 
-    /// Processes one fix received at `time` (seconds, any clock as long as it is the same for all
-    /// calls); appends the resulting events to `events`, in time order.
+    /// Processes one fix received at `time` (seconds, any clock that never goes back, the same for
+    /// all calls: the arrival clock); appends the resulting events to `events`, in time order.
+    ///
+    /// The fix goes through the monitor's ``FixGate`` first: intervals between fixes come from
+    /// their GNSS times when present and consistent (a burst of fixes is not a teleport), and a
+    /// jump no vehicle could make is held until the following fixes confirm it. Event times are
+    /// on the gate's fix time line, which starts at the first arrival.
     /// - Complexity: O(log n + regions near the fix + active regions).
     public mutating func process(_ fix: Fix, at time: Double, into events: inout [RegionEvent]) {
+        gate.configuration = configuration.gate
+        gated.removeAll(keepingCapacity: true)
+        gate.admit(fix, arrival: time, into: &gated)
+        for g in gated { decide(g.fix, at: g.time, into: &events) }
+    }
+
+    /// Decides on one fix at `time` on the fix time line.
+    private mutating func decide(_ fix: Fix, at time: Double, into events: inout [RegionEvent]) {
         catalog.rebuildIfDue()
         let sigmaFix = fix.horizontalError ?? configuration.assumedError
         guard let c = fix.usablePosition, sigmaFix.isFinite, sigmaFix <= configuration.maximumError else {
-            advance(to: time, into: &events)
+            advanceLine(to: time, into: &events)
             return
         }
-        fireDwells(upTo: time, into: &events)
+        // Dwells and the fix timeout that fall due before this fix, at their own times.
+        advanceLine(to: time, into: &events)
         let firstEvent = events.count
         let v = Vec3(c)
         let sigma = max(sigmaFix, 0.1)
@@ -261,7 +301,8 @@ public struct RegionMonitor: Sendable {
         var segment: (from: Estimate, length: Double)? = nil
         if let p = previous, !timedOut, time > p.time, time - p.time <= configuration.unknownTimeout {
             let length = p.position.angle(to: position)
-            // A jump faster than any vehicle is a glitch or a teleport: decide at the fix alone.
+            // A jump faster than any vehicle (the gate held it until later fixes confirmed it, or the
+            // fix came after a timeout): decide at the fix alone.
             if length * Geodesy.earthRadius <= configuration.maximumSpeed * (time - p.time) + 3 * (p.sigma + sigma) {
                 segment = (p, length)
             }
@@ -344,13 +385,25 @@ public struct RegionMonitor: Sendable {
         return events
     }
 
-    /// Lets time pass without a fix: fires dwells that fall due and the fix timeout.
+    /// Lets time pass without a fix (`time` on the arrival clock of ``process(_:at:into:)``):
+    /// fires dwells that fall due and the fix timeout, which runs on the arrival clock from the
+    /// last fix.
     public mutating func advance(to time: Double, into events: inout [RegionEvent]) {
-        fireDwells(upTo: time, into: &events)
-        guard let g = lastGoodTime, !timedOut, time - g > configuration.unknownTimeout else { return }
+        advanceLine(to: gate.time(atArrival: time), into: &events)
+    }
+
+    /// ``advance(to:into:)`` with `time` on the fix time line: dwells due up to the timeout, the
+    /// timeout, then dwells up to `time`.
+    private mutating func advanceLine(to time: Double, into events: inout [RegionEvent]) {
+        guard let g = lastGoodTime, !timedOut, time - g > configuration.unknownTimeout else {
+            fireDwells(upTo: time, into: &events)
+            return
+        }
+        let due = g + configuration.unknownTimeout
+        fireDwells(upTo: due, into: &events)
+        defer { fireDwells(upTo: time, into: &events) }
         timedOut = true
         history.removeAll()
-        let due = g + configuration.unknownTimeout
         for slot in active.sorted() {
             guard var track = tracks[slot], track.state == .inside, let region = region(at: slot) else { continue }
             track.state = .unknown

@@ -55,10 +55,10 @@ final class AlertOutputs {
         }
     }
 
-    /// Puts back the badge for a delivery that was unacknowledged before a restart (a short LED
-    /// flash, then the badge stays lit).
+    /// Puts back the badge for a delivery that was unacknowledged before a restart: one short LED
+    /// flash for all of them (never in front of a new delivery), then the badge stays lit.
     func remind(_ id: String, usesLED: Bool, at now: UInt64) throws(GPIOError) {
-        try apply(annunciator.start(id, pattern: .none, level: .ledOnly, usesLED: usesLED, at: now))
+        try apply(annunciator.remind(id, usesLED: usesLED, at: now))
     }
 
     func acknowledge(_ id: String, at now: UInt64) throws(GPIOError) { try apply(annunciator.acknowledge(id, at: now)) }
