@@ -19,6 +19,7 @@
 // a time that is not a timestamp is an error with its line and column: a track that lies about one
 // point cannot be trusted for the rest.
 import CivilTime
+import FencepostJSON
 import Position
 
 /// Reads GPX tracks. See the file comment for the mapping.
@@ -59,6 +60,10 @@ public struct GPXReader {
     /// - Throws: `XMLError` (line, column, what) for bad XML or a bad value in a point.
     /// - Complexity: O(n) in the size of the document.
     public func read(_ bytes: [UInt8], _ onFix: (Fix) -> Void) throws(XMLError) {
+        // Text from outside is UTF-8 or refused (names and values would otherwise carry U+FFFD).
+        if let e = StrictUTF8.firstError(in: bytes) {
+            throw XMLError(message: "invalid UTF-8 (byte 0x\(String(e.byte, radix: 16, uppercase: true))); a GPX file must be UTF-8", line: e.line, column: e.column)
+        }
         var scanner = XMLScanner(bytes)
         var sawGPX = false
         // Inside a trkpt: its depth in the element stack, the fix being built, which child is open.

@@ -20,6 +20,7 @@
 //   does on iOS); the zone keeps the later definition and the later position in the list.
 // - Other geometry types (LineString, MultiPolygon, …) are errors: a zone that silently does
 //   nothing is worse than a refusal.
+import CivilTime
 import FencepostJSON
 import Position
 
@@ -169,6 +170,7 @@ public enum GeoJSONZones {
             guard let radius = r.double, radius > 0, radius.isFinite else {
                 throw fail(id, "properties.radius must be a positive number of metres, found \(r.serialized())")
             }
+            do { _ = try InputRanges.radius(radius, "properties.radius", maximum: .infinity) } catch { throw fail(id, error.description) }
             shape = .circle(center: center, radius: radius)
         case "Polygon":
             guard let rings = coordinates.array, let ring = rings.first?.array else {
@@ -197,7 +199,7 @@ public enum GeoJSONZones {
             guard let d = v.double, d >= 0 else {
                 throw fail(id, "properties.\(key) must be a number of seconds ≥ 0, found \(v.serialized())")
             }
-            return d
+            do { return try InputRanges.duration(d, "properties.\(key)") } catch { throw fail(id, error.description) }
         }
         return ZoneDefinition(
             id: id, shape: shape, notifyOnEntry: try flag("notifyOnEntry"), notifyOnExit: try flag("notifyOnExit"),

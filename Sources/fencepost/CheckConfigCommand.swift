@@ -2,6 +2,7 @@
 // either summarise it or name the first problem as FILE:LINE: message.
 import ArgumentParser
 import ConfigFile
+import FencepostJSON
 import FencepostAgent
 import CivilTime
 import FencepostLinux
@@ -39,7 +40,11 @@ struct CheckConfigCommand: ParsableCommand {
             writeStandardError("fencepost check-config: \(error.message)\n")
             throw ExitCode(error.code)
         }
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text: String
+        do { text = try StrictUTF8.decode(bytes) } catch {
+            writeStandardError("\(AgentConfigurationError(path: file, line: error.line, message: error.description))\n")
+            throw ExitCode(78)  // EX_CONFIG
+        }
         let config: AgentConfiguration
         do {
             config = try AgentConfiguration.parse(text, path: file) { try InputFiles.readZones($0) }

@@ -79,6 +79,7 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         if state != nil && gps != nil { throw ValidationError("--state runs without --gps (location triggers need fixes in order).") }
         guard resumeGap >= 0 else { throw ValidationError("--resume-gap must be ≥ 0.") }
+        do { _ = try InputRanges.duration(seconds: resumeGap, "--resume-gap") } catch { throw ValidationError("\(error).") }
         if gps == nil && (start == nil || end == nil) { throw ValidationError("--start and --end are needed without --gps.") }
         guard pendingCap > 0 else { throw ValidationError("--pending-cap must be at least 1.") }
     }
@@ -95,7 +96,12 @@ struct SimulateCommand: ParsableCommand {
     func instantOption(_ text: String?, _ name: String) throws(ReplayFailure) -> WallInstant? {
         guard let text else { return nil }
         switch InstantText.parse(text.utf8) {
-        case .success(let t): return t
+        case .success(let t):
+            // Virtual time counts nanoseconds since 1970 in an Int64: it ends in 2262.
+            do { _ = try InputRanges.instant(t.secondsSinceEpoch, "--\(name)", latest: InputRanges.latestNanosecondInstant) } catch {
+                throw ReplayFailure(64, "\(error) (the simulation's clock counts nanoseconds since 1970 in 64 bits)")
+            }
+            return t
         case .failure(let e): throw ReplayFailure(64, "--\(name): \(e)")
         }
     }

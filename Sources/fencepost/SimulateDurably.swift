@@ -25,7 +25,7 @@ extension SimulateCommand {
             center = try DurableNotificationCenter(path: state, engine: engine, clock: { meta in
                 if let s = meta[Self.nowKey], let t = Int64(s) {
                     resumed = true
-                    now = min(t + resumeGap * 1_000_000_000, max(t, endNs))
+                    now = min(SaturatingTime.add(t, SaturatingTime.multiply(resumeGap, 1_000_000_000)), max(t, endNs))
                 } else {
                     now = start.secondsSinceEpoch * 1_000_000_000
                 }

@@ -47,7 +47,10 @@ func randomShape(_ rng: inout SplitMix64, layout: Layout) -> RegionShape {
     var bearings = (0 ..< n).map { _ in rng.uniform(0, 360) }
     bearings.sort()
     let ring = bearings.map { destination(center, bearing: $0, distance: size * rng.uniform(0.3, 1)) }
-    return .polygon(try! PolygonRegion(vertices: ring))
+    // Sorted by bearing, a ring with a gap over 180° can cross itself; such rings are refused
+    // (not simple polygons), and a circle stands in (the same random numbers are drawn).
+    if let p = try? PolygonRegion(vertices: ring) { return .polygon(p) }
+    return .circle(try! CircularRegion(center: center, radius: size))
 }
 
 /// A query point: uniform on the sphere, near a random region, or near the antimeridian / poles.

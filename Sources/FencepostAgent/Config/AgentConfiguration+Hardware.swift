@@ -47,7 +47,7 @@ extension AgentConfigurationParser {
             let file = try s.require(try s.string("file"), "file", "the recorded log, NMEA or GPX")
             guard !file.isEmpty else { throw s.error("file", "must not be empty") }
             let speed = try s.float("speed") ?? 1
-            guard speed > 0 && speed.isFinite else { throw s.error("speed", "must be greater than 0, got \(speed)") }
+            guard speed >= 0.001 && speed <= 10_000 else { throw s.error("speed", "must be 0.001…10000 (times real time), got \(speed)") }
             return .replay(path: resolve(file), speed: speed, exitAtEnd: try s.boolean("exit_at_end") ?? false)
         default:
             return .none

@@ -110,7 +110,7 @@ public final class AgentDaemon {
         let trust = configuration.clockTrust
         let firstClock = Self.readClock(trust)
         do {
-            center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock)
+            center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
         } catch {
             throw DaemonError("state file: \(error)", exitCode: 73)
         }

@@ -3,6 +3,7 @@
 // away is reopened every 2 s; a gpsd that goes away is reconnected with backoff (1 s … 30 s).
 // An outage (the port missing, gpsd unreachable) is one repeating condition in the log: its start,
 // then at most a line a minute with a count, then its end when the source is back (RepeatLimiter).
+import CivilTime
 import FencepostLinux
 import NMEA
 import Position
@@ -137,9 +138,15 @@ final class GPSFeed {
         if let retryAt { return retryAt }
         if case .replay(_, let fixes, let speed, _) = source, replayIndex < fixes.count,
            let t0 = fixes.first?.secondsSinceEpoch, let t = fixes[replayIndex].secondsSinceEpoch {
-            return replayStart + UInt64(max(0, (t - t0) / speed) * 1e9)
+            return replayDue(t - t0, speed)
         }
         return nil
+    }
+
+    /// When a fix `offset` seconds into the replay is due (saturating: a log spanning centuries at
+    /// a low speed is due never, not a trap).
+    private func replayDue(_ offset: Double, _ speed: Double) -> UInt64 {
+        SaturatingTime.add(replayStart, SaturatingTime.nanosecondsRoundedUp(offset / speed))
     }
 
     /// Reconnects when due; returns replayed fixes that are due.
@@ -148,7 +155,7 @@ final class GPSFeed {
         guard case .replay(_, let fixes, let speed, _) = source, let t0 = fixes.first?.secondsSinceEpoch else { return [] }
         var due: [Fix] = []
         while replayIndex < fixes.count, let t = fixes[replayIndex].secondsSinceEpoch,
-              replayStart + UInt64(max(0, (t - t0) / speed) * 1e9) <= now {
+              replayDue(t - t0, speed) <= now {
             due.append(fixes[replayIndex])
             replayIndex += 1
         }

@@ -2,6 +2,7 @@
 // executable share. Reads the file (errors by line), picks the device zone, reads a replay log,
 // opens GPIO (libgpiod or the console) and runs the daemon until it stops.
 import CivilTime
+import FencepostJSON
 import FencepostLinux
 import Position
 import TrackFormats
@@ -79,7 +80,11 @@ public enum AgentLauncher {
         do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
             throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
         }
-        return try AgentConfiguration.parse(String(decoding: bytes, as: UTF8.self), path: path, zoneFileReader: { p in
+        let text: String
+        do { text = try StrictUTF8.decode(bytes) } catch {
+            throw AgentConfigurationError(path: path, line: error.line, message: error.description)
+        }
+        return try AgentConfiguration.parse(text, path: path, zoneFileReader: { p in
             try InputFiles.readZones(p)
         })
     }

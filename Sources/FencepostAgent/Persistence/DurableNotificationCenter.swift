@@ -30,22 +30,30 @@ public final class DurableNotificationCenter {
     /// Opens the state file, puts the engine back in the state it had, and catches up on what fell
     /// due meanwhile (missed-fire policies). `restoreOutput` holds the deliveries of the catch-up,
     /// already committed.
-    public convenience init(path: String, engine fresh: NotificationEngine, clock: EngineClock) throws(StoreError) {
-        try self.init(path: path, engine: fresh, clock: { _ in clock })
+    public convenience init(path: String, engine fresh: NotificationEngine, clock: EngineClock, guardState: Bool = false) throws(StoreError) {
+        try self.init(path: path, engine: fresh, clock: { _ in clock }, guardState: guardState)
     }
 
     /// As ``init(path:engine:clock:)``, with the clock chosen from the file's meta values (a
     /// simulation resumes its virtual time from them).
-    public init(path: String, engine fresh: NotificationEngine, clock clockFromMeta: ([String: String]) -> EngineClock) throws(StoreError) {
-        store = try NotificationStore(path: path)
+    /// `guardState`: the agent's own state file, watched (``StateFileGuard``).
+    public init(path: String, engine fresh: NotificationEngine, clock clockFromMeta: ([String: String]) -> EngineClock,
+                guardState: Bool = false) throws(StoreError) {
+        store = try NotificationStore(path: path, guardState: guardState)
         var loaded = try store.load()
         meta = loaded.meta
         let clock = clockFromMeta(loaded.meta)
-        let (snapshot, problems) = StoreMapping.engineSnapshot(taking: &loaded)
+        let (snapshot, problems) = StoreMapping.engineSnapshot(taking: &loaded, limits: fresh.configuration.limits)
         unreadableRows = problems.map(\.description)
         engine = fresh
         restoreOutput = engine.restore(snapshot, clock: clock)
-        try store.apply(StoreMapping.storeChanges(restoreOutput.changes))
+        // A configured request whose row cannot be read is lost to the engine: `apply` must not
+        // take it for unchanged (issue 13, defect 5). Forgetting that it was applied makes the
+        // next apply (start, SIGHUP, `fencepost apply`) install it again, reported as added.
+        var forget: [StoreChange] = []
+        for p in problems where p.what == "request" { forget.append(.removeAppliedRequest(id: p.id)) }
+        for o in restoreOutput.outcomes where o.kind == .evicted { forget.append(.removeAppliedRequest(id: o.requestIdentifier)) }
+        try store.apply(StoreMapping.storeChanges(restoreOutput.changes) + forget)
     }
 
     /// The file's meta values as they were at start.
@@ -67,7 +75,10 @@ public final class DurableNotificationCenter {
         }
         if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty {
             // Rows made as they are written: an apply of a million zones never holds them all.
-            let more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
+            var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
+            // A request the caps evicted is no longer what `apply` installed: forgotten, so that
+            // the next apply brings a configured one back when there is room (issue 13, defect 5).
+            for o in out.outcomes where o.kind == .evicted { more.append(.removeAppliedRequest(id: o.requestIdentifier)) }
             let changes = [AnySequence(StoreMapping.storeRows(out.changes)), AnySequence(more)].joined()
             do { try store.apply(contentsOf: changes, sync: !defersSync) } catch { throw .store(error) }
         }

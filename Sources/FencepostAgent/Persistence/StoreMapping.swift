@@ -61,14 +61,16 @@ enum StoreMapping {
     }
 
     /// The engine's snapshot from the store's, with the rows that could not be read.
-    static func engineSnapshot(_ s: StoreSnapshot) -> (EngineSnapshot, [Unreadable]) {
+    static func engineSnapshot(_ s: StoreSnapshot, limits: RequestLimits = RequestLimits()) -> (EngineSnapshot, [Unreadable]) {
         var rows = s
-        return engineSnapshot(taking: &rows)
+        return engineSnapshot(taking: &rows, limits: limits)
     }
 
     /// As ``engineSnapshot(_:)``, taking the request rows out of `s`: each row's text is freed once
     /// decoded, so a million rows and their decoded requests do not exist at once.
-    static func engineSnapshot(taking s: inout StoreSnapshot) -> (EngineSnapshot, [Unreadable]) {
+    /// Every row is validated again as if it came from outside (``NotificationRequest/validate(limits:)``,
+    /// ``InputRanges``): a row that fails is reported and left in the file, never used.
+    static func engineSnapshot(taking s: inout StoreSnapshot, limits: RequestLimits = RequestLimits()) -> (EngineSnapshot, [Unreadable]) {
         var problems: [Unreadable] = []
         var requests: [(request: NotificationRequest, progress: TriggerProgress)] = []
         var rows = s.requests
@@ -79,6 +81,7 @@ enum StoreMapping {
             rows[i] = StoredRequest(id: "", json: "", state: "")
             do {
                 let r = try NotificationRequest(json: try JSONValue.parse(row.json))
+                try r.validate(limits: limits)
                 let p = try TriggerProgress(json: try JSONValue.parse(row.state))
                 requests.append((r, p))
             } catch {
@@ -99,11 +102,18 @@ enum StoreMapping {
         }
         var categories: [NotificationCategory] = []
         for row in s.categories {
-            do { categories.append(try NotificationCategory(json: try JSONValue.parse(row.json))) } catch {
+            do {
+                let c = try NotificationCategory(json: try JSONValue.parse(row.json))
+                for a in c.actions {
+                    guard let s = a.snoozeSeconds else { continue }
+                    do { _ = try InputRanges.duration(seconds: s, "category.actions.snoozeSeconds", minimum: 1) } catch { throw RequestError(error) }
+                }
+                categories.append(c)
+            } catch {
                 problems.append(Unreadable(what: "category", id: row.id, reason: "\(error)"))
             }
         }
-        let generation = s.meta[nextGenerationKey].flatMap { Int64($0) } ?? 1
+        let generation = s.meta[nextGenerationKey].flatMap { Int64($0) }.flatMap { try? InputRanges.count($0, nextGenerationKey) } ?? 1
         return (EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: generation), problems)
     }
 }

@@ -28,11 +28,17 @@ public final class NotificationStore {
     /// - Throws: ``StoreError/notADatabase(path:_:)``, ``StoreError/newerSchema(path:found:known:)``,
     ///   ``StoreError/walUnavailable(path:journalMode:)``, ``StoreError/migrationFailed(path:step:name:_:)``,
     ///   or ``StoreError/sqlite(_:)`` (cannot open, locked, I/O).
-    public init(path: String, outcomeCapacity: Int = 10_000, removedDeliveryMemory: Int = 10_000) throws(StoreError) {
+    /// With `guardState` (the agent), the file is watched by a ``StateFileGuard``: a marker from a
+    /// previous run without its database, or a file the process may not write, is refused here, and
+    /// a commit into a file that was removed meanwhile fails.
+    public init(path: String, outcomeCapacity: Int = 10_000, removedDeliveryMemory: Int = 10_000,
+                guardState: Bool = false) throws(StoreError) {
         precondition(outcomeCapacity > 0 && removedDeliveryMemory >= 0)
         self.path = path
         self.outcomeCapacity = outcomeCapacity
         self.removedDeliveryMemory = removedDeliveryMemory
+        let guarded = guardState && !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
+        if guarded { try StateFileGuard.checkBeforeOpening(path: path) }
         do { db = try SQLiteDatabase(path: path) } catch { throw StoreError(error) }
         // Read-only checks first: nothing may be written to a file we cannot use.
         do { try db.checkNotNewer(than: StoreSchema.migrations) } catch { throw StoreError(error) }
@@ -51,7 +57,11 @@ public final class NotificationStore {
         do { removedDeliveries = try db.scalarInt64("SELECT count(*) FROM delivery WHERE removed = 1") ?? 0 } catch {
             throw StoreError(error)
         }
+        stateGuard = guarded ? try StateFileGuard(path: path) : nil
     }
+
+    /// Notices the file or its directory removed while open (checked after every commit).
+    let stateGuard: StateFileGuard?
 
     /// Closes the file. Later calls fail with an `SQLITE_MISUSE` error. Also done on release.
     public func close() throws(StoreError) {
@@ -78,6 +88,8 @@ public final class NotificationStore {
         guard let first = rest.next() else { return }
         try commit(first, &rest)
         hasUnsyncedCommits = true
+        // A commit into a file no name leads to any more is not durable: it is a failure.
+        try stateGuard?.check()
         if sync { try self.sync() }
     }
 
@@ -97,6 +109,7 @@ public final class NotificationStore {
     public func sync() throws(StoreError) {
         guard hasUnsyncedCommits else { return }
         do { try db.syncJournal() } catch { throw StoreError(error) }
+        try stateGuard?.check()
         hasUnsyncedCommits = false
     }
 

@@ -23,6 +23,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicateCategory(id: String)
     /// Any other SQLite failure (I/O error, disk full, locked …), with code, message, file and SQL.
     case sqlite(SQLiteError)
+    /// The state file or its directory is gone, replaced, read-only, or missing where a previous
+    /// run's marker says there was state (``StateFileGuard``).
+    case stateLost(path: String, String)
 
     public var description: String {
         switch self {
@@ -45,6 +48,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "category id \(id) given twice; nothing was applied"
         case let .sqlite(error):
             return error.description
+        case let .stateLost(path, why):
+            return "\(path): \(why)"
         }
     }
 }

@@ -58,12 +58,12 @@ extension NotificationEngine {
             case .interval:
                 let nowMs = Int64(clock.monotonicMilliseconds)
                 if let start = progress.anchorWall, wallTrusted {
-                    entry.anchorMilliseconds = nowMs - (clock.wall.secondsSinceEpoch - start) * 1000
+                    entry.anchorMilliseconds = SaturatingTime.add(nowMs, -SaturatingTime.multiply(clock.wall.secondsSinceEpoch - start, 1000))
                 } else {
                     // Unknown elapsed time: the remaining fires restart from now.
                     entry.anchorMilliseconds = nowMs - 0
                     if case .interval(let t) = request.trigger {
-                        entry.anchorMilliseconds = nowMs - progress.fires * t.milliseconds
+                        entry.anchorMilliseconds = SaturatingTime.add(nowMs, -SaturatingTime.multiply(progress.fires, t.milliseconds))
                     }
                     entry.progress.anchorWall = wallTrusted ? clock.wall.secondsSinceEpoch - (nowMs - entry.anchorMilliseconds) / 1000 : nil
                     out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))

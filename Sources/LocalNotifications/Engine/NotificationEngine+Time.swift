@@ -105,7 +105,8 @@ extension NotificationEngine {
 
     mutating func scheduleInterval(_ slot: Int32) {
         guard var e = slots[Int(slot)], case .interval(let t) = e.request.trigger else { return }
-        let due = e.anchorMilliseconds + (e.progress.fires + 1) * t.milliseconds
+        // Saturating: fires and the anchor may come from a state file (see InputRanges).
+        let due = SaturatingTime.add(e.anchorMilliseconds, SaturatingTime.multiply(SaturatingTime.add(e.progress.fires, 1), t.milliseconds))
         e.due = due
         e.timer = monotonicWheel.schedule(at: UInt64(max(0, due)), slot)
         slots[Int(slot)] = e
@@ -149,11 +150,13 @@ extension NotificationEngine {
     /// - Complexity: O(1) for the wheels; O(active regions) for the monitor.
     public var nextWakeup: (wall: WallInstant?, monotonic: MonotonicInstant?) {
         let wall = wallTrusted ? wallWheel.nextDeadline.map { WallInstant(secondsSinceEpoch: Int64($0)) } : nil
-        var mono = monotonicWheel.nextDeadline.map { $0 * 1_000_000 }
+        // Saturating (a deadline past UInt64 nanoseconds is one that never comes; InputRanges keeps
+        // outside durations far below that).
+        var mono = monotonicWheel.nextDeadline.map { SaturatingTime.multiply($0, 1_000_000) }
         if let m = monitor.nextDeadline, m.isFinite, m >= 0 {
             // Rounded up, and 1 ns past: the monitor's tests are strict (`age > timeout`), so a
             // wakeup at its deadline rounded down would find nothing due and be asked for again.
-            let ns = UInt64((m * 1e9).rounded(.up)) + 1
+            let ns = SaturatingTime.add(SaturatingTime.nanosecondsRoundedUp(m), 1)
             mono = min(mono ?? ns, ns)
         }
         return (wall, mono.map(MonotonicInstant.init(nanosecondsSinceBoot:)))

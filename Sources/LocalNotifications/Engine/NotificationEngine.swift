@@ -298,6 +298,11 @@ public struct NotificationEngine {
                 if let s = a.snoozeSeconds, s <= 0 {
                     throw RequestError(.category, "category \"\(c.identifier)\": action \"\(a.identifier)\" has snoozeSeconds \(s); it must be > 0")
                 }
+                if let s = a.snoozeSeconds {
+                    do { _ = try InputRanges.duration(seconds: s, "category \"\(c.identifier)\": action \"\(a.identifier)\" snoozeSeconds", minimum: 1) } catch {
+                        throw RequestError(error, rule: .category)
+                    }
+                }
             }
         }
         categoryList = categories

@@ -40,8 +40,9 @@ extension NotificationRequest {
             trigger = .calendar(try Self.calendar(c))
         } else if let i = try t.object("interval", allowed: ["seconds", "repeats"]) {
             guard let s = try i.double("seconds") else { throw RequestError(.malformed, "missing key \"trigger.interval.seconds\"") }
+            // The sign is validate's rule (> 0); the magnitude is InputRanges'.
+            do { _ = try InputRanges.duration(abs(s), "trigger.interval.seconds") } catch { throw RequestError(error, rule: .interval) }
             let ms = (s * 1000).rounded()
-            guard abs(ms) < 9e15 else { throw RequestError(.interval, "trigger.interval.seconds is out of range: \(s)") }
             trigger = .interval(IntervalTrigger(milliseconds: Int64(ms), repeats: try i.bool("repeats") ?? false))
         } else if let l = try t.object("location", allowed: ["region", "notifyOnEntry", "notifyOnExit", "repeats", "dwell", "cooldown"]) {
             trigger = .location(try Self.location(l))
@@ -116,6 +117,9 @@ extension NotificationRequest {
                 throw RequestError(.radius, "trigger.location.region.circle has no \"radius\" (metres)")
             }
             guard radius > 0 else { throw RequestError(.radius, "trigger.location.region.circle.radius must be greater than 0, got \(number(radius))") }
+            do { _ = try InputRanges.radius(radius, "trigger.location.region.circle.radius", maximum: .infinity) } catch {
+                throw RequestError(error, rule: .radius)
+            }
             do {
                 shape = .circle(try CircularRegion(center: Coordinate(latitude: lat, longitude: lon), radius: radius))
             } catch {
@@ -136,9 +140,14 @@ extension NotificationRequest {
         } else {
             throw RequestError(.malformed, "trigger.location.region must have \"circle\" or \"polygon\"")
         }
+        let dwell = try l.double("dwell"), cooldown = try l.double("cooldown") ?? 0
+        do throws(RangeError) {
+            if let dwell { _ = try InputRanges.duration(dwell, "trigger.location.dwell") }
+            _ = try InputRanges.duration(cooldown, "trigger.location.cooldown")
+        } catch { throw RequestError(error) }
         return LocationTrigger(shape: shape, notifyOnEntry: try l.bool("notifyOnEntry") ?? true,
                                notifyOnExit: try l.bool("notifyOnExit") ?? false, repeats: try l.bool("repeats") ?? false,
-                               dwell: try l.double("dwell"), cooldown: try l.double("cooldown") ?? 0)
+                               dwell: dwell, cooldown: cooldown)
     }
 
     static func missedPolicy(_ v: JSONValue?) throws(RequestError) -> MissedFirePolicy {
@@ -150,6 +159,7 @@ extension NotificationRequest {
             guard let g = m[0].value.int64, g >= 0 else {
                 throw RequestError(.malformed, "\"missed.late\" must be a number of seconds ≥ 0")
             }
+            do { _ = try InputRanges.duration(seconds: g, "missed.late") } catch { throw RequestError(error) }
             return .deliverLate(graceSeconds: g)
         default:
             throw RequestError(.malformed, "\"missed\" must be \"coalesce\", \"skip\" or {\"late\": SECONDS}, got \(v)")

@@ -17,10 +17,13 @@ extension TriggerProgress {
     public init(json: JSONValue) throws(RequestError) {
         let r = try ObjectReader(json, path: "progress", allowed: ["generation", "fires", "after", "anchorWall", "region"])
         guard let g = r.value("generation")?.int64 else { throw RequestError(.malformed, "progress has no generation") }
-        self.init(generation: g)
-        fires = r.value("fires")?.int64 ?? 0
-        after = r.value("after")?.int64
-        anchorWall = r.value("anchorWall")?.int64
+        // Re-validated as any outside value: the state file may have been edited or damaged.
+        do throws(RangeError) {
+            self.init(generation: try InputRanges.count(g, "progress.generation"))
+            fires = try InputRanges.count(r.value("fires")?.int64 ?? 0, "progress.fires")
+            after = try r.value("after")?.int64.map { v throws(RangeError) in try InputRanges.instant(v, "progress.after") }
+            anchorWall = try r.value("anchorWall")?.int64.map { v throws(RangeError) in try InputRanges.instant(v, "progress.anchorWall") }
+        } catch { throw RequestError(error) }
         switch try r.string("region") {
         case "inside": regionState = .inside
         case "outside": regionState = .outside
@@ -50,6 +53,11 @@ extension NotificationCategory {
                 let a = try ObjectReader(item, path: "category.actions[\(i)]", allowed: ["id", "title", "snoozeSeconds", "destructive"])
                 guard let aid = try a.string("id") else { throw RequestError(.malformed, "missing key \"category.actions[\(i)].id\"") }
                 let snooze = try a.int("snoozeSeconds").map(Int64.init)
+                if let s = snooze {
+                    do { _ = try InputRanges.duration(seconds: s, "category.actions[\(i)].snoozeSeconds", minimum: 1) } catch {
+                        throw RequestError(error, rule: .category)
+                    }
+                }
                 actions.append(NotificationAction(identifier: aid, title: try a.string("title") ?? aid, snoozeSeconds: snooze,
                                                   destructive: try a.bool("destructive") ?? false))
             }
@@ -91,12 +99,14 @@ extension DeliveredNotification {
             guard case .success(let t) = RFC3339.parse(s.utf8, lenient: false) else {
                 throw RequestError(.malformed, "delivery.\(key) is not an RFC 3339 time: \(s)")
             }
+            do { _ = try InputRanges.instant(t.instant.secondsSinceEpoch, "delivery.\(key)") } catch { throw RequestError(error) }
             return t.instant
         }
         let outcome: DeliveryOutcome
         switch try r.string("outcome") ?? "delivered" {
         case "late": outcome = .late
-        case "coalesced": outcome = .coalesced(count: r.value("count")?.int64 ?? 1)
+        case "coalesced":
+            do { outcome = .coalesced(count: try InputRanges.count(r.value("count")?.int64 ?? 1, "delivery.count")) } catch { throw RequestError(error) }
         default: outcome = .onTime
         }
         var signal = DeliverySignal(pattern: nil, untilAcknowledged: false, led: true, quietReason: nil)

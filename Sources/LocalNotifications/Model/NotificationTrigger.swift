@@ -29,7 +29,7 @@ public struct IntervalTrigger: Hashable, Sendable {
     public var repeats: Bool
 
     public init(milliseconds: Int64, repeats: Bool) { self.milliseconds = milliseconds; self.repeats = repeats }
-    public init(seconds: Int64, repeats: Bool) { self.init(milliseconds: seconds * 1000, repeats: repeats) }
+    public init(seconds: Int64, repeats: Bool) { self.init(milliseconds: SaturatingTime.multiply(seconds, 1000), repeats: repeats) }
 }
 
 /// Fires on entering or leaving a region (Apple's `UNLocationNotificationTrigger` with a

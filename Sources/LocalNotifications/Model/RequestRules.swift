@@ -36,12 +36,17 @@ public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
         case unknownAction
         /// A response to a delivery that was already answered.
         case alreadyAnswered
+        /// A duration, instant or distance outside its range (``InputRanges``).
+        case range
     }
 
     public var rule: Rule
     public var message: String
 
     public init(_ rule: Rule, _ message: String) { self.rule = rule; self.message = message }
+
+    /// The error for a value ``InputRanges`` refused (rule `.range` unless given).
+    public init(_ e: RangeError, rule: Rule = .range) { self.init(rule, e.description) }
     public var description: String { message }
 }
 
@@ -91,15 +96,18 @@ extension NotificationRequest {
         case .calendar(let t):
             do { try t.match.validate() } catch { throw RequestError(.calendar, "trigger.calendar.match: \(error)") }
         case .location(let t):
-            if case .circle(let c) = t.shape, c.radius > limits.maximumRadius {
-                throw RequestError(.radius, "trigger.location.region.circle.radius must be at most \(Self.number(limits.maximumRadius)) m, got \(Self.number(c.radius))")
+            if case .circle(let c) = t.shape {
+                do { _ = try InputRanges.radius(c.radius, "trigger.location.region.circle.radius", maximum: limits.maximumRadius) } catch {
+                    throw RequestError(error, rule: .radius)
+                }
             }
-            if let d = t.dwell, !(d >= 0 && d.isFinite) {
-                throw RequestError(.malformed, "trigger.location.dwell must be ≥ 0 seconds, got \(d)")
-            }
-            if !(t.cooldown >= 0 && t.cooldown.isFinite) {
-                throw RequestError(.malformed, "trigger.location.cooldown must be ≥ 0 seconds, got \(t.cooldown)")
-            }
+            do throws(RangeError) {
+                if let d = t.dwell { _ = try InputRanges.duration(d, "trigger.location.dwell") }
+                _ = try InputRanges.duration(t.cooldown, "trigger.location.cooldown")
+            } catch { throw RequestError(error) }
+        }
+        if case .deliverLate(let g) = missedFirePolicy {
+            do { _ = try InputRanges.duration(seconds: g, "missed.late") } catch { throw RequestError(error) }
         }
     }
 

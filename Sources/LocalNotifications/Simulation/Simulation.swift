@@ -77,7 +77,7 @@ public struct Simulation {
     /// Runs the engine up to true time `end` (seconds), waking at every deadline it asks for.
     /// - Complexity: O(wakeups) engine steps.
     public mutating func run(until end: WallInstant) {
-        runNanoseconds(until: end.secondsSinceEpoch * 1_000_000_000)
+        runNanoseconds(until: SaturatingTime.multiply(end.secondsSinceEpoch, 1_000_000_000))
     }
 
     /// When `engine` next wants to be advanced, in true nanoseconds, for a device whose wall clock
@@ -85,9 +85,11 @@ public struct Simulation {
     public static func nextWake(of engine: NotificationEngine, wallOffset: Int64, bootTime: Int64) -> Int64? {
         let w = engine.nextWakeup
         var next: Int64? = nil
-        if let wall = w.wall { next = (wall.secondsSinceEpoch - wallOffset) * 1_000_000_000 }
+        // Saturating: a calendar fire after 2262 (a yearly trigger, years up to 9999) or a deadline
+        // that never comes is past any end the simulation can have.
+        if let wall = w.wall { next = SaturatingTime.multiply(SaturatingTime.add(wall.secondsSinceEpoch, -wallOffset), 1_000_000_000) }
         if let m = w.monotonic {
-            let t = bootTime + Int64(m.nanosecondsSinceBoot)
+            let t = SaturatingTime.add(bootTime, Int64(clamping: m.nanosecondsSinceBoot))
             next = min(next ?? t, t)
         }
         return next

@@ -1,0 +1,137 @@
+// StateFileGuard: notices that the state file is gone while the agent runs, and that a previous
+// run's state is missing at start (issue 13, defect 6).
+//
+// SQLite keeps writing to an open file after it was unlinked: its commits succeed, into an inode
+// that no name leads to, and vanish when the process ends. So after every commit the store asks
+// the guard whether the path still leads to the file it opened (device and inode of the file and
+// of its directory, by `stat`): if not, the commit is reported as failed — the agent stops with an
+// error naming the file, and never acknowledges a write that is not durable.
+//
+// At start, a marker file next to the database (`<state>.marker`, written once the database is
+// open) says that a run kept state here. A marker without its database (or with an empty one) is
+// an error, not a fresh start: everything pending and delivered would be silently gone. Remove the
+// marker to start afresh on purpose. A directory removed as a whole takes that marker with it, so
+// a second marker is written beside the directory (`<parent>/.<directory>.fencepost-state`) when
+// the parent is writable; under systemd's ProtectSystem=strict it is not (the agent may write only
+// its StateDirectory), and a StateDirectory removed as a whole starts afresh after the error the
+// running agent stopped with, which the journal keeps.
+//
+// A state file or directory that this process may not write is refused at start (`access`), not
+// at the first commit.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The identity of the state file and its directory, checked after each commit.
+public struct StateFileGuard: Sendable {
+    public let path: String
+    public let directory: String
+    /// The marker of a run that kept state here.
+    public var markerPath: String { path + ".marker" }
+    /// The marker beside the state directory (written when its parent is writable).
+    public var outerMarkerPath: String { Self.outerMarker(of: directory) }
+
+    static func outerMarker(of directory: String) -> String {
+        let parent = Self.directory(of: directory)
+        let name = directory.split(separator: "/").last.map(String.init) ?? "state"
+        return (parent == "/" ? "" : parent) + "/." + name + ".fencepost-state"
+    }
+    let file: (device: UInt64, inode: UInt64)
+    let folder: (device: UInt64, inode: UInt64)
+
+    /// Checks what must hold before the database is opened: a marker from a previous run has its
+    /// database, and the file and its directory are writable. Call before opening.
+    /// - Throws: ``StoreError/stateLost(path:_:)``.
+    public static func checkBeforeOpening(path: String) throws(StoreError) {
+        let dir = directory(of: path)
+        var marker = path + ".marker"
+        var markerExists = identity(marker) != nil
+        if !markerExists, identity(outerMarker(of: dir)) != nil {
+            marker = outerMarker(of: dir)
+            markerExists = true
+        }
+        if markerExists {
+            guard let st = fileInfo(path), st.size > 0 else {
+                throw .stateLost(path: path, "the state file is missing or empty, but \(marker) says a previous run kept its state there (pending requests and deliveries would be lost); put the file back, or remove the marker to start afresh")
+            }
+        }
+        guard identity(dir) != nil else {
+            throw .stateLost(path: path, "its directory \(dir) does not exist")
+        }
+        if _access(dir, W_OK) != 0 { throw .stateLost(path: path, "its directory \(dir) is not writable by this process") }
+        if identity(path) != nil, _access(path, R_OK | W_OK) != 0 {
+            throw .stateLost(path: path, "the state file is read-only for this process (it must be readable and writable)")
+        }
+    }
+
+    /// Records the identity of the open database and writes the marker.
+    /// - Throws: ``StoreError/stateLost(path:_:)`` when the file cannot be found or the marker
+    ///   cannot be written.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        directory = Self.directory(of: path)
+        guard let f = Self.identity(path), let d = Self.identity(directory) else {
+            throw .stateLost(path: path, "the state file is not where it was opened")
+        }
+        file = f
+        folder = d
+        if Self.identity(markerPath) == nil {
+            guard Self.writeMarker(markerPath, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n") else {
+                throw .stateLost(path: path, "the marker \(markerPath) cannot be written (errno \(errno))")
+            }
+        }
+        let outer = Self.outerMarker(of: directory)
+        if Self.identity(outer) == nil, Self._access(Self.directory(of: directory), W_OK) == 0 {
+            _ = Self.writeMarker(outer, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n")
+        }
+    }
+
+    static func writeMarker(_ at: String, _ text: String) -> Bool {
+        let fd = _open(at, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { return false }
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { _write(fd, $0.baseAddress, $0.count) }
+        _ = _fsync(fd)
+        _ = _close(fd)
+        return true
+    }
+
+    /// Whether the path still leads to the file that was opened, in the same directory; the
+    /// reason when not.
+    /// - Complexity: two `stat` calls (~1 µs each).
+    public func check() throws(StoreError) {
+        guard let d = Self.identity(directory), d == folder else {
+            throw .stateLost(path: path, "its directory \(directory) was removed or replaced while the agent ran; the last changes are not durable")
+        }
+        guard let f = Self.identity(path), f == file else {
+            throw .stateLost(path: path, "the state file was removed or replaced while the agent ran; the last changes are not durable")
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let d = String(path[..<slash])
+        return d.isEmpty ? "/" : d
+    }
+
+    static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        fileInfo(path).map { ($0.device, $0.inode) }
+    }
+
+    static func fileInfo(_ path: String) -> (device: UInt64, inode: UInt64, size: Int64)? {
+        var st = Glibc.stat()
+        guard _stat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino), Int64(st.st_size))
+    }
+
+    // MARK: Shims (the only code here that calls libc)
+
+    /// The corresponding C function is `stat`.
+    static func _stat(_ path: String, _ st: inout Glibc.stat) -> Int32 { stat(path, &st) }
+    /// The corresponding C function is `access`.
+    static func _access(_ path: String, _ mode: Int32) -> Int32 { access(path, mode) }
+    static func _open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+    static func _write(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
+    static func _fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+    static func _close(_ fd: Int32) -> Int32 { close(fd) }
+}
