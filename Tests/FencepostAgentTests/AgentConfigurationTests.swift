@@ -232,7 +232,7 @@ import Testing
         ("[gpio]\nbuzer = 3", 2, "gpio: unknown key `buzer` (did you mean `buzzer`?)"),
         ("stat = \"x\"", 1, "unknown key `stat` (did you mean `state`?)"),
         ("[gps]\nsource = \"serial\"\nbaud = 9601", 3, "gps.baud: 9601 is not a supported baud rate"),
-        ("[gps]\nsource = \"replay\"\nfile = \"a.nmea\"\n\nspeed = 0", 5, "gps.speed: must be greater than 0"),
+        ("[gps]\nsource = \"replay\"\nfile = \"a.nmea\"\n\nspeed = 0", 5, "gps.speed: must be 0.001…10000"),
         ("[gps]\nsource = \"gpsd\"\nurl = \"http://x\"", 3, "gps.url: \"http://x\" is not gpsd://HOST:PORT"),
         ("[gps]\nsource = \"gpsd\"\nbaud = 9600", 3, "gps.baud: applies to source = \"serial\", not \"gpsd\""),
         ("[gps]\nsource = \"replay\"", 1, "gps.file: missing"),

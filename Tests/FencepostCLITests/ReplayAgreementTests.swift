@@ -33,7 +33,7 @@ import Testing
 
     /// The drive (one epoch of GGA + RMC a second, the last followed by a no-fix GGA that closes
     /// it) and the zones: circles and a square along a road driven at 130 km/h, two of them small
-    /// enough (25–30 m) that a pass sees one or two fixes inside.
+    /// (12–14 m) and between two fixes, so that no fix is inside them.
     static func drive() -> (nmea: [String], zones: String) {
         var rng = SplitMix64(seed: seed)
         let speed = 36.1
@@ -64,8 +64,10 @@ import Testing
         }
         let (a, b) = (coordinate(700, -40), coordinate(780, 40))
         let square = #"{"type":"Feature","id":"square","geometry":{"type":"Polygon","coordinates":[[[\#(a.1),\#(a.0)],[\#(b.1),\#(a.0)],[\#(b.1),\#(b.0)],[\#(a.1),\#(b.0)],[\#(a.1),\#(a.0)]]]}}"#
-        let zones = [circle("depot", 150, 0, 80), circle("gate", 420 + rng.uniform(0, 36), 6, 30), square,
-                     circle("pump", 1100 + rng.uniform(0, 36), 8, 25), circle("yard", 1500, 0, 120)]
+        // "gate" and "pump" lie between two fixes (36 m apart, the nearest ~18 m from the centre):
+        // only the segment test between consecutive fixes finds them, and only with their true interval.
+        let zones = [circle("depot", 150, 0, 80), circle("gate", -100 + speed * 12.5, 4, 12), square,
+                     circle("pump", -100 + speed * 31.5, 4, 14), circle("yard", 1500, 0, 120)]
         return (epochs, #"{"type":"FeatureCollection","features":["# + zones.joined(separator: ",") + "]}")
     }
 

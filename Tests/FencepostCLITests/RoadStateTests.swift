@@ -74,7 +74,7 @@ import Testing
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
         d.signal(SIGTERM)
-        #expect(d.waitForExit(timeout: 15)?.status == 0)
+        #expect(d.waitForExit(timeout: 15)?.status == 0, "log:\n\(d.stderr)")
         chmod(d.dir.path, 0o777)
         chmod(d.configPath, 0o644)
         for suffix in ["", "-wal", "-shm", ".marker"] { chmod(d.statePath + suffix, 0o644) }
@@ -139,7 +139,7 @@ import Testing
         let due = (Date().timeIntervalSince1970 + 4).rounded(.up)
         let s = Int(due)
         let new = try d.cli(["add", "-"], input: #"{"id":"new","content":{"title":"New","sound":"chime","interruptionLevel":"timeSensitive"},"trigger":{"calendar":{"match":{"hour":\#((s / 3600) % 24),"minute":\#((s / 60) % 60),"second":\#(s % 60)},"tz":"UTC"}}}"#)
-        #expect(new.status == 0, "\(new.stderr)")
+        #expect(new.status == 0, "\(new.stderr); log:\n\(d.stderr)")
         let sounded = d.wait(timeout: 60) { d.pinChanges.filter { $0.name == "buzzer" && $0.on }.count > before }
         let late = Date().timeIntervalSince1970 - due
         #expect(sounded && late < 1.0, "the chime sounded \(late) s after due; log:\n\(d.stderr)")
