@@ -286,7 +286,9 @@ final class ControlConnections {
         }
     }
 
-    /// One log line for the connections closed or refused since the last one.
+    /// One log line for the connections closed or refused since the last line written: at the
+    /// start, then at most once a minute. The counts are kept while the limiter holds a line back,
+    /// so the next line (or the one at shutdown) carries every closure and refusal; none is lost.
     private func reportClosures(now: UInt64) {
         guard !closures.isEmpty || refused > 0 else {
             if closureLines.isActive && now &- lastClosureLine >= closureLines.interval {
@@ -295,13 +297,19 @@ final class ControlConnections {
             return
         }
         lastClosureLine = now
+        if case .suppressed = closureLines.occurred(at: now) { return }
+        writeClosureLine()
+    }
+
+    /// Writes the closures and refusals counted since the last line, and starts counting afresh.
+    private func writeClosureLine() {
         var parts: [String] = []
         if refused > 0 { parts.append("\(refused) refused (not allowed to connect; last \(lastRefused))") }
         if closures.idle > 0 { parts.append("\(closures.idle) idle for \(limits.idleTimeout / 1_000_000_000) s") }
         if closures.incomplete > 0 { parts.append("\(closures.incomplete) with a line unfinished after \(limits.requestTimeout / 1_000_000_000) s") }
         if closures.slow > 0 { parts.append("\(closures.slow) not reading their answers for \(limits.writeTimeout / 1_000_000_000) s") }
         if closures.evicted > 0 { parts.append("\(closures.evicted) least recently active closed at the cap of \(connectionCap) connections") }
-        log.repeating(.warning, "control: connections closed: " + parts.joined(separator: ", "), limiter: &closureLines, at: now)
+        log.warning("control: connections closed: " + parts.joined(separator: ", "))
         closures = Closures()
         refused = 0
     }
@@ -313,8 +321,10 @@ final class ControlConnections {
         try? loop.unregister(c.socket.descriptor)
     }
 
-    /// Closes every connection (the listener closes with this object).
+    /// Closes every connection (the listener closes with this object), and writes the closures
+    /// and refusals that a rate-limited line still held back.
     func closeAll() {
         for id in Array(connections.keys) { close(id) }
+        if !closures.isEmpty || refused > 0 { writeClosureLine() }
     }
 }
