@@ -33,6 +33,8 @@ final class GPSFeed {
     private var replayIndex = 0
     private var replayStart: UInt64 = 0
     private var hangup = false
+    /// One read buffer for the serial port, made once (not 4 KiB allocated and zeroed per event).
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// The source missing or unreachable: one log line when it starts, one a minute, one at the end.
     private var outage = RepeatLimiter()
     private(set) var fixesReceived = 0
@@ -167,16 +169,15 @@ final class GPSFeed {
     func handleReadable(at now: UInt64, hangup reported: Bool) -> [Fix] {
         var fixes: [Fix] = []
         if let port = serial {
-            var buffer = [UInt8](repeating: 0, count: 4096)
             reading: while true {
                 let r: SerialRead
-                do { r = try buffer.withUnsafeMutableBytes { b throws(SerialPortError) in try port.read(into: b, hangupReported: reported || hangup) } } catch {
+                do { r = try readBuffer.withUnsafeMutableBytes { b throws(SerialPortError) in try port.read(into: b, hangupReported: reported || hangup) } } catch {
                     disconnected(at: now, "\(error)")
                     break reading
                 }
                 switch r {
                 case .bytes(let n):
-                    buffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
+                    readBuffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
                     counters.bytes = (counters.bytes ?? 0) + n
                     counters.count(stream.stream.counters, satellitesInView: stream.stream.decoder.satellitesInView)
                 case .wouldBlock:
