@@ -27,8 +27,8 @@ struct ZonesCommand: ParsableCommand {
             discussion: """
                 Checks every feature as the agent does (a bad one is refused with its index, id \
                 and reason; nothing is written). Writes OUT atomically: a temporary file, fsync, \
-                rename. Shows progress on a terminal. Exit status: 0 built, 65 a bad feature, \
-                74 the file cannot be written.
+                rename. Shows progress on a terminal. Exit status: 0 built, 66 the GeoJSON cannot be \
+                read, 65 a bad feature, 74 the set cannot be written.
                 """)
 
         @Argument(help: ArgumentHelp("The GeoJSON file.", valueName: "in.geojson"))
@@ -55,7 +55,11 @@ struct ZonesCommand: ParsableCommand {
             } catch {
                 if terminal { writeStandardError("\n") }
                 writeStandardError("fencepost zones build: \(error)\n")
-                throw ExitCode(error.message.contains("cannot write") ? 74 : 65)
+                switch error.kind {
+                case .input: throw ExitCode(66)
+                case .content: throw ExitCode(65)
+                case .output: throw ExitCode(74)
+                }
             }
             if terminal { writeStandardError("\n") }
             let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
@@ -101,8 +105,12 @@ struct ZonesCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Search radius, metres.", valueName: "metres"))
         var radius: Double = 1000
 
-        @Option(help: "Most zones listed.")
+        @Option(help: "Most zones listed (at least 1).")
         var limit: Int = 20
+
+        func validate() throws {
+            guard limit >= 1 else { throw ValidationError("--limit is at least 1") }
+        }
 
         func run() throws {
             guard abs(latitude) <= 90, abs(longitude) <= 180, radius >= 0, radius.isFinite else {

@@ -45,6 +45,24 @@ import Testing
         #expect(inYard.stdout.contains("  yard  inside"), "\(inYard.stdout)")
     }
 
+    /// Exit codes by what failed, and a `--limit` below 1 refused (it trapped in `prefix`).
+    @Test func exitCodesSayWhatFailed() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("zones.set")
+        let missing = try ChildProcess.run(["zones", "build", dir.appendingPathComponent("absent.geojson").path, "-o", output.path])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.contains("cannot read"), "\(missing.stderr)")
+        let input = dir.appendingPathComponent("zones.geojson")
+        try Data(Self.geojson(circles: 3).utf8).write(to: input)
+        #expect(try ChildProcess.run(["zones", "build", input.path, "-o", output.path]).status == 0)
+        for limit in ["0", "-1"] {
+            let near = try ChildProcess.run(["zones", "near", "51.0", "6.0", "--set", output.path, "--limit=\(limit)"])
+            #expect(near.status == 64, "--limit \(limit): \(near.stderr)")
+            #expect(near.stderr.contains("--limit is at least 1"), "\(near.stderr)")
+        }
+    }
+
     @Test func badFeatureIsRefusedAndNothingWritten() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }

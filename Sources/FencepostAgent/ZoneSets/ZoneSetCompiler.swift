@@ -8,8 +8,19 @@ import TrackFormats
 
 /// Why a zone set could not be built (the first problem; nothing was written).
 public struct ZoneSetBuildError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed: the callers choose exit codes and retries by it, never by the message.
+    public enum Kind: Hashable, Sendable {
+        /// The GeoJSON could not be read (missing, unreadable, too large).
+        case input
+        /// The GeoJSON was read, and a feature or the file's structure is refused.
+        case content
+        /// The set could not be written (disk full, no permission); the old set is kept.
+        case output
+    }
+
+    public var kind: Kind
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
     public var description: String { message }
 }
 
@@ -40,10 +51,10 @@ public enum ZoneSetCompiler {
         var builder = ZoneSetBuilder()
         let bytes = geojson.assumingMemoryBound(to: UInt8.self)
         var reader: GeoJSONFeatureReader
-        do { reader = try GeoJSONFeatureReader(bytes) } catch { throw ZoneSetBuildError("\(name): \(error)") }
+        do { reader = try GeoJSONFeatureReader(bytes) } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
         while true {
             let zone: ZoneDefinition?
-            do { zone = try reader.next() } catch { throw ZoneSetBuildError("\(name): \(error)") }
+            do { zone = try reader.next() } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
             guard let zone else { break }
             let (region, content) = try entry(for: zone, name: name, limits: limits)
             builder.add(region, content: content)
@@ -61,7 +72,7 @@ public enum ZoneSetCompiler {
             request = try AgentConfigurationParser.request(for: zone)
             try request.validate(limits: limits)
         } catch {
-            throw ZoneSetBuildError("\(name): zone \(JSONValue.string(zone.id).serialized()): \(error.message)")
+            throw ZoneSetBuildError(.content, "\(name): zone \(JSONValue.string(zone.id).serialized()): \(error.message)")
         }
         guard case .location(let t) = request.trigger else { preconditionFailure("a zone is a location request") }
         let region = Region(identifier: zone.id, shape: t.shape, notifyOnEntry: t.notifyOnEntry, notifyOnExit: t.notifyOnExit,

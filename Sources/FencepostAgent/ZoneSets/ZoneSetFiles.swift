@@ -64,7 +64,7 @@ public enum ZoneSetFiles {
                              progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
         let input: MappedFile
         do { input = try MappedFile(path: geojsonPath) } catch {
-            throw ZoneSetBuildError("\(name ?? geojsonPath): cannot read: \(error.errno)")
+            throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)")
         }
         let total = input.bytes.count
         let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits) { features, offset in
@@ -78,14 +78,14 @@ public enum ZoneSetFiles {
     /// Writes `image` to `output` atomically.
     public static func write(_ image: ZoneSetImage, to output: String) throws(ZoneSetBuildError) -> Built {
         let file: AtomicFile
-        do { file = try AtomicFile(replacing: output) } catch { throw ZoneSetBuildError("cannot write the zone set: \(error)") }
+        do { file = try AtomicFile(replacing: output) } catch { throw ZoneSetBuildError(.output, "cannot write the zone set: \(error)") }
         var sink = FileSink(file: file)
         do {
             try image.write(to: &sink)
             try file.commit()
         } catch {
             file.abandon()
-            throw ZoneSetBuildError("cannot write the zone set: \(error); the previous set (if any) is kept")
+            throw ZoneSetBuildError(.output, "cannot write the zone set: \(error); the previous set (if any) is kept")
         }
         return Built(zones: image.zoneCount, bytes: image.fileSize, sourceHash: image.sourceHash)
     }
