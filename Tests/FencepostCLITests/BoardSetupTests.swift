@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func unitPassesSystemdAnalyzeVerify() throws {
-        guard let analyze = Self.tool("systemd-analyze") else { print("systemd-analyze not installed: verify skipped"); return }
+        guard let analyze = RequiredTool.find("systemd-analyze", package: "systemd") else { return }
         let unit = try Self.unitCopy()
         defer { try? FileManager.default.removeItem(at: unit.deletingLastPathComponent()) }
         let r = try Self.exec(analyze, ["verify", "--man=no", unit.path])
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func unitScoresAtMostTwoInSystemdAnalyzeSecurity() throws {
-        guard let analyze = Self.tool("systemd-analyze") else { print("systemd-analyze not installed: security skipped"); return }
+        guard let analyze = RequiredTool.find("systemd-analyze", package: "systemd") else { return }
         let unit = try Self.unitCopy()
         defer { try? FileManager.default.removeItem(at: unit.deletingLastPathComponent()) }
         let r = try Self.exec(analyze, ["security", "--offline=yes", "--no-pager", unit.path])

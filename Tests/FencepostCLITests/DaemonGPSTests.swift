@@ -27,12 +27,7 @@ import Testing
         """
 
     @Test func gpsdFedByGpsfakeDrivesTheBuzzer() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake") else {
-            if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" {
-                Issue.record("gpsfake is not installed (board/install-deps installs gpsd-clients)")
-            }
-            return
-        }
+        guard RequiredTool.find("gpsfake", package: "gpsd-clients") != nil else { return }
         let d = try DaemonProcess()
         let log = d.dir.appendingPathComponent("drive.log")
         // GGA and RMC only, as the gpsd client's own gpsfake test feeds it, with the log's own HDOP

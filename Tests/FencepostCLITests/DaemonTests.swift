@@ -227,13 +227,8 @@ import Testing
 /// buzzer latency) before the loop sleeps again, and nothing committed is left unsynced when the
 /// agent ends.
 @Suite struct DeliveryOrderTests {
-    static let strace = "/usr/bin/strace"
-
     @Test func commitThenBuzzerThenFsync() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
-            Issue.record("\(Self.strace) is missing (board/install-deps installs strace)")
-            return
-        }
+        guard let strace = RequiredTool.find("strace", package: "strace") else { return }
         let d = try DaemonProcess()
         try Data(DaemonTests.zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         // The demo drive at 200×: the depot's entry and exit within the first second, then the end.
@@ -247,7 +242,7 @@ import Testing
 
             """ + DaemonTests.gpio)
         let trace = d.dir.appendingPathComponent("trace").path
-        try d.start(agent: true, wrapper: [Self.strace, "-f", "-y", "-e", "trace=pwrite64,write,fdatasync,fsync,epoll_wait,epoll_pwait", "-o", trace])
+        try d.start(agent: true, wrapper: [strace, "-f", "-y", "-e", "trace=pwrite64,write,fdatasync,fsync,epoll_wait,epoll_pwait", "-o", trace])
         let end = try #require(d.waitForExit(timeout: 120), "log:\n\(d.stderr)")
         #expect(end.status == 0, "log:\n\(d.stderr)")
         #expect(d.stderr.contains("delivered depot/"), "log:\n\(d.stderr)")

@@ -69,14 +69,7 @@ import Testing
         }
 
         // Rendered with librsvg: a PNG of the SVG's size, with something drawn.
-        guard let rsvg = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" {
-                Issue.record("rsvg-convert is not installed (board/install-deps installs librsvg2-bin)")
-            } else {
-                print("rsvg-convert not installed: the PNG rendering is skipped (board/install-deps installs librsvg2-bin)")
-            }
-            return
-        }
+        guard let rsvg = RequiredTool.find("rsvg-convert", package: "librsvg2-bin") else { return }
         let r = try BoardSetupTests.exec(rsvg, ["-o", png, svg])
         #expect(r.status == 0, "\(r.output)")
         let data = try Data(contentsOf: URL(fileURLWithPath: png))
