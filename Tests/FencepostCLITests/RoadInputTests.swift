@@ -59,6 +59,20 @@ import Testing
         #expect(b.stderr.contains("\"flat\"") && b.stderr.contains("zero area"), "\(b.stderr)")
     }
 
+    /// A replay file that is not a regular file (a folder, a device without end) is refused at
+    /// start with exit 66 and the reason; it used to be read without a bound (`/dev/zero` filled
+    /// the memory).
+    @Test func aReplayFileThatCannotBeReadWholeIsRefused() throws {
+        for file in ["/dev/zero", FileManager.default.temporaryDirectory.path] {
+            let d = try DaemonProcess()
+            try d.writeConfig("[gps]\nsource = \"replay\"\nfile = \"\(file)\"\n" + DaemonTests.gpio)
+            try d.start(agent: true)
+            let end = try #require(d.waitForExit(timeout: 30), "still running on \(file); log:\n\(d.stderr)")
+            #expect(end.status == 66, "log:\n\(d.stderr)")
+            #expect(d.stderr.contains("gps replay: cannot read \(file): not a regular file"), "log:\n\(d.stderr)")
+        }
+    }
+
     /// Defect 3: durations and instants out of range are refused naming the field — in the
     /// config, a category's snooze, GeoJSON — and `simulate` past 2262 says so instead of trapping.
     @Test func outOfRangeDurationsAreNamedNotTrapped() throws {

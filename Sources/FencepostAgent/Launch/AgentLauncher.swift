@@ -40,7 +40,7 @@ public enum AgentLauncher {
         var replayFixes: [Fix] = []
         if case .replay(let path, _, _) = configuration.gps {
             let bytes: [UInt8]
-            do { bytes = try FileDescriptor.readFile(path) } catch {
+            do { bytes = try InputFiles.readReplay(path) } catch {
                 return fail(66, "gps replay: cannot read \(path): \(error)")
             }
             do throws(GPSLog.ParseError) { replayFixes = try GPSLog.parse(bytes, uere: configuration.gpsUERE).fixes } catch {

@@ -9,6 +9,8 @@ public enum InputFiles {
     public static let maximumConfigurationBytes = 64 << 20
     /// The largest zones file read: 1M circle zones are ~170 MB of GeoJSON.
     public static let maximumZonesBytes = 512 << 20
+    /// The largest replayed GPS log read (NMEA at 1 Hz is ~30 MB a day of driving).
+    public static let maximumReplayBytes = 256 << 20
 
     /// Why a file was not read.
     public enum Failure: Error, CustomStringConvertible {
@@ -20,7 +22,7 @@ public enum InputFiles {
             switch self {
             case .system(let e): "\(e)"
             case .tooLarge(let limit): "larger than \(limit >> 20) MiB (the most read; is it the right file?)"
-            case .notRegular: "not a regular file (a device or a pipe cannot be a zones file)"
+            case .notRegular: "not a regular file (a device or a pipe cannot be read whole)"
             }
         }
     }
@@ -33,6 +35,11 @@ public enum InputFiles {
             if regularOnly && error == Errno.notRegularFile { throw .notRegular }
             throw .system(error)
         }
+    }
+
+    /// A replayed GPS log (`[gps] source = "replay"`): regular, at most ``maximumReplayBytes``.
+    public static func readReplay(_ path: String) throws(Failure) -> [UInt8] {
+        try read(path, maximumBytes: maximumReplayBytes, regularOnly: true)
     }
 
     /// A zones file: regular, at most ``maximumZonesBytes``.

@@ -37,10 +37,9 @@ public final class AtomicFile {
     /// The corresponding C functions are `fsync`, `close`, `rename`, then `open` + `fsync` of the folder.
     public func commit() throws(FileError) {
         guard let fd else { throw FileError(path: temporaryPath, operation: "commit", errno: Errno(rawValue: EBADF_VALUE)) }
-        if system_fsync(fd.rawValue) != 0 {
-            let e = Errno.current
+        do { try fd.synchronize() } catch {
             abandon()
-            throw FileError(path: temporaryPath, operation: "fsync", errno: e)
+            throw FileError(path: temporaryPath, operation: "fsync", errno: error)
         }
         try? fd.close()
         self.fd = nil
@@ -50,9 +49,8 @@ public final class AtomicFile {
             throw FileError(path: path, operation: "rename", errno: e)
         }
         // The rename itself must survive a power cut: fsync the folder.
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        if let dir = try? FileDescriptor.openForReading(folder.isEmpty ? "/" : folder) {
-            _ = system_fsync(dir.rawValue)
+        if let dir = try? FileDescriptor.openForReading(Directories.parent(of: path)) {
+            try? dir.synchronize()
             try? dir.close()
         }
     }

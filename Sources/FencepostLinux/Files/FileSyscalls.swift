@@ -11,10 +11,6 @@ import Musl
 }
 @inline(__always) func system_munmap(_ p: UnsafeMutableRawPointer, _ length: Int) -> Int32 { munmap(p, length) }
 @inline(__always) func system_madvise(_ p: UnsafeMutableRawPointer, _ length: Int, _ advice: Int32) -> Int32 { madvise(p, length, advice) }
-@inline(__always) func system_fstat_size(_ fd: Int32) -> Int64? {
-    var st = stat()
-    return fstat(fd, &st) == 0 ? Int64(st.st_size) : nil
-}
 @inline(__always) func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
 @inline(__always) func system_rename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 @inline(__always) func system_getpid() -> Int32 { getpid() }

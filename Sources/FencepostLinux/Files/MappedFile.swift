@@ -16,7 +16,8 @@ public final class MappedFile {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.openForReading(path) } catch { throw FileError(path: path, operation: "open", errno: error) }
         defer { try? fd.close() }
-        guard let size = system_fstat_size(fd.rawValue) else { throw FileError(path: path, operation: "fstat", errno: .current) }
+        let size: Int
+        do { size = Int(try fd.status().st_size) } catch { throw FileError(path: path, operation: "fstat", errno: error) }
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             return

@@ -11,7 +11,8 @@
 // open) says that a run kept state here. A marker without its database (or with an empty one) is
 // an error, not a fresh start: everything pending and delivered would be silently gone. Remove the
 // marker to start afresh on purpose. A directory removed as a whole takes that marker with it, so
-// a second marker is written beside the directory (`<parent>/.<directory>.fencepost-state`) when
+// a second marker is written beside the directory (`<parent>/.<directory>.<file>.fencepost-state`,
+// named for the file too, so that it speaks only of this state file) when
 // the parent is writable; under systemd's ProtectSystem=strict it is not (the agent may write only
 // its StateDirectory), and a StateDirectory removed as a whole starts afresh after the error the
 // running agent stopped with, which the journal keeps.
@@ -29,12 +30,17 @@ public struct StateFileGuard: Sendable {
     /// The marker of a run that kept state here.
     public var markerPath: String { path + ".marker" }
     /// The marker beside the state directory (written when its parent is writable).
-    public var outerMarkerPath: String { Self.outerMarker(of: directory) }
+    public var outerMarkerPath: String { Self.outerMarker(of: path) }
 
-    static func outerMarker(of directory: String) -> String {
+    /// `<parent>/.<directory>.<file>.fencepost-state` for the state file `path`: beside its
+    /// directory, and about this one file (another state file in the same directory is not
+    /// concerned by it).
+    static func outerMarker(of path: String) -> String {
+        let directory = Self.directory(of: path)
         let parent = Self.directory(of: directory)
         let name = directory.split(separator: "/").last.map(String.init) ?? "state"
-        return (parent == "/" ? "" : parent) + "/." + name + ".fencepost-state"
+        let file = path.split(separator: "/").last.map(String.init) ?? "state"
+        return (parent == "/" ? "" : parent) + "/." + name + "." + file + ".fencepost-state"
     }
     let file: (device: UInt64, inode: UInt64)
     let folder: (device: UInt64, inode: UInt64)
@@ -46,8 +52,8 @@ public struct StateFileGuard: Sendable {
         let dir = directory(of: path)
         var marker = path + ".marker"
         var markerExists = identity(marker) != nil
-        if !markerExists, identity(outerMarker(of: dir)) != nil {
-            marker = outerMarker(of: dir)
+        if !markerExists, identity(outerMarker(of: path)) != nil {
+            marker = outerMarker(of: path)
             markerExists = true
         }
         if markerExists {
@@ -76,24 +82,24 @@ public struct StateFileGuard: Sendable {
         file = f
         folder = d
         if Self.identity(markerPath) == nil {
-            guard Self.writeMarker(markerPath, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n") else {
-                throw .stateLost(path: path, "the marker \(markerPath) cannot be written (errno \(errno))")
+            do { try Self.writeMarker(markerPath, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n") } catch {
+                throw .stateLost(path: path, "the marker \(markerPath) cannot be written (\(error))")
             }
         }
-        let outer = Self.outerMarker(of: directory)
-        if Self.identity(outer) == nil, Self._access(Self.directory(of: directory), W_OK) == 0 {
-            _ = Self.writeMarker(outer, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n")
+        // Not for a relative path: its directory's name ("." or a relative one) does not say
+        // which directory the marker beside it is about.
+        let outer = Self.outerMarker(of: path)
+        if path.hasPrefix("/"), Self.identity(outer) == nil, Self._access(Self.directory(of: directory), W_OK) == 0 {
+            try? Self.writeMarker(outer, "A Fencepost agent keeps its state in \(path). Remove this marker only to start afresh on purpose.\n")
         }
     }
 
-    static func writeMarker(_ at: String, _ text: String) -> Bool {
-        let fd = _open(at, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { return false }
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { _write(fd, $0.baseAddress, $0.count) }
-        _ = _fsync(fd)
-        _ = _close(fd)
-        return true
+    /// Writes a marker durably (a marker half written is no marker).
+    static func writeMarker(_ at: String, _ text: String) throws(Errno) {
+        let fd = try FileDescriptor.open(at, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o640)
+        defer { try? fd.close() }
+        try fd.writeAll(text)
+        try fd.synchronize()
     }
 
     /// Whether the path still leads to the file that was opened, in the same directory; the
@@ -108,11 +114,7 @@ public struct StateFileGuard: Sendable {
         }
     }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        let d = String(path[..<slash])
-        return d.isEmpty ? "/" : d
-    }
+    static func directory(of path: String) -> String { Directories.parent(of: path) }
 
     static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
         fileInfo(path).map { ($0.device, $0.inode) }
@@ -130,8 +132,4 @@ public struct StateFileGuard: Sendable {
     static func _stat(_ path: String, _ st: inout Glibc.stat) -> Int32 { stat(path, &st) }
     /// The corresponding C function is `access`.
     static func _access(_ path: String, _ mode: Int32) -> Int32 { access(path, mode) }
-    static func _open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
-    static func _write(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
-    static func _fsync(_ fd: Int32) -> Int32 { fsync(fd) }
-    static func _close(_ fd: Int32) -> Int32 { close(fd) }
 }

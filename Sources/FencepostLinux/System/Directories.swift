@@ -17,7 +17,16 @@ public enum Directories {
 
     /// Creates the folder that holds `path` (see ``create(_:mode:)``).
     public static func createParent(of path: String) throws(Errno) {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        try create(String(path[..<slash]))
+        let parent = self.parent(of: path)
+        guard parent != "." && parent != "/" else { return }
+        try create(parent)
+    }
+
+    /// The folder that holds `path`, as dirname(1) says it: "." for a bare name, "/" for a name
+    /// in the root.
+    public static func parent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let d = String(path[..<slash])
+        return d.isEmpty ? "/" : d
     }
 }
