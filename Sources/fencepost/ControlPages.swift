@@ -1,10 +1,12 @@
 // Listings a page at a time: the agent answers at most a page (5,000 requests or 512 KiB), so
 // `fencepost pending` and `fencepost status` ask for pages until `next` is null.
+import FencepostAgent
 import FencepostJSON
 
 enum ControlPages {
-    /// Requests asked for per page.
-    static let pageSize = 1_000
+    /// Requests asked for per page: the most the agent gives (each page costs the agent a scan,
+    /// so fewer, fuller pages; it still ends a page early at 512 KiB).
+    static let pageSize = ControlPage.maximumItems
 
     /// `{"limit": n, "after": id}`.
     static func params(limit: Int, after: String?) -> JSONValue {

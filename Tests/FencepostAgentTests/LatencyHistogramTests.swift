@@ -47,6 +47,8 @@ struct LatencyHistogramTests {
         #expect(h.count == 1_000_000)
         // 976 counters whatever the count (the old array held a million samples here).
         #expect(LatencyHistogram.bucketCount == 976)
+        #expect(h.counts.count == LatencyHistogram.bucketCount)
+        #expect(h.counts.capacity <= 2 * LatencyHistogram.bucketCount)
         var s = DeliveryStatistics()
         s.wakeDue = 1_000
         s.recordSignal(regionEvent: false, signalledAt: 251_000)

@@ -6,9 +6,9 @@ import FencepostJSON
 import LocalNotifications
 
 /// `{"limit": n, "after": "id"}` of a listing call, and how a page is cut.
-struct ControlPage {
+public struct ControlPage {
     /// The most items a page holds, whatever `limit` asks.
-    static let maximumItems = 5_000
+    public static let maximumItems = 5_000
     /// The most JSON bytes of items in one answer (one larger item still goes alone).
     static let maximumBytes = 512 * 1024
 

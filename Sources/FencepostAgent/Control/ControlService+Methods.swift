@@ -53,15 +53,20 @@ extension ControlService {
         try call.keys(["limit", "after"])
         let page = try ControlPage(call.params)
         let engine = call.center.engine
+        // Unpaged, more than a page can hold: refused before any work (the byte bound is known
+        // only once the items are made, below).
+        if !page.isRequested && engine.pendingCount > ControlPage.maximumItems { throw Self.needsPages(engine.pendingCount) }
         let (items, next) = try page.cut(engine, clock: call.clock, defaultLimit: ControlPage.maximumItems, json: Self.pendingJSON)
         if page.isRequested {
             return .object([("pending", .array(items)), ("next", next.map(JSONValue.string) ?? .null),
                             ("total", .integer(Int64(engine.pendingCount)))])
         }
-        guard next == nil else {
-            throw RPCError(.serverError, "\(engine.pendingCount) pending requests do not fit in one answer (at most \(ControlPage.maximumItems) requests or \(ControlPage.maximumBytes / 1024) KiB): ask for pages with {\"limit\":…,\"after\":…} (`fencepost pending` does)")
-        }
+        guard next == nil else { throw Self.needsPages(engine.pendingCount) }
         return .array(items)
+    }
+
+    static func needsPages(_ count: Int) -> RPCError {
+        RPCError(.serverError, "\(count) pending requests do not fit in one answer (at most \(ControlPage.maximumItems) requests or \(ControlPage.maximumBytes / 1024) KiB): ask for pages with {\"limit\":…,\"after\":…} (`fencepost pending` does)")
     }
 
     static func pendingJSON(_ p: PendingNotification) -> JSONValue {

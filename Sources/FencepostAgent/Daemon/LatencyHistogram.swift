@@ -22,7 +22,8 @@ public struct LatencyHistogram: Sendable {
     /// 16 exact buckets, then 16 for each exponent 4 … 63.
     static let bucketCount = subCount + (64 - subBits) * subCount
 
-    private var counts: [UInt64]
+    /// One counter per bucket: the histogram's whole memory, fixed at ``bucketCount``.
+    private(set) var counts: [UInt64]
     /// Samples recorded.
     public private(set) var count: UInt64 = 0
     /// The largest and smallest sample (nil before the first).
