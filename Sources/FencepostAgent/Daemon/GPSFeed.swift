@@ -179,7 +179,6 @@ final class GPSFeed {
                 case .bytes(let n):
                     readBuffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
                     counters.bytes = (counters.bytes ?? 0) + n
-                    counters.count(stream.stream.counters, satellitesInView: stream.stream.decoder.satellitesInView)
                 case .wouldBlock:
                     break reading
                 case .disconnected:
@@ -213,6 +212,9 @@ final class GPSFeed {
     /// The fix's fields and the source's counters, with the age of the last fix at `now`.
     func diagnostics(at now: UInt64) -> GPSDiagnostics {
         var d = counters
+        // The serial stream's counters are read when asked, not per read (bytes is set while a
+        // serial port is the source: 0 at each connect, with a fresh stream).
+        if d.bytes != nil { d.count(stream.stream.counters, satellitesInView: stream.stream.decoder.satellitesInView) }
         d.fixAge = lastFixAt.map { Double(now >= $0 ? now - $0 : 0) / 1e9 }
         return d
     }

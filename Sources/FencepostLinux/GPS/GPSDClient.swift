@@ -42,7 +42,7 @@ public struct GPSDRead: Sendable {
     public var messages: Int
     /// Messages libgps could not unpack (skipped).
     public var unreadableMessages = 0
-    /// Satellites gpsd last reported seen and used (SKY); nil before any.
+    /// Satellites seen and used in the last SKY report of this read; nil when none came.
     public var satellitesVisible: Int?
     public var satellitesUsed: Int?
 }
@@ -130,11 +130,15 @@ public final class GPSDClient {
             switch LibGPS._read(data, message) {
             case .message:
                 read.messages += 1
-                if Self.isTPV(message) { read.fixes.append(Self.fix(data.pointee, uere: uere)) }
+                // Fields are read in place: gps_data_t is ~24 KB, not to be copied per message.
+                if Self.hasClass(message, Self.tpv) {
+                    read.fixes.append(Self.fix(data.pointee.fix, hdop: data.pointee.dop.hdop, uere: uere))
+                } else if Self.hasClass(message, Self.sky) {
+                    // Each SKY's counts, 0 included (a receiver that lost the sky says so).
+                    read.satellitesVisible = Int(data.pointee.satellites_visible)
+                    read.satellitesUsed = Int(data.pointee.satellites_used)
+                }
             case .wouldBlock:
-                let sky = data.pointee
-                if sky.satellites_visible > 0 { read.satellitesVisible = Int(sky.satellites_visible) }
-                if sky.satellites_used > 0 { read.satellitesUsed = Int(sky.satellites_used) }
                 return read
             case .unreadable:
                 // Skipped; bounded so a libgps that does not consume it cannot spin here.
@@ -157,11 +161,13 @@ public final class GPSDClient {
         data = nil
     }
 
-    /// Whether the NUL-terminated JSON text is a TPV report (`{"class":"TPV",…`).
-    static func isTPV(_ text: UnsafeMutableBufferPointer<CChar>) -> Bool {
-        let prefix = Array(#"{"class":"TPV""#.utf8)
+    static let tpv = Array(#"{"class":"TPV""#.utf8)
+    static let sky = Array(#"{"class":"SKY""#.utf8)
+
+    /// Whether the NUL-terminated JSON text starts with `prefix` (`{"class":"TPV"`: a TPV report).
+    static func hasClass(_ text: UnsafeMutableBufferPointer<CChar>, _ prefix: [UInt8]) -> Bool {
         guard text.count > prefix.count else { return false }
-        for (i, b) in prefix.enumerated() where UInt8(bitPattern: text[i]) != b { return false }
+        for i in prefix.indices where UInt8(bitPattern: text[i]) != prefix[i] { return false }
         return true
     }
 
@@ -178,10 +184,7 @@ public final class GPSDClient {
     /// A ``Fix`` from libgps's state after a TPV: NaN (unknown) becomes nil, nothing is invented.
     /// `hdop` is the latest gpsd reported (SKY, or the TPV's epoch for NMEA sources); satellites used
     /// are left nil (they come only with SKY).
-    static func fix(_ data: gps_data_t, uere: Double) -> Fix {
-        fix(data.fix, hdop: data.dop.hdop, uere: uere)
-    }
-
+    ///
     /// The error estimate: HDOP × `uere` when gpsd knows the HDOP (the serial source's model);
     /// otherwise gpsd's `eph` halved. gpsd derives `eph` from the DOPs with its own UERE constants
     /// at 95 % confidence (about HDOP × 19 m without DGPS, gpsd.h), twice a one-sigma figure like
