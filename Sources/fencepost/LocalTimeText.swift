@@ -20,15 +20,13 @@ struct LocalZoneOption: ParsableArguments {
             }
         }
         do throws(ZoneError) { return try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) } catch {
+            writeStandardError("fencepost: local times in UTC: the device zone is not readable (\(error)); --zone names one\n")
             return ZoneRules.utc
         }
     }
 }
 
 enum LocalTimeText {
-    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
     /// `Tue 2026-11-24 08:30:00 CET` for an RFC 3339 text; "-" for none; the text itself when it
     /// does not parse.
     static func local(_ text: String?, in zone: ZoneRules) -> String {
@@ -37,17 +35,15 @@ enum LocalTimeText {
         return local(t.instant, in: zone)
     }
 
-    static func local(_ instant: WallInstant, in zone: ZoneRules) -> String {
-        let offset = zone.offset(at: instant)
-        let c = CivilDateTime(localSeconds: instant.secondsSinceEpoch + Int64(offset.utcOffsetSeconds))
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        // 1970-01-01 was a Thursday.
-        let days = (instant.secondsSinceEpoch + Int64(offset.utcOffsetSeconds)).floorDivided(by: 86_400)
-        let weekday = weekdays[Int(((days + 4) % 7 + 7) % 7)]
-        return "\(weekday) \(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) \(offset.abbreviation)"
+    /// `Sat 2026-03-28 02:30:00 CET`, with ` +01:00` after it when `withOffset` (`next`'s report).
+    static func local(_ t: WallInstant, in zone: ZoneRules, withOffset: Bool = false) -> String {
+        let o = zone.offset(at: t)
+        let seconds = Int64(o.utcOffsetSeconds)
+        let localSeconds = t.secondsSinceEpoch + seconds
+        let c = CivilDateTime(localSeconds: localSeconds)
+        let dayNumber = localSeconds >= 0 ? localSeconds / 86400 : (localSeconds - 86399) / 86400
+        let weekday = InstantText.weekdayNames[CivilDays.weekday(dayNumber: dayNumber) - 1]
+        let text = c.iso8601.replacingFirst("T", with: " ")
+        return "\(weekday) \(text) \(o.abbreviation)" + (withOffset ? " \(InstantText.offset(Int(seconds)))" : "")
     }
-}
-
-private extension Int64 {
-    func floorDivided(by d: Int64) -> Int64 { self >= 0 ? self / d : -((-self + d - 1) / d) }
 }

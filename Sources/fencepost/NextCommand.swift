@@ -239,14 +239,7 @@ enum HumanReport {
 
     /// `Sat 2026-03-28 02:30:00 CET +01:00`
     static func local(_ t: WallInstant, in zone: ZoneRules) -> String {
-        let o = zone.offset(at: t)
-        let seconds = Int64(o.utcOffsetSeconds)
-        let localSeconds = t.secondsSinceEpoch + seconds
-        let c = CivilDateTime(localSeconds: localSeconds)
-        let dayNumber = localSeconds >= 0 ? localSeconds / 86400 : (localSeconds - 86399) / 86400
-        let weekday = InstantText.weekdayNames[CivilDays.weekday(dayNumber: dayNumber) - 1]
-        let text = c.iso8601.replacingFirst("T", with: " ")
-        return "\(weekday) \(text) \(o.abbreviation) \(InstantText.offset(Int(seconds)))"
+        LocalTimeText.local(t, in: zone, withOffset: true)
     }
 }
 
