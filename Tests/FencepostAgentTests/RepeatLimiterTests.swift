@@ -28,7 +28,7 @@ import Testing
         #expect(captured.lines.dropFirst().allSatisfy { $0.text == "GPS: /dev/ttyACM0: no such file (30 times in the last 60 s)" })
         #expect(captured.lines.allSatisfy { $0.level == .warning })
         #expect(log.cleared("GPS: reading /dev/ttyACM0 at 9600 baud", limiter: &limiter, at: start + 86_400 * Self.second))
-        #expect(captured.lines.last?.text == "GPS: reading /dev/ttyACM0 at 9600 baud (after 43200 failures over 24 h)")
+        #expect(captured.lines.last?.text == "GPS: reading /dev/ttyACM0 at 9600 baud (after 43200 failures over 1d 0h)")
         #expect(captured.lines.last?.level == .info)
         // Cleared once: a second clear writes nothing.
         #expect(!log.cleared("again", limiter: &limiter, at: start + 86_401 * Self.second))
@@ -51,6 +51,26 @@ import Testing
         #expect(l.occurred(at: 3 * Self.second) == .suppressed)
         #expect(l.clear(at: 430 * Self.second) == RepeatLimiter.End(occurrences: 7, seconds: 330))
         #expect(!l.isActive)
+    }
+
+    /// Occurrences held back are due one interval after the last line, and a flush writes them
+    /// without counting another occurrence (a summary of counts kept by the caller).
+    @Test func heldOccurrencesAreFlushedWhenDue() {
+        var l = RepeatLimiter(interval: 60 * Self.second)
+        #expect(l.heldLineDue == nil)
+        #expect(l.occurred(at: 10 * Self.second) == .first)
+        #expect(l.heldLineDue == nil)           // the first line held nothing back
+        #expect(l.flush(at: 500 * Self.second) == false)
+        #expect(l.occurred(at: 20 * Self.second) == .suppressed)
+        #expect(l.heldLineDue == 70 * Self.second)
+        #expect(l.flush(at: 69 * Self.second) == false)
+        #expect(l.flush(at: 70 * Self.second) == true)
+        #expect(l.heldLineDue == nil)
+        #expect(l.flush(at: 200 * Self.second) == false)
+        // The flush was a line: the next occurrence within its interval is held again.
+        #expect(l.occurred(at: 100 * Self.second) == .suppressed)
+        #expect(l.occurred(at: 130 * Self.second) == .repeated(count: 2, seconds: 60))
+        #expect(l.clear(at: 140 * Self.second) == RepeatLimiter.End(occurrences: 4, seconds: 130))
     }
 
     /// Random gaps between occurrences (seeded): never two lines within the interval, the counts of
@@ -103,10 +123,12 @@ import Testing
         #expect(LogLevel.error < LogLevel.debug)
     }
 
+    /// The log's durations are the status answer's (one function for both).
     @Test func durations() {
-        #expect(RepeatLimiter.duration(seconds: 45) == "45 s")
-        #expect(RepeatLimiter.duration(seconds: 180) == "3 min")
-        #expect(RepeatLimiter.duration(seconds: 7_500) == "2 h 5 min")
-        #expect(RepeatLimiter.duration(seconds: 86_400) == "24 h")
+        #expect(ControlService.approximate(45) == "45 s")
+        #expect(ControlService.approximate(180) == "3 min")
+        #expect(ControlService.approximate(7_500) == "2h 5min")
+        #expect(ControlService.approximate(86_400) == "1d 0h")
+        #expect(ControlService.approximate(-5) == "0 s")
     }
 }

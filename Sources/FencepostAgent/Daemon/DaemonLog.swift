@@ -115,7 +115,7 @@ public struct DaemonLog {
     @discardableResult
     public func cleared(_ text: @autoclosure () -> String, limiter: inout RepeatLimiter, at now: UInt64, level: LogLevel = .info) -> Bool {
         guard let end = limiter.clear(at: now) else { return false }
-        log(level, "\(text()) (after \(end.occurrences) \(end.occurrences == 1 ? "failure" : "failures") over \(RepeatLimiter.duration(seconds: end.seconds)))")
+        log(level, "\(text()) (after \(end.occurrences) \(end.occurrences == 1 ? "failure" : "failures") over \(ControlService.approximate(Int64(clamping: end.seconds))))")
         return true
     }
 }

@@ -22,6 +22,8 @@ final class DeliveryHook {
     private var waiting: [(configuration: HookConfiguration, delivery: DeliveredNotification)] = []
     private var waitingHead = 0
     private var skipped = 0
+    private var skippedSeen = 0
+    private var skipLines = RepeatLimiter()
 
     init(_ configuration: HookConfiguration?, log: DaemonLog) {
         self.configuration = configuration
@@ -97,15 +99,25 @@ final class DeliveryHook {
             waitingHead += 1
             start(next.configuration, next.delivery, at: now)
         }
-        if waitingHead == waiting.count {
-            waiting.removeAll()
+        // The consumed head is dropped once it is half the array (amortised O(1)): under steady
+        // load the queue never empties, and the array grew by every delivery ever queued.
+        if waitingHead > 0 && waitingHead * 2 >= waiting.count {
+            waiting.removeFirst(waitingHead)
             waitingHead = 0
         }
-        if skipped > 0 {
+        // One line for the deliveries skipped: at once, then at most once a minute with the
+        // count since the last line (it was written on every loop turn of an overload).
+        let counted = skipped > skippedSeen
+        skippedSeen = skipped
+        if skipped > 0 && skipLines.summary(counted: counted, at: now) {
             log.warning("hook: \(skipped) deliveries not given to the hook: \(maximumRunning) hooks were running and \(maximumWaiting) waiting")
             skipped = 0
+            skippedSeen = 0
         }
     }
+
+    /// Entries the waiting array holds, consumed ones included (tests: its storage is bounded).
+    var waitingStorage: Int { waiting.count }
 
     /// Children running now and deliveries waiting for one.
     var counts: (running: Int, waiting: Int) { (running.count, waiting.count - waitingHead) }
@@ -115,6 +127,7 @@ final class DeliveryHook {
     var nextDeadline: UInt64? {
         var next: UInt64?
         for r in running where !r.killed { next = min(next ?? r.deadline, r.deadline) }
+        if let due = skipLines.heldLineDue { next = min(next ?? due, due) }
         return next
     }
 }

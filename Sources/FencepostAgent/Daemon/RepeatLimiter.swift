@@ -72,6 +72,33 @@ public struct RepeatLimiter: Sendable {
         return .repeated(count: count, seconds: elapsed / 1_000_000_000)
     }
 
+    /// When the occurrences held back since the last line may be written (the last line plus
+    /// ``interval``); nil when none are held. A caller that summarises what it held (counts it
+    /// kept itself) wakes then and calls ``flush(at:)``, so nothing waits for the next occurrence.
+    public var heldLineDue: UInt64? {
+        isActive && unlogged > 0 ? lastLineAt &+ interval : nil
+    }
+
+    /// Allows the line for the occurrences held back when their interval is up: true (log them;
+    /// they count as written) or false (not yet, or none held). Counts no occurrence.
+    public mutating func flush(at now: UInt64) -> Bool {
+        defer { checkInvariants() }
+        guard let due = heldLineDue, now >= due else { return false }
+        unlogged = 0
+        lastLineAt = now
+        return true
+    }
+
+    /// For a caller that keeps its own counts and writes one summary line of them (connections
+    /// closed, deliveries not given to the hook): `counted` says whether new counts arrived since
+    /// the last call (one occurrence). True: write the summary now, then start the counts afresh;
+    /// false: keep counting (the line is due at ``heldLineDue``).
+    public mutating func summary(counted: Bool, at now: UInt64) -> Bool {
+        guard counted else { return flush(at: now) }
+        if case .suppressed = occurred(at: now) { return false }
+        return true
+    }
+
     /// Ends the condition at `now`: its totals when it was active (log them), nil when it was not.
     public mutating func clear(at now: UInt64) -> End? {
         defer { checkInvariants() }
@@ -81,14 +108,6 @@ public struct RepeatLimiter: Sendable {
         occurrences = 0
         unlogged = 0
         return end
-    }
-
-    /// "45 s", "3 min", "2 h 5 min" — the length of a condition in a log line.
-    public static func duration(seconds: UInt64) -> String {
-        if seconds < 120 { return "\(seconds) s" }
-        if seconds < 7200 { return "\(seconds / 60) min" }
-        let h = seconds / 3600, m = seconds % 3600 / 60
-        return m == 0 ? "\(h) h" : "\(h) h \(m) min"
     }
 
     private func checkInvariants() {
