@@ -108,18 +108,25 @@ import Testing
 
     @Test func supplementaryGroupsCountAndUnreadableOnesFailClosed() throws {
         let policy = ControlPolicy(ownerUserID: 0, groups: [(998, "fencepost")])
-        let pi = PeerCredentials(processID: 1, userID: 1000, groupID: 1000)
         // `adduser pi fencepost`: 998 is a supplementary group of uid 1000.
-        #expect(policy.check(pi) { uid in uid == 1000 ? [1000, 27, 998] : [] } == nil)
-        #expect(policy.check(pi) { _ in [1000, 27] } == "permission denied: uid 1000 is not root, the owner (uid 0) or in group 998 (fencepost)")
-        // The groups cannot be read: refused, and the message says why.
-        let refused = try #require(policy.check(pi) { _ in nil })
-        #expect(refused.contains("supplementary groups could not be read"))
+        let pi = PeerCredentials(processID: 1, userID: 1000, groupID: 1000, groupIDs: [1000, 27, 998])
+        #expect(policy.check(pi) == nil)
+        let notInGroup = PeerCredentials(processID: 1, userID: 1000, groupID: 1000, groupIDs: [1000, 27])
+        #expect(policy.check(notInGroup) == "permission denied: uid 1000 is not root, the owner (uid 0) or in group 998 (fencepost)")
         // Credentials that cannot be read at all: a refusal line, never a silent accept.
         let (message, line) = ControlPolicy.unreadableCredentials(Errno.badFileDescriptor)
         #expect(message.hasPrefix("permission denied"))
         #expect(try JSONValue.parse(line.dropLast())["error"]?["code"] == -32000)
-        // The real lookup: root's groups include gid 0.
-        #expect(try SystemUsers.groupIDs(ofUser: 0).contains(0))
+        // The real peer: over a socket, the kernel gives this process's own groups.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fp-peer-\(UUID().uuidString).sock").path
+        defer { unlink(path) }
+        let listener = try UnixListener(path: path, mode: 0o600)
+        let client = try UnixClient.connect(path)
+        let peer = try #require(try listener.accept()).peerCredentials()
+        #expect(peer.userID == getuid() && peer.groupID == getgid())
+        var own = [gid_t](repeating: 0, count: 256)
+        let n = Int(getgroups(Int32(own.count), &own))
+        #expect(Set(peer.groupIDs) == Set(own.prefix(max(n, 0))), "\(peer.groupIDs) vs getgroups \(own.prefix(max(n, 0)))")
+        _ = client
     }
 }

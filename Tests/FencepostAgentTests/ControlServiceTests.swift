@@ -51,7 +51,7 @@ final class ControlHarness {
     }
 
     func send(_ line: String) -> ControlReply {
-        service.handle(line: Array(line.utf8), center: center, clock: clock, status: status)
+        service.handle(line: Array(line.utf8), center: center, clock: clock, status: { status })
     }
 
     /// The parsed answer to `line`.
@@ -207,7 +207,7 @@ let depot = #"{"id":"depot","content":{"title":"Depot"},"trigger":{"location":{"
                     }
                 }
             }
-            let reply = h.service.handle(line: bytes, center: h.center, clock: h.clock, status: h.status)
+            let reply = h.service.handle(line: bytes, center: h.center, clock: h.clock, status: { h.status })
             if let line = reply.line {
                 let a = try JSONValue.parse(line.dropLast())
                 #expect(a["jsonrpc"] == "2.0", "seed \(seed) case \(i)")

@@ -81,6 +81,15 @@ final class RawClient {
         return nil
     }
 
+    /// Reads what has arrived, at most `maximum` bytes, without waiting: the bytes (possibly
+    /// none), or nil when the agent closed the connection.
+    func readAvailable(maximum: Int) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: maximum)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, maximum, 0) }
+        if n == 0 || (n < 0 && errno != EAGAIN) { return nil }
+        return n < 0 ? [] : Array(chunk[..<n])
+    }
+
     /// Whether the agent closed this connection (EOF or reset) within `timeout` seconds; input
     /// that arrives meanwhile is read and dropped.
     func isClosed(within timeout: Double) -> Bool {

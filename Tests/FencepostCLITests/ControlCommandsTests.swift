@@ -87,9 +87,9 @@ final class TestAgent: @unchecked Sendable {
                 case .tooLong: reply = ControlService.tooLong(limit: framer.maximumLineLength)
                 case .line(let bytes):
                     reply = lock.withLock {
-                        service.handle(line: bytes, center: center, clock: clock, status: AgentStatus(
+                        service.handle(line: bytes, center: center, clock: clock, status: { AgentStatus(
                             wallTrusted: true, clockSource: .ntp, gpsSource: "/dev/ttyTEST @ 9600", gpsConnected: false,
-                            deviceZone: "Europe/Berlin")).line ?? []
+                            deviceZone: "Europe/Berlin") }).line ?? []
                     }
                 }
                 connection.enqueue(reply)

@@ -27,6 +27,7 @@ import Testing
         try FileManager.default.removeItem(atPath: folder)
         let lost = try d.cli(["add", "-"], input: #"{"id":"b","trigger":{"interval":{"seconds":3600}}}"#)
         #expect(lost.status != 0, "a change into a removed file was acknowledged: \(lost.stdout)")
+        #expect(lost.stderr.contains("not done: the state could not be made durable"), "\(lost.stderr)")
         let exit = d.waitForExit(timeout: 15)
         #expect(exit != nil && exit?.status != 0, "log:\n\(d.stderr)")
         #expect(d.stderr.contains("state.sqlite") && d.stderr.contains("removed"), "log:\n\(d.stderr)")
@@ -57,6 +58,7 @@ import Testing
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.statePath + suffix) }
         let lost = try d.cli(["add", "-"], input: #"{"id":"b","trigger":{"interval":{"seconds":3600}}}"#)
         #expect(lost.status != 0, "\(lost.stdout)")
+        #expect(lost.stderr.contains("not done: the state could not be made durable"), "\(lost.stderr)")
         let exit = d.waitForExit(timeout: 15)
         #expect(exit != nil && exit?.status != 0, "log:\n\(d.stderr)")
         try d.start()
@@ -67,8 +69,9 @@ import Testing
 
     /// A state file the agent's user may not write is refused at start (run as nobody; root may
     /// write any file).
-    @Test func readOnlyStateFileIsRefusedAtStart() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getuid() == 0 else { return }
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root and setpriv, to run the agent as nobody"))
+    func readOnlyStateFileIsRefusedAtStart() throws {
         let d = try DaemonProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()

@@ -79,4 +79,24 @@ struct LineFramerTests {
         }
         #expect(count == 10_000)
     }
+
+    @Test("an emptied buffer keeps a small capacity and frees a large one; a partial line stays")
+    func releaseMemoryIfEmpty() {
+        var framer = LineFramer(maximumLineLength: 100_000)
+        framer.append(Array("{\"id\":1}\n".utf8))
+        #expect(framer.next() != nil)
+        framer.releaseMemoryIfEmpty(keeping: 4096)
+        #expect(framer.bufferedCount == 0)
+        #expect(framer.capacity > 0 && framer.capacity <= 4096, "capacity \(framer.capacity): a small buffer is reused")
+        framer.append([UInt8](repeating: 0x78, count: 50_000) + [0x0A])
+        #expect(framer.next() != nil)
+        framer.releaseMemoryIfEmpty(keeping: 4096)
+        #expect(framer.capacity == 0, "capacity \(framer.capacity) kept after a 50 kB line")
+        framer.append(Array("partial".utf8))
+        #expect(framer.next() == nil)
+        framer.releaseMemoryIfEmpty(keeping: 0)
+        #expect(framer.bufferedCount == 7)
+        framer.append(Array("\n".utf8))
+        #expect(framer.next() == .line(Array("partial".utf8)))
+    }
 }

@@ -18,20 +18,11 @@ public struct ControlPolicy: Sendable {
     /// nil when `peer` may use the socket; else the sentence to send as a JSON-RPC error before
     /// closing: `permission denied: uid 1000 is not root, the owner (uid 0) or in group 998 (fencepost)`.
     ///
-    /// `SO_PEERCRED` gives only the peer's primary group; `supplementaryGroups` is asked for the
-    /// user's other groups (`adduser pi fencepost` adds one) only when the primary group does not
-    /// decide. It returns nil when they cannot be read: the peer is then refused (fail closed).
-    public func check(_ peer: PeerCredentials, supplementaryGroups: (UInt32) -> [UInt32]? = { _ in [] }) -> String? {
+    /// The peer's groups are its primary group and its supplementary groups (`adduser pi
+    /// fencepost` adds one), both from the kernel (``PeerCredentials``).
+    public func check(_ peer: PeerCredentials) -> String? {
         if peer.userID == 0 || peer.userID == ownerUserID || userIDs.contains(peer.userID) { return nil }
-        if groups.contains(where: { $0.id == peer.groupID }) { return nil }
-        var unreadable = false
-        if !groups.isEmpty {
-            if let others = supplementaryGroups(peer.userID) {
-                if others.contains(where: { g in groups.contains { $0.id == g } }) { return nil }
-            } else {
-                unreadable = true
-            }
-        }
+        if groups.contains(where: { g in g.id == peer.groupID || peer.groupIDs.contains(g.id) }) { return nil }
         var allowed = ["root", "the owner (uid \(ownerUserID))"]
         allowed += userIDs.map { "uid \($0)" }
         let groupText = groups.map { "group \($0.id) (\($0.name))" }
@@ -42,17 +33,16 @@ public struct ControlPolicy: Sendable {
             list = allowed.joined(separator: ", ") + " or in " + Self.or(groupText)
         }
         return "permission denied: uid \(peer.userID) is not \(list)"
-            + (unreadable ? " (its supplementary groups could not be read)" : "")
     }
 
     /// The refusal as a whole JSON-RPC error line (id null), to send before closing.
-    public func refusal(_ peer: PeerCredentials, supplementaryGroups: (UInt32) -> [UInt32]? = { _ in [] }) -> [UInt8]? {
-        check(peer, supplementaryGroups: supplementaryGroups).map { Self.errorLine($0) }
+    public func refusal(_ peer: PeerCredentials) -> [UInt8]? {
+        check(peer).map { Self.errorLine($0) }
     }
 
     /// A refusal line for a peer whose credentials could not be read at all (fail closed).
     public static func unreadableCredentials(_ error: Errno) -> (message: String, line: [UInt8]) {
-        let message = "permission denied: the peer's credentials (SO_PEERCRED) cannot be read: \(error)"
+        let message = "permission denied: the peer's credentials (SO_PEERCRED, SO_PEERGROUPS) cannot be read: \(error)"
         return (message, errorLine(message))
     }
 

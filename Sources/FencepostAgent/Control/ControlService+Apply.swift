@@ -85,7 +85,7 @@ extension ControlService {
     ///   transaction when anything changes, none otherwise.
     public mutating func apply(requests: [NotificationRequest], categories: [NotificationCategory]?,
                                center: DurableNotificationCenter, clock: EngineClock) -> ApplyReply {
-        var call = Call(center: center, clock: clock, status: AgentStatus(), params: .null)
+        var call = Call(center: center, clock: clock, params: .null)
         do throws(RPCError) {
             let result = try Self.apply(requests, categories: categories, &call, path: { "requests[\($0)]" })
             return ApplyReply(result: result, error: nil, output: call.output, fatal: call.fatal)

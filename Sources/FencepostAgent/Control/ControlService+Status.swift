@@ -11,10 +11,10 @@ extension ControlService {
     /// `status` `{}` → `{"clock":{…},"gps":{…},"badge":n,"delivered":n,"pending":[{"id","kind","nextFire","regionState","why"}],
     /// "pendingTotal":n,"next":id|null}`: the first page of pending requests (statusPageItems, ControlPage's
     /// byte bound); `{"limit":n,"after":id}` asks for another page.
-    func statusResult(_ call: inout Call) throws(RPCError) -> JSONValue {
+    func statusResult(_ call: inout Call, _ s: AgentStatus) throws(RPCError) -> JSONValue {
         try call.keys(["limit", "after"])
         let page = try ControlPage(call.params)
-        let s = call.status, engine = call.center.engine, clock = call.clock
+        let engine = call.center.engine, clock = call.clock
         func number(_ d: Double?) -> JSONValue { d.map(JSONValue.number) ?? .null }
         func text(_ t: String?) -> JSONValue { t.map(JSONValue.string) ?? .null }
         var uptime: JSONValue = .null

@@ -48,18 +48,20 @@ public struct ControlService {
 
     public init() {}
 
-    /// Handles one line (without its `\n`). Never traps on any input.
+    /// Handles one line (without its `\n`). Never traps on any input. `status` is asked only by
+    /// the `status` method (it reads the clock's synchronisation and the GPS counters: work no
+    /// other line needs).
     public mutating func handle(line: [UInt8], center: DurableNotificationCenter, clock: EngineClock,
-                                status: AgentStatus) -> ControlReply {
+                                status: () -> AgentStatus) -> ControlReply {
         let request: RPCRequest
         switch RPCRequest.read(line) {
         case .request(let r): request = r
         case .failure(let error, let id): return ControlReply(line: id.map { RPCReply.error(error, id: $0) })
         }
-        var call = Call(center: center, clock: clock, status: status, params: request.params)
+        var call = Call(center: center, clock: clock, params: request.params)
         let result: Result<JSONValue, RPCError>
         do throws(RPCError) {
-            result = .success(try dispatch(request.method, &call))
+            result = .success(try dispatch(request.method, &call, status: status))
         } catch {
             result = .failure(error)
         }
@@ -76,7 +78,7 @@ public struct ControlService {
         RPCReply.error(RPCError(.invalidRequest, "invalid request: the line is longer than \(limit) bytes"), id: .null)
     }
 
-    mutating func dispatch(_ method: String, _ call: inout Call) throws(RPCError) -> JSONValue {
+    mutating func dispatch(_ method: String, _ call: inout Call, status: () -> AgentStatus) throws(RPCError) -> JSONValue {
         switch method {
         case "add": return try add(&call)
         case "pending": return try pending(&call)
@@ -86,7 +88,7 @@ public struct ControlService {
         case "ack": return try ack(&call)
         case "categories": return try categories(&call)
         case "apply": return try apply(&call)
-        case "status": return try statusResult(&call)
+        case "status": return try statusResult(&call, status())
         default:
             throw RPCError(.methodNotFound, "method not found: \"\(method)\" (methods: \(Self.methods.joined(separator: ", ")))")
         }
@@ -97,7 +99,6 @@ public struct ControlService {
 struct Call {
     let center: DurableNotificationCenter
     let clock: EngineClock
-    let status: AgentStatus
     let params: JSONValue
     var output = EngineOutput()
     var fatal: CenterError?

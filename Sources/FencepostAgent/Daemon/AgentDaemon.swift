@@ -224,6 +224,7 @@ public final class AgentDaemon {
             turns.begin(at: mark)
             for event in events {
                 var what = "?"
+                var served: ServedLines?
                 switch event.token {
                 case .signals: what = handleSignals()
                 case .monotonicTimer:
@@ -250,12 +251,12 @@ public final class AgentDaemon {
                     handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: what = "button"; handleButton()
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
-                case .connection(let id): what = handleConnection(id, now: mark)
+                case .connection(let id): served = handleConnection(id, now: mark)
                 }
                 let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
                 switch event.token {
                 case .monotonicTimer, .wallTimer: break     // their work is in handleTime
-                default: turns.note({ what }, from: mark, to: done)
+                default: turns.note({ served?.description ?? what }, from: mark, to: done)
                 }
                 mark = done
             }
@@ -346,8 +347,15 @@ public final class AgentDaemon {
     }
 
     /// The fsync of what this loop turn committed (after its signals); a failure stops the agent.
-    func syncState() {
-        do { try center.sync() } catch { fatal(error) }
+    /// Makes the commits so far durable; on failure the agent stops (``fatal(_:)``) and the
+    /// error is returned, for the answers that would have said "done".
+    @discardableResult
+    func syncState() -> CenterError? {
+        do { try center.sync() } catch {
+            fatal(error)
+            return error
+        }
+        return nil
     }
 
     func fatal(_ error: CenterError) {
@@ -484,8 +492,9 @@ public final class AgentDaemon {
     var status: AgentStatus {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let trusted = center.engine.wallTrusted
-        let source = AgentStatus.ClockSource(trusted: trusted, trust: configuration.clockTrust,
-                                             ntpSynchronized: SystemClocks.isWallClockSynchronized())
+        let trust = configuration.clockTrust
+        let source = AgentStatus.ClockSource(trusted: trusted, trust: trust,
+                                             ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
         var status = AgentStatus(
             started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
             gpsSource: gps.description, gpsConnected: gps.isConnected,
@@ -497,18 +506,32 @@ public final class AgentDaemon {
         return status
     }
 
+    /// What one connection's turn served, for the loop's timing (text made only for a slow part).
+    struct ServedLines {
+        var connection: UInt32
+        var first: String?
+        var lines = 0
+        var description: String {
+            "control connection \(connection)" + (lines == 0 ? " (reading/writing)"
+                : ": " + (first ?? "(not a request)") + (lines > 1 ? " and \(lines - 1) more line\(lines > 2 ? "s" : "")" : ""))
+        }
+    }
+
     /// Answers what connection `id` sent: each line through the control service, the state
-    /// synced before any answer is written. Returns what it did, for the loop's timing.
-    func handleConnection(_ id: UInt32, now: UInt64) -> String {
-        var methods: [String] = []
+    /// synced before any answer is written. Returns what it served, for the loop's timing.
+    func handleConnection(_ id: UInt32, now: UInt64) -> ServedLines {
+        var served = ServedLines(connection: id)
         clients.handle(id, now: now, answer: { line in
-            let reply = control.handle(line: line, center: center, clock: clock, status: status)
-            if methods.count < 4 { methods.append(reply.method ?? "(not a request)") }
+            let reply = control.handle(line: line, center: center, clock: clock, status: { status })
+            if served.lines == 0 { served.first = reply.method }
+            served.lines += 1
             if let f = reply.fatal { fatal(f) }
             act(on: reply.output)
             return reply.line
-        }, beforeReply: { syncState() })
-        return "control connection \(id)" + (methods.isEmpty ? " (reading/writing)" : ": " + methods.joined(separator: ", "))
+        }, beforeReply: {
+            syncState().map { RPCReply.error(RPCError(.serverError, "not done: the state could not be made durable (\($0)); the agent is stopping"), id: .null) }
+        })
+        return served
     }
 
     // MARK: Status and shutdown

@@ -34,12 +34,15 @@ final class ControlConnections {
         var partialSince: UInt64?
         /// Since when queued output has not moved.
         var stalledSince: UInt64?
+        /// Bytes it held (framer and output queue) when last worked on; summed in `held`.
+        var held = 0
     }
 
     /// Why connections were closed, counted for one summary log line per loop turn.
     struct Closures {
         var idle = 0, slow = 0, incomplete = 0, evicted = 0
-        var isEmpty: Bool { idle + slow + incomplete + evicted == 0 }
+        var total: Int { idle + slow + incomplete + evicted }
+        var isEmpty: Bool { total == 0 }
     }
 
     /// The listening socket (registered by the daemon for `.readable` with token `.listener`).
@@ -57,10 +60,9 @@ final class ControlConnections {
     private var nextConnectionID: UInt32 = 0
     /// One read buffer for every connection (the loop has one thread).
     private var buffer = [UInt8](repeating: 0, count: 65_536)
-    private var peerGroups = PeerGroups()
     /// While accept fails for lack of descriptors: the listener is not watched until then.
     private(set) var listenerPausedUntil: UInt64?
-    private var acceptBackoff: UInt64 = 0
+    private var acceptBackoff = ReconnectBackoff(initial: 100_000_000, maximum: 2_000_000_000)
     private var closures = Closures()
     private var refused = 0
     private var lastRefused = ""
@@ -68,9 +70,12 @@ final class ControlConnections {
     /// and when the condition has been quiet for a minute.
     private var acceptFailures = RepeatLimiter()
     private var closureLines = RepeatLimiter()
+    /// When the last closure or refusal was counted (the condition clears a minute after it).
     private var lastClosureLine: UInt64 = 0
-    /// Bytes held in connection buffers at their highest since the heap was last trimmed.
-    private var heldPeak = 0
+    /// Closures and refusals counted when the limiter was last told of an occurrence.
+    private var closuresSeen = 0
+    /// Bytes held by all connections' buffers: the heap is trimmed once a burst of them is over.
+    private var held = BurstMemory()
 
     init(listener: UnixListener, loop: EventLoop<DaemonToken>, policy: ControlPolicy, maximumMessageBytes: Int,
          limits: ControlLimits = ControlLimits(), log: DaemonLog) {
@@ -85,23 +90,27 @@ final class ControlConnections {
     // MARK: Accepting
 
     /// Accepts the waiting connections (at most 64 a turn, so the loop stays responsive). At the
-    /// cap, or when the process is out of descriptors, the least recently active connection is
-    /// closed to make room; with none to close, the listener rests (100 ms, doubling to 2 s).
+    /// cap, or when this process is out of descriptors (EMFILE), the least recently active
+    /// connection is closed to make room. With none to close, or when the whole system is out
+    /// (ENFILE: closing our own clients would not make room for us alone), or on another failure,
+    /// the listener rests (100 ms, doubling to 2 s).
     func acceptAll(now: UInt64) {
         for _ in 0..<64 {
             let c: UnixConnection?
             do { c = try listener.accept() } catch {
-                if case .system(_, let errno) = error.reason,
-                   errno == .processDescriptorLimit || errno == .systemDescriptorLimit {
-                    if !connections.isEmpty { evictLeastActive(); continue }
+                if case .system(_, let errno) = error.reason, errno == .processDescriptorLimit, !connections.isEmpty {
+                    evictLeastActive()
+                    continue
+                }
+                if case .system(_, let errno) = error.reason {
                     pauseListener(now: now, because: "\(errno)")
                 } else {
                     pauseListener(now: now, because: "\(error)")
                 }
                 return
             }
-            guard let c else { acceptBackoff = 0; return }
-            acceptBackoff = 0
+            acceptBackoff.reset()
+            guard let c else { return }
             log.cleared("control: accepting connections again", limiter: &acceptFailures, at: now)
             if connections.count >= connectionCap { evictLeastActive() }
             add(c, now: now)
@@ -118,7 +127,7 @@ final class ControlConnections {
         let refusal: [UInt8]?
         switch Result(catching: { () throws(Errno) in try c.peerCredentials() }) {
         case .success(let peer):
-            refusal = policy.refusal(peer) { uid in peerGroups.groups(of: uid, now: now) }
+            refusal = policy.refusal(peer)
             if refusal != nil { lastRefused = "uid \(peer.userID), pid \(peer.processID)" }
         case .failure(let e):
             refusal = ControlPolicy.unreadableCredentials(e).line
@@ -135,14 +144,14 @@ final class ControlConnections {
             return
         }
         connections[id] = connection
-        if refusal != nil { handle(id, now: now, answer: { _ in nil }, beforeReply: {}) }
+        if refusal != nil { handle(id, now: now, answer: { _ in nil }, beforeReply: { nil }) }
     }
 
     private func pauseListener(now: UInt64, because reason: String) {
-        acceptBackoff = acceptBackoff == 0 ? 100_000_000 : min(acceptBackoff * 2, 2_000_000_000)
-        listenerPausedUntil = now + acceptBackoff
+        let rest = acceptBackoff.nextDelay()
+        listenerPausedUntil = now + rest
         try? loop.modify(listener.descriptor, for: [], token: .listener)
-        log.repeating(.warning, "control: accept failed (\(reason)); not accepting for \(acceptBackoff / 1_000_000) ms at a time",
+        log.repeating(.warning, "control: accept failed (\(reason)); not accepting for \(rest / 1_000_000) ms at a time",
                       limiter: &acceptFailures, at: now)
     }
 
@@ -163,14 +172,20 @@ final class ControlConnections {
     /// answers its complete lines with `answer` (nil: no answer, a JSON-RPC notification) and
     /// reads more, while its queued output is under the bound. `beforeReply` runs once before
     /// answers are written.
-    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, beforeReply: () -> Void) {
+    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, beforeReply: () -> [UInt8]?) {
         guard var c = connections[id] else { return }
         var failed = false
         write(&c, now: now, failed: &failed)
+        let earlierOutput = c.socket.pendingOutputCount
         var answered = false
         var reads = 0
+        // Whether the framer ran out of whole lines: only then are bytes it holds a line the
+        // client has not finished. Lines waiting behind a full output queue are whole.
+        var needsLineEnd = false
         while !failed {
-            while !c.closeAfterFlush, c.socket.pendingOutputCount < limits.maximumQueuedOutput, let framed = c.framer.next() {
+            needsLineEnd = false
+            while !c.closeAfterFlush, c.socket.pendingOutputCount < limits.maximumQueuedOutput {
+                guard let framed = c.framer.next() else { needsLineEnd = true; break }
                 switch framed {
                 case .line(let line):
                     if let l = answer(line) { c.socket.enqueue(l) }
@@ -199,13 +214,19 @@ final class ControlConnections {
                 c.peerClosed = true
             }
         }
-        // A reply says "done": what it reports must survive a power cut first.
-        if answered { beforeReply() }
+        // A reply says "done": what it reports must survive a power cut first. When it cannot be
+        // made durable, this turn's answers are not sent: the refusal goes instead, then the end.
+        if answered, let refusal = beforeReply() {
+            c.socket.discardOutput(keeping: earlierOutput)
+            c.socket.enqueue(refusal)
+            c.closeAfterFlush = true
+        }
         write(&c, now: now, failed: &failed)
-        let held = c.framer.bufferedCount + c.socket.pendingOutputCount
-        heldPeak = max(heldPeak, held)
+        let holding = c.framer.bufferedCount + c.socket.pendingOutputCount
+        held.change(from: c.held, to: holding)
+        c.held = holding
         c.framer.releaseMemoryIfEmpty()
-        if c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
+        if needsLineEnd && c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
         if failed || ((c.closeAfterFlush || c.peerClosed) && !c.socket.hasPendingOutput) {
             connections[id] = c
             close(id)
@@ -246,6 +267,7 @@ final class ControlConnections {
     /// - Complexity: O(connections), at most the cap.
     var nextDeadline: UInt64? {
         var next = listenerPausedUntil
+        if let due = closureLines.heldLineDue { next = min(next ?? due, due) }
         for c in connections.values {
             let d = deadline(of: c)
             next = min(next ?? d, d)
@@ -263,6 +285,9 @@ final class ControlConnections {
     /// Closes the connections whose time is up, lets the listener accept again after its rest,
     /// gives the heap back after a burst, and logs one summary line of what was closed or refused.
     func advance(to now: UInt64) {
+        #if DEBUG
+        precondition(held.total == connections.values.reduce(0) { $0 + $1.held }, "ControlConnections: the total held is not the sum of what connections hold")
+        #endif
         if let p = listenerPausedUntil, p <= now { resumeListener() }
         var expired: [(UInt32, Bool)] = []
         for (id, c) in connections where deadline(of: c) <= now {
@@ -280,25 +305,25 @@ final class ControlConnections {
             close(id)
         }
         reportClosures(now: now)
-        if heldPeak >= 1 << 20 && connections.values.allSatisfy({ $0.framer.bufferedCount + $0.socket.pendingOutputCount < 65_536 }) {
-            heldPeak = 0
-            Memory.releaseFreePages()
-        }
+        if held.burstIsOver() { Memory.releaseFreePages() }
     }
 
-    /// One log line for the connections closed or refused since the last line written: at the
-    /// start, then at most once a minute. The counts are kept while the limiter holds a line back,
-    /// so the next line (or the one at shutdown) carries every closure and refusal; none is lost.
+    /// One log line for the connections closed or refused since the last line written: at once
+    /// when the condition starts, then at most once a minute. A loop turn that counted new
+    /// closures is one occurrence for the limiter; what it holds back stays in the counts and is
+    /// written when its minute is up (``nextDeadline`` wakes the loop then) or at stop, so none
+    /// is lost and none is counted twice.
     private func reportClosures(now: UInt64) {
-        guard !closures.isEmpty || refused > 0 else {
+        let total = closures.total + refused
+        if total == 0 {
             if closureLines.isActive && now &- lastClosureLine >= closureLines.interval {
                 log.cleared("control: no more connections refused or closed early", limiter: &closureLines, at: now)
             }
             return
         }
-        lastClosureLine = now
-        if case .suppressed = closureLines.occurred(at: now) { return }
-        writeClosureLine()
+        let counted = total > closuresSeen
+        if counted { closuresSeen = total; lastClosureLine = now }
+        if closureLines.summary(counted: counted, at: now) { writeClosureLine() }
     }
 
     /// Writes the closures and refusals counted since the last line, and starts counting afresh.
@@ -312,12 +337,14 @@ final class ControlConnections {
         log.warning("control: connections closed: " + parts.joined(separator: ", "))
         closures = Closures()
         refused = 0
+        closuresSeen = 0
     }
 
     // MARK: Closing
 
     func close(_ id: UInt32) {
         guard let c = connections.removeValue(forKey: id) else { return }
+        held.change(from: c.held, to: 0)
         try? loop.unregister(c.socket.descriptor)
     }
 

@@ -34,11 +34,14 @@ struct LoopTurnWatch {
         parts.append((what(), d))
     }
 
-    /// The turn ends; returns the warning to log when it took longer than ``threshold``.
+    /// The turn ends; returns the warning to log when it took longer than ``threshold``. The text
+    /// is made only for a slow turn or a new longest one.
     mutating func end(at now: UInt64) -> String? {
         let d = now >= start ? now - start : 0
+        let isLongest = d > (longest?.nanoseconds ?? 0)
+        guard isLongest || d > threshold else { return nil }
         let text = parts.isEmpty ? "nothing over 1 ms" : parts.map { "\($0.what) \(Self.milliseconds($0.nanoseconds))" }.joined(separator: ", ")
-        if d > (longest?.nanoseconds ?? 0) { longest = (d, text) }
+        if isLongest { longest = (d, text) }
         guard d > threshold else { return nil }
         slowTurns += 1
         return "loop turn took \(Self.milliseconds(d)): \(text)"

@@ -31,11 +31,15 @@ public struct LineFramer: Sendable {
     /// Bytes buffered and not yet part of a returned line.
     public var bufferedCount: Int { buffer.count - head }
 
-    /// Frees the buffer when it holds no bytes (an idle connection keeps no memory); a partial
-    /// line is kept.
-    public mutating func releaseMemoryIfEmpty() {
-        guard head == buffer.count, buffer.capacity > 0, !discarding || head == buffer.count else { return }
-        buffer = []
+    /// Bytes allocated for the buffer (what the framer costs in memory).
+    public var capacity: Int { buffer.capacity }
+
+    /// Empties the buffer when every byte was handed out: a capacity up to `keeping` bytes is kept
+    /// for the next request (no allocation per request), a larger one is freed (an idle
+    /// connection keeps no more than that). A partial line is kept.
+    public mutating func releaseMemoryIfEmpty(keeping: Int = 4096) {
+        guard head == buffer.count, head > 0 || buffer.capacity > keeping else { return }
+        buffer.removeAll(keepingCapacity: buffer.capacity <= keeping)
         head = 0
         scanned = 0
         _checkInvariants()

@@ -60,8 +60,24 @@ enum Socket {
     static func _peerCredentials(_ fd: FileDescriptor) -> Result<PeerCredentials, Errno> {
         var creds = cfl_ucred()
         var length = socklen_t(MemoryLayout<cfl_ucred>.size)
-        return nothingOrErrno(system_getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &creds, &length)).map {
-            PeerCredentials(processID: creds.pid, userID: creds.uid, groupID: creds.gid)
+        return nothingOrErrno(system_getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &creds, &length)).flatMap {
+            _peerGroups(fd).map { PeerCredentials(processID: creds.pid, userID: creds.uid, groupID: creds.gid, groupIDs: $0) }
+        }
+    }
+
+    /// The supplementary groups the peer had at `connect`, from the kernel (Linux ≥ 4.13): the
+    /// groups its process holds, as the socket file's permissions saw them — not what the group
+    /// database says now. `ERANGE` says the buffer was short and how long it must be.
+    static func _peerGroups(_ fd: FileDescriptor) -> Result<[UInt32], Errno> {
+        var groups = [gid_t](repeating: 0, count: 32)
+        while true {
+            var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            let rc = groups.withUnsafeMutableBytes { system_getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERGROUPS, $0.baseAddress!, &length) }
+            if rc == 0 { return .success(Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))) }
+            let e = Errno.current
+            let needed = Int(length) / MemoryLayout<gid_t>.size
+            guard e == Errno(rawValue: ERANGE), needed > groups.count, needed <= 65_536 else { return .failure(e) }
+            groups = [gid_t](repeating: 0, count: needed)
         }
     }
 
@@ -82,11 +98,15 @@ let SOCK_STREAM_VALUE = Int32(SOCK_STREAM.rawValue)
 public struct PeerCredentials: Hashable, Sendable {
     public var processID: Int32
     public var userID: UInt32
+    /// The primary group.
     public var groupID: UInt32
+    /// The supplementary groups (`adduser pi fencepost` adds one), as the process held them.
+    public var groupIDs: [UInt32]
 
-    public init(processID: Int32, userID: UInt32, groupID: UInt32) {
+    public init(processID: Int32, userID: UInt32, groupID: UInt32, groupIDs: [UInt32] = []) {
         self.processID = processID
         self.userID = userID
         self.groupID = groupID
+        self.groupIDs = groupIDs
     }
 }

@@ -37,8 +37,10 @@ public final class UnixConnection {
     /// Whether ``flush()`` has work left.
     public var hasPendingOutput: Bool { pendingOutputCount > 0 }
 
-    /// The process that connected: its pid, uid and gid at `connect` time, from the kernel.
-    /// The corresponding C function is `getsockopt(SOL_SOCKET, SO_PEERCRED)`.
+    /// The process that connected: its pid, uid, gid and supplementary groups at `connect`
+    /// time, from the kernel.
+    /// The corresponding C function is `getsockopt(SOL_SOCKET, SO_PEERCRED)`, then
+    /// `getsockopt(SOL_SOCKET, SO_PEERGROUPS)`.
     public func peerCredentials() throws(Errno) -> PeerCredentials {
         try retryOnInterrupt { Socket._peerCredentials(descriptor) }.get()
     }
@@ -63,6 +65,13 @@ public final class UnixConnection {
             outputHead = 0
         }
         output.append(contentsOf: bytes)
+    }
+
+    /// Drops the output enqueued after the first `count` pending bytes (answers that must not be
+    /// sent after all); the first `count` stay.
+    public func discardOutput(keeping count: Int) {
+        guard count >= 0, count < pendingOutputCount else { return }
+        output.removeLast(pendingOutputCount - count)
     }
 
     /// Writes as much of the output buffer as the socket takes. Returns true when all is

@@ -88,8 +88,6 @@ public final class NotificationStore {
         guard let first = rest.next() else { return }
         try commit(first, &rest)
         hasUnsyncedCommits = true
-        // A commit into a file no name leads to any more is not durable: it is a failure.
-        try stateGuard?.check()
         if sync { try self.sync() }
     }
 
@@ -109,6 +107,8 @@ public final class NotificationStore {
     public func sync() throws(StoreError) {
         guard hasUnsyncedCommits else { return }
         do { try db.syncJournal() } catch { throw StoreError(error) }
+        // A commit into a file no name leads to any more is not durable: it is a failure. Checked
+        // here, where a commit becomes durable, once for all the commits it covers.
         try stateGuard?.check()
         hasUnsyncedCommits = false
     }
