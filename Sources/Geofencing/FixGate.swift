@@ -29,7 +29,10 @@
 // reachable from the one before them; it is dropped (counted in ``outliersDropped``) as soon as a
 // fix is reachable from the last accepted one again. So a single wrong fix — a valid checksum, 2 km
 // off the road — never decides, and a real jump costs `confirmations` fixes of latency. Poor fixes
-// are released at once: they only hold state and let time pass.
+// only let time pass: released at once while nothing is held; while a jump is held they join the
+// held run (neither a confirmation nor a reference), so they are released in order with it and
+// never decide at a time later than good fixes still to come; dropped with the run (time passes
+// with the next fix anyway). A stretch of poor fixes in the run is kept as its last one.
 import Position
 
 #if canImport(Glibc)
@@ -74,8 +77,11 @@ public struct GatedFix: Sendable {
 public struct FixGate: Sendable {
     public var configuration: FixGateConfiguration
 
-    /// Fixes held as a possible jump, oldest first (at most `confirmations` + 1).
+    /// Fixes held as a possible jump, oldest first: at most `confirmations` + 1 good ones, each
+    /// followed by at most one poor one.
     private var held: [GatedFix] = []
+    /// The good fixes in `held`.
+    private var heldGood = 0
     /// The last good fix released.
     private var accepted: (position: Coordinate, time: Double, sigma: Double, speed: Double?, course: Double?)?
     /// The time line: τ of the last fix, its arrival, and GNSS anchor (τ − g).
@@ -115,39 +121,67 @@ public struct FixGate: Sendable {
     /// - Complexity: O(confirmations).
     public mutating func admit(_ fix: Fix, arrival: Double, into out: inout [GatedFix]) {
         let time = timeline(fix, arrival: arrival)
-        let sigma = fix.horizontalError ?? configuration.assumedError
-        guard let c = fix.usablePosition, sigma.isFinite, sigma >= 0, sigma <= configuration.maximumError else {
-            out.append(GatedFix(fix: fix, time: time))
+        guard let c = good(fix) else {
+            let here = GatedFix(fix: fix, time: time)
+            if held.isEmpty {
+                out.append(here)
+            } else if let last = held.last, good(last.fix) == nil {
+                held[held.count - 1] = here   // it only carries time: the later one suffices
+            } else {
+                held.append(here)
+            }
             return
         }
+        let sigma = fix.horizontalError ?? configuration.assumedError
         let here = GatedFix(fix: fix, time: time)
         guard let a = accepted else {
             accept(here, c, sigma, into: &out)
             return
         }
         if reachable(from: (a.position, a.time, a.sigma, a.speed, a.course), to: here, c, sigma) {
-            outliersDropped += held.count
-            held.removeAll()
+            dropHeld()
             accept(here, c, sigma, into: &out)
             return
         }
-        if let last = held.last, let lc = last.fix.usablePosition {
+        if let k = held.lastIndex(where: { good($0.fix) != nil }) {
+            let last = held[k], lc = good(last.fix)!
             let ls = last.fix.horizontalError ?? configuration.assumedError
             if reachable(from: (lc, last.time, ls, last.fix.speed, last.fix.course), to: here, c, sigma) {
                 held.append(here)
-                if held.count > configuration.confirmations {
+                heldGood += 1
+                if heldGood > configuration.confirmations {
                     let run = held
                     held.removeAll()
+                    heldGood = 0
                     for h in run {
-                        accept(h, h.fix.usablePosition!, h.fix.horizontalError ?? configuration.assumedError, into: &out)
+                        if let hc = good(h.fix) {
+                            accept(h, hc, h.fix.horizontalError ?? configuration.assumedError, into: &out)
+                        } else {
+                            out.append(h)
+                        }
                     }
                 }
                 return
             }
         }
         // Reachable from neither: a jump of its own. It replaces what was held.
-        outliersDropped += held.count
+        dropHeld()
         held = [here]
+        heldGood = 1
+    }
+
+    /// The position of a good fix (usable, error known or assumed and ≤ maximumError), or nil.
+    private func good(_ fix: Fix) -> Coordinate? {
+        let sigma = fix.horizontalError ?? configuration.assumedError
+        guard let c = fix.usablePosition, sigma.isFinite, sigma >= 0, sigma <= configuration.maximumError else { return nil }
+        return c
+    }
+
+    /// Drops the held run: its good fixes as outliers, its poor ones (time only) with them.
+    private mutating func dropHeld() {
+        outliersDropped += heldGood
+        held.removeAll()
+        heldGood = 0
     }
 
     private mutating func accept(_ g: GatedFix, _ c: Coordinate, _ sigma: Double, into out: inout [GatedFix]) {

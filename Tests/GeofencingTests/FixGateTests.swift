@@ -97,6 +97,52 @@ struct FixGateTests {
         #expect(m.outliersDropped == 0)
     }
 
+    /// A poor fix while a jump is held waits with it: before, it went out at once, the monitor's
+    /// time line passed a dwell's due time, and the held fixes then decided the exit at an earlier
+    /// time — a dwell reported for a visit that ended before it was due.
+    @Test func aPoorFixDoesNotOvertakeAHeldJump() throws {
+        let center = RegionMonitorTests.center
+        var m = RegionMonitor()
+        var zone = try Region.circle("zone", center: center, radius: 100)
+        zone.dwell = 10
+        m.add(zone)
+        var events: [RegionEvent] = []
+        func fix(_ c: Coordinate, error: Double = 5) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: error) }
+        for t in 0 ..< 9 { m.process(fix(center), at: Double(t), into: &events) }
+        let away = destination(center, bearing: 30, distance: 2200)
+        m.process(fix(away), at: 9.5, into: &events)                  // held: a jump
+        m.process(fix(away, error: 200), at: 10.5, into: &events)     // poor, after the dwell's due time
+        m.process(fix(away), at: 11.5, into: &events)
+        m.process(fix(away), at: 12.5, into: &events)                 // the jump confirmed
+        for t in 13 ..< 30 { m.process(fix(away), at: Double(t), into: &events) }
+        #expect(events.isEmpty, "left after 9.5 s of a 10 s dwell: \(events)")
+    }
+
+    /// Handmade: what the gate lets out is in time order, with poor fixes released in place within a
+    /// confirmed run and dropped with a run no fix confirmed.
+    @Test func gatedFixesStayInTimeOrderAroundPoorFixes() {
+        let center = RegionMonitorTests.center
+        let away = destination(center, bearing: 30, distance: 2200)
+        func fix(_ c: Coordinate, error: Double = 5) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: error) }
+        let poor = Fix()   // no position: poor
+        var gate = FixGate()
+        var out: [GatedFix] = []
+        // Confirmed run: good, good, jump, poor, poor (kept as the later), confirmation, poor, confirmation.
+        let run: [Fix] = [fix(center), fix(center), fix(away), poor, fix(away, error: 300), fix(away), poor, fix(away)]
+        for (i, f) in run.enumerated() { gate.admit(f, arrival: Double(i), into: &out) }
+        #expect(out.map(\.time) == [0, 1, 2, 4, 5, 6, 7], "\(out.map(\.time))")
+        #expect(!gate.isHolding && gate.outliersDropped == 0)
+        // Dropped runs: a wrong fix and a poor one, then a fix reachable from the accepted one
+        // again; a wrong fix and a poor one replaced by another wrong fix (and a poor one), then a
+        // fix reachable from the accepted one. The poor fixes go with their runs.
+        out.removeAll()
+        let elsewhere = destination(center, bearing: 200, distance: 9000)
+        let dropped: [Fix] = [fix(center), poor, fix(away), fix(center), poor, fix(elsewhere), poor, fix(away)]
+        for (i, f) in dropped.enumerated() { gate.admit(f, arrival: 8 + Double(i), into: &out) }
+        #expect(out.map(\.time) == [10, 15], "\(out.map(\.time))")
+        #expect(!gate.isHolding && gate.outliersDropped == 3)
+    }
+
     /// GNSS time that repeats, goes back or jumps by years falls back to arrival time; the time
     /// line never goes back and stays finite.
     @Test func inconsistentGNSSTimeFallsBackToArrival() {
