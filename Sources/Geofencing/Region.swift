@@ -78,12 +78,12 @@ public struct PolygonRegion: Hashable, Sendable {
     public init(rings input: [[Coordinate]]) throws(RegionError) {
         var rings: [[Coordinate]] = []
         for var ring in input {
-            if ring.count > 1, ring.first == ring.last { ring.removeLast() }
             for c in ring {
                 guard c.latitude.isFinite, c.longitude.isFinite, abs(c.latitude) <= 90, abs(c.longitude) <= 180
                 else { throw .badCoordinate(c) }
             }
-            // A vertex repeated at once adds an edge of length zero: dropped, nothing else changes.
+            // A vertex repeated at once adds an edge of length zero: dropped, nothing else changes;
+            // so is the closing vertex (equal to the first) and any repeat of it.
             var deduplicated: [Coordinate] = []
             deduplicated.reserveCapacity(ring.count)
             for c in ring where deduplicated.last != c { deduplicated.append(c) }
@@ -112,7 +112,7 @@ public struct PolygonRegion: Hashable, Sendable {
         starts.append(points.count)
         for r in 0 ..< rings.count {
             try Self.checkSimple(points[starts[r] ..< starts[r + 1]], ring: r)
-            try Self.checkArea(rings[r], ring: r)
+            try Self.checkMapArea(rings[r], ring: r)
         }
         self.rings = rings
         self.plane = plane
@@ -123,9 +123,17 @@ public struct PolygonRegion: Hashable, Sendable {
         boundingAngle = atan(maxRho / Geodesy.earthRadius)
     }
 
+    /// A ring narrower than this (metres, about twice its area over its extent) has zero area.
+    static let minimumWidth = 0.1
+
     /// Refuses a ring that is not a simple polygon (issue 13, defect 4): one whose area is zero
     /// (all vertices on a line, or a spike that goes back along itself) or whose edges cross or
     /// touch (a bow-tie). The even-odd rule would give such a ring an inside that nobody drew.
+    ///
+    /// `ring` is the ring's vertices in the polygon's gnomonic plane, where its great-circle edges
+    /// are straight: the area is the plane polygon's, so a ring around a pole or across the
+    /// antimeridian is measured as drawn. The area is checked after the crossings (a symmetric
+    /// bow-tie has zero signed area too, but its fault is the crossing).
     /// - Complexity: O(n²) for n vertices (~5 ms at 1,000 vertices).
     static func checkSimple(_ ring: ArraySlice<SIMD2<Double>>, ring r: Int) throws(RegionError) {
         let p = Array(ring)
@@ -158,15 +166,39 @@ public struct PolygonRegion: Hashable, Sendable {
                 }
             }
         }
+        // Zero area: all vertices on one line of the plane (relative to the first, for rounding).
+        // Twice the area over the extent is about the ring's width: under `minimumWidth` the ring
+        // is a line as drawn (vertices along one parallel are off the great circle by centimetres
+        // over a kilometre), narrower than any fix can tell from its edge.
+        var area2 = 0.0, extent = 0.0
+        for i in 0 ..< n {
+            let a = p[i] - p[0], b = p[(i + 1) % n] - p[0]
+            area2 += a.x * b.y - b.x * a.y
+            extent = max(extent, abs(a.x), abs(a.y))
+        }
+        guard abs(area2) > max(1e-9 * extent * extent, Self.minimumWidth * extent) else {
+            throw .degenerate("ring \(r) has zero area (its vertices lie on one line)")
+        }
     }
 
-    /// Refuses a ring of zero area as drawn: its vertices on one line of the map (latitude and
-    /// longitude scaled by the cosine of the latitude, longitudes unwrapped across the
-    /// antimeridian). Checked after ``checkSimple(_:ring:)`` (a symmetric bow-tie has zero signed
-    /// area too, but its fault is the crossing).
+    /// Refuses a ring of zero area as drawn on the map: its vertices on one line of latitude and
+    /// longitude (longitude scaled by the cosine of the latitude, unwrapped across the
+    /// antimeridian), as a person drawing a "ring" along one parallel meant no area, even though
+    /// great-circle edges would give it a sliver. A ring that touches a pole or winds around one
+    /// has no such map (a pole has no longitude; a ring at one latitude around a pole is a cap):
+    /// for those the plane's check in ``checkSimple(_:ring:)`` alone decides.
     /// - Complexity: O(n).
-    static func checkArea(_ ring: [Coordinate], ring r: Int) throws(RegionError) {
+    static func checkMapArea(_ ring: [Coordinate], ring r: Int) throws(RegionError) {
         let lat0 = ring[0].latitude, lon0 = ring[0].longitude
+        var winding = 0.0
+        for i in 0 ..< ring.count {
+            let a = ring[i], b = ring[(i + 1) % ring.count]
+            if abs(a.latitude) == 90 { return }
+            var dl = b.longitude - a.longitude
+            if dl > 180 { dl -= 360 } else if dl < -180 { dl += 360 }
+            winding += dl
+        }
+        if abs(winding) > 180 { return }     // ±360: around a pole
         let k = cos(lat0 * Double.pi / 180)
         func xy(_ c: Coordinate) -> SIMD2<Double> {
             var dl = c.longitude - lon0

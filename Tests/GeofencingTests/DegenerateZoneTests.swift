@@ -24,6 +24,35 @@ struct DegenerateZoneTests {
         #expect(throws: RegionError.self) { try PolygonRegion(vertices: [Self.c(48, 11), Self.c(48, 11.01), Self.c(48.01, 11.01), Self.c(48, 11.01)]) }
     }
 
+    /// A ring around a pole at one latitude, and one with a vertex at a pole, are real zones: the
+    /// area is measured in the polygon's own plane, not on a latitude/longitude map (where the
+    /// first is a line and the second's pole vertex has no longitude).
+    @Test func polarRingsAreAccepted() throws {
+        let cap = try PolygonRegion(vertices: [Self.c(89, 0), Self.c(89, 90), Self.c(89, 180), Self.c(89, -90)])
+        #expect(cap.signedDistance(to: Self.c(90, 0)) < -50_000)
+        #expect(cap.signedDistance(to: Self.c(88, 45)) > 0)
+        let south = try PolygonRegion(vertices: [Self.c(-89.5, 10), Self.c(-89.5, 130), Self.c(-89.5, -110), Self.c(-89.5, 10)])
+        #expect(south.signedDistance(to: Self.c(-90, 0)) < 0)
+        let wedge = try PolygonRegion(vertices: [Self.c(90, 0), Self.c(89.9, 0), Self.c(89.9, 90)])
+        #expect(wedge.signedDistance(to: Self.c(89.97, 45)) < 0)
+        // Still refused at the pole: a bow-tie, and a ring along one meridian through the pole.
+        #expect(throws: RegionError.self) { try PolygonRegion(vertices: [Self.c(89, 0), Self.c(89, 180), Self.c(89, 90), Self.c(89, -90)]) }
+        #expect(throws: RegionError.self) { try PolygonRegion(vertices: [Self.c(89, 0), Self.c(90, 0), Self.c(89, 180)]) }
+    }
+
+    /// A "ring" along one parallel is a line as drawn, however long (great-circle edges would make
+    /// a sliver of it: 490 m wide at 150 km along 48° N), and so is one along a meridian.
+    @Test func ringsAlongOneMapLineAreRefusedAtAnyLength() {
+        for span in [0.02, 0.5, 2.0, 10.0] {
+            #expect(throws: RegionError.self, "along 48° N over \(span)°") {
+                try PolygonRegion(vertices: [Self.c(48, 11), Self.c(48, 11 + span / 2), Self.c(48, 11 + span)])
+            }
+            #expect(throws: RegionError.self, "along 11° E over \(span)°") {
+                try PolygonRegion(vertices: [Self.c(48, 11), Self.c(48 + span / 2, 11), Self.c(48 + span, 11)])
+            }
+        }
+    }
+
     @Test func simplePolygonsStillWork() throws {
         let square = try PolygonRegion(vertices: [Self.c(48, 11), Self.c(48, 11.01), Self.c(48.01, 11.01), Self.c(48.01, 11)])
         #expect(square.signedDistance(to: Self.c(48.005, 11.005)) < 0)
