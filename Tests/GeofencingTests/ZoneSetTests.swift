@@ -159,6 +159,26 @@ import Testing
         #expect(throws: ZoneSetError.self) { _ = try ZoneSet(file.raw) }
     }
 
+    /// A header that says zero inner levels over a tree that needs one, with its (empty) level
+    /// section placed at the very end of the file and the checksum made right: refused, without
+    /// reading the first level's start past the end of the mapping.
+    @Test func zeroLevelsWithAValidChecksumIsRefusedWithoutReadingPastTheFile() throws {
+        var b = Self.build(Self.zones(seed: 12, circles: 100, polygons: 10))
+        let leaves = b.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 88, as: UInt32.self)) }
+        #expect(leaves > 1 && b.count % 64 == 0)
+        func put<T: FixedWidthInteger>(_ v: T, _ at: Int) {
+            withUnsafeBytes(of: v.littleEndian) { for k in 0 ..< MemoryLayout<T>.size { b[at + k] = $0[k] } }
+        }
+        put(UInt32(0), 52)
+        let s = 128 + 16 * ZoneSetFormat.Section.levelStarts.rawValue
+        put(UInt64(b.count), s)
+        put(UInt64(0), s + 8)
+        put(UInt64(0), 16)
+        put(b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }, 16)
+        let file = Aligned(b)
+        #expect(throws: ZoneSetError.self) { _ = try ZoneSet(file.raw) }
+    }
+
     @Test func versionsOlderAreRebuiltNewerRefused() throws {
         let bytes = Self.build(Self.zones(seed: 3, circles: 10, polygons: 1))
         for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (ZoneSetFormat.version + 1, .newerVersion(ZoneSetFormat.version + 1))] {

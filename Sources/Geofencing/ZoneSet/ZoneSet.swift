@@ -88,7 +88,8 @@ public struct ZoneSet: @unchecked Sendable {
         var starts = SIMD8<Int32>(), n = leafCount, total = 0, level = 0
         while n > 1 {
             n = (n + 15) / 16
-            guard level < 7, u32(base(.levelStarts) + 4 * level) == UInt32(total) else { throw .corrupt("inner level \(level)") }
+            // The header's level count first: the section holds `levels` starts and no more.
+            guard level < 7, level < levels, u32(base(.levelStarts) + 4 * level) == UInt32(total) else { throw .corrupt("inner level \(level)") }
             starts[level] = Int32(total)
             total += n; level += 1
         }

@@ -181,7 +181,13 @@ public struct ZoneSetImage {
     /// Writes the file to `sink`, in order, in chunks of at most a few hundred kilobytes beyond
     /// the index's own arrays.
     /// - Complexity: O(file size), twice (the checksum goes first, in the header).
+    /// - Precondition: a little-endian host. The index sections are written as the host holds
+    ///   them, so a big-endian host would write a file every board reads wrong; it stops here
+    ///   instead (and ``ZoneSet/init(_:)`` refuses to read there).
     public func write<S: ZoneSetSink>(to sink: inout S) throws(S.Failure) {
+        #if _endian(big)
+        preconditionFailure("zone sets are little-endian; this host is big-endian and cannot write one")
+        #endif
         var hasher = ChecksumSink()
         emit(checksum: 0, into: &hasher)
         try emit(checksum: hasher.checksum.finish(), into: &sink)
@@ -238,7 +244,7 @@ public struct ZoneSetImage {
             written += a.count * MemoryLayout<T>.stride
             try pad()
         }
-        // Index sections, as the index holds them (little-endian host: see the file comment).
+        // Index sections, as the index holds them (a little-endian host: see write(to:)).
         try raw(p.nodes)
         try raw(p.levelStart.map { UInt32($0).littleEndian })
         try raw(p.leaves)
