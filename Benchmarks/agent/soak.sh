@@ -68,14 +68,21 @@ def month():
     t0 = time.time()
     maxrss = 0
     for a, b in zip(bounds, bounds[1:]):
-        p = subprocess.run([FENCEPOST, "simulate", "--requests", path, "--state", state, "--resume-gap", "0",
-                            "--start", a.strftime("%Y-%m-%dT%H:%M:%SZ"), "--end", b.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                            "--tz", "UTC", "--jsonl"], capture_output=True, text=True)
-        maxrss = max(maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-        if p.returncode != 0:
-            check(False, f"month: simulate {a}..{b} exited {p.returncode}: {p.stderr[-500:]}")
+        # Each run's own peak (wait4), not RUSAGE_CHILDREN: that is the largest of every child
+        # waited for so far, agent runs included.
+        with open(os.path.join(DIR, "month.out"), "w+") as out, open(os.path.join(DIR, "month.err"), "w+") as err:
+            child = subprocess.Popen([FENCEPOST, "simulate", "--requests", path, "--state", state, "--resume-gap", "0",
+                                      "--start", a.strftime("%Y-%m-%dT%H:%M:%SZ"), "--end", b.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                      "--tz", "UTC", "--jsonl"], stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            maxrss = max(maxrss, usage.ru_maxrss)
+            out.seek(0); err.seek(0)
+            stdout, stderr = out.read(), err.read()
+        if child.returncode != 0:
+            check(False, f"month: simulate {a}..{b} exited {child.returncode}: {stderr[-500:]}")
             return
-        for line in p.stdout.splitlines():
+        for line in stdout.splitlines():
             e = json.loads(line)
             if e.get("event") in ("delivered", "late"):
                 seen.setdefault(e["id"], []).append(e["t"])
