@@ -18,4 +18,20 @@ static inline int fencepost_sqlite3_sync_journal(sqlite3 *db) {
     if (file == 0 || file->pMethods == 0) return SQLITE_OK;
     return file->pMethods->xSync(file, SQLITE_SYNC_NORMAL);
 }
+
+// The write-ahead log's frame count after each commit, stored in *frames, instead of SQLite's
+// default hook, which checkpoints inside the commit once the log passes 1,000 pages: a checkpoint
+// syncs the log and the database file, and an alert committed in that turn would wait for both
+// before its buzzer. The caller checkpoints after acting (fencepost_sqlite3_checkpoint_passive).
+static int fencepost_wal_frames_hook(void *frames, sqlite3 *db, const char *name, int count) {
+    (void)db; (void)name;
+    *(int *)frames = count;
+    return SQLITE_OK;
+}
+static inline void fencepost_sqlite3_count_wal_frames(sqlite3 *db, int *frames) {
+    sqlite3_wal_hook(db, fencepost_wal_frames_hook, frames);
+}
+static inline int fencepost_sqlite3_checkpoint_passive(sqlite3 *db) {
+    return sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, 0, 0);
+}
 #endif

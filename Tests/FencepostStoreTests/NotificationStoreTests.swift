@@ -4,6 +4,30 @@ import Testing
 
 /// The notification store on real SQLite files in a temporary folder.
 @Suite struct NotificationStoreTests {
+    /// Commits do not checkpoint the write-ahead log (SQLite's default checkpoint runs inside the
+    /// commit that passes 1,000 pages, with two syncs, before the agent can sound the alert it
+    /// committed); sync() does, once the log passed that size, and the log starts again.
+    @Test func theLogIsCheckpointedAtSyncNotInsideACommit() throws {
+        let folder = try TempFolder()
+        let store = try NotificationStore(path: folder.path("state.db"))
+        var peak = 0
+        for i in 0..<1_500 {
+            try store.apply([StoreChange.putRequest(Sample.request("r\(i)"))], sync: false)
+            peak = max(peak, store.walFrames)
+            #expect(store.walFrames >= peak, "the log shrank inside commit \(i): a checkpoint ran there")
+        }
+        #expect(peak > NotificationStore.checkpointFrames, "the log reached only \(peak) frames")
+        // The file says so too: a log checkpointed at 1,000 frames is rewritten from its start and
+        // stays near 1,000 frames of 4 KiB (+24 B each); this one holds every commit's frames.
+        let walBytes = try folder.bytes("state.db-wal").count
+        #expect(walBytes > 1_100 * 4_120, "the log file is \(walBytes) bytes: it was checkpointed and reused")
+        try store.sync()
+        #expect(store.walFrames == 0)
+        try store.apply([StoreChange.removeRequest(id: "r0")], sync: false)
+        #expect(store.walFrames < 20, "after the checkpoint the log starts again: \(store.walFrames) frames")
+        #expect(try store.load().requests.count == 1_499)
+    }
+
     @Test func newStoreIsEmpty() throws {
         let folder = try TempFolder()
         let store = try NotificationStore(path: folder.path("state.db"))

@@ -28,6 +28,8 @@ enum SQLiteCalls {
     static func changes(_ db: OpaquePointer) -> Int64 { Int64(sqlite3_changes64(db)) }
     static func syncJournal(_ db: OpaquePointer) -> Int32 { fencepost_sqlite3_sync_journal(db) }
     static func releaseMemory(_ db: OpaquePointer) -> Int32 { sqlite3_db_release_memory(db) }
+    static func countWALFrames(_ db: OpaquePointer, _ frames: UnsafeMutablePointer<Int32>) { fencepost_sqlite3_count_wal_frames(db, frames) }
+    static func checkpointPassive(_ db: OpaquePointer) -> Int32 { fencepost_sqlite3_checkpoint_passive(db) }
 
     static func step(_ stmt: OpaquePointer) -> Int32 { sqlite3_step(stmt) }
     static func reset(_ stmt: OpaquePointer) -> Int32 { sqlite3_reset(stmt) }

@@ -46,6 +46,8 @@ public final class NotificationStore {
             let mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? ""
             guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
             try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
+            // The log is checkpointed at sync, after the agent acted, not inside a commit.
+            try db.deferCheckpoints()
         } catch let error as SQLiteError {
             throw StoreError(error)
         } catch let error as StoreError {
@@ -99,6 +101,12 @@ public final class NotificationStore {
     /// commit that removes one (each delivery beyond the delivered cap does, before its buzzer).
     private var removedDeliveries: Int64 = 0
 
+    /// Frames in the write-ahead log at which ``sync()`` checkpoints it (SQLite's default).
+    static let checkpointFrames = 1_000
+
+    /// Frames in the write-ahead log after the last commit (checkpointed at ``sync()``).
+    public var walFrames: Int { db.walFrames }
+
     /// Whether a commit made with `sync: false` still waits for ``sync()``.
     public private(set) var hasUnsyncedCommits = false
 
@@ -111,6 +119,9 @@ public final class NotificationStore {
         // here, where a commit becomes durable, once for all the commits it covers.
         try stateGuard?.check()
         hasUnsyncedCommits = false
+        // SQLite's own threshold, moved here from inside the commit (see deferCheckpoints). A
+        // checkpoint that fails (a reader holds the log) is retried at the next sync.
+        if db.walFrames >= Self.checkpointFrames { try? db.checkpoint() }
     }
 
     private func commit<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest) throws(StoreError) {
