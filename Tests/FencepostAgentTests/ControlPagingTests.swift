@@ -87,6 +87,51 @@ import Testing
         #expect(got == all, "seed \(seed), limit \(limit)")
     }
 
+    /// Churn: adds, replacements (a replaced request moves to the end) and removals, enough for the
+    /// add-order index to compact itself several times; the engine's order must be the model's
+    /// (an array kept by hand), whole and page by page, and a page continues after an item that
+    /// was removed between two pages (it used to answer "not pending").
+    @Test(arguments: [UInt64(4), 5, 6])
+    func pagesFollowAddOrderThroughChurn(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let h = try ControlHarness()
+        var engine = ControlHarness.engine()
+        var model: [String] = []
+        func request(_ i: Int) throws -> NotificationRequest {
+            try NotificationRequest(json: try JSONValue.parse(Array(Self.zone(i).utf8)))
+        }
+        for step in 0..<12_000 {
+            let i = rng.int(0...2_999)
+            if rng.int(0...2) == 0 {
+                _ = engine.removePending(["z\(i)"])
+                model.removeAll { $0 == "z\(i)" }
+            } else {
+                _ = try engine.add(request(i), clock: h.clock)
+                model.removeAll { $0 == "z\(i)" }
+                model.append("z\(i)")
+            }
+            if step % 3_000 == 2_999 {
+                #expect(engine.pendingIdentifiers == model, "seed \(seed), step \(step)")
+            }
+        }
+        // Page through, removing the last item of each page before asking for the next.
+        let limit = rng.int(5...60)
+        var got: [String] = []
+        var after: String? = nil
+        var removedBetweenPages = 0
+        while true {
+            let page = try #require(engine.pendingPage(after: after, limit: limit, clock: h.clock), "seed \(seed): after \(after ?? "-")")
+            let ids = page.items.map { $0.request.identifier }
+            got += ids
+            guard page.hasMore, let last = ids.last else { break }
+            _ = engine.removePending([last])
+            removedBetweenPages += 1
+            after = last
+        }
+        #expect(got == model, "seed \(seed), limit \(limit)")
+        #expect(engine.pendingCount == model.count - removedBetweenPages, "seed \(seed)")
+    }
+
     /// `remove` of a few ids looks them up; it used to list (with next fires) and sort every
     /// pending request, then filter: O(n log n) per call. Removing 50 ids one by one among 50k
     /// zones must cost about what it costs among 500 (each call's commit dominates), not 100×.

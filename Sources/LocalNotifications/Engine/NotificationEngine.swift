@@ -69,6 +69,11 @@ public struct NotificationEngine {
     var timeBasedCount = 0
     var locationCount = 0
     var addSequence: Int64 = 0
+    /// The slots in add order, for listings and their pages.
+    var addOrder = AddOrder()
+    /// The add sequences of the last requests removed (fired, removed or replaced), so that a
+    /// page can continue after an item that left meanwhile.
+    var recentlyRemoved = RecentlyRemoved()
     var wallWheel = TimingWheel<Int32>()
     var monotonicWheel = TimingWheel<Int32>()
     var monitor: RegionMonitor
@@ -97,9 +102,26 @@ public struct NotificationEngine {
     // MARK: Reading
 
     /// Pending requests in add order.
-    /// - Complexity: O(n log n).
+    /// - Complexity: O(n) plus their next fires.
     public func pending(clock: EngineClock) -> [PendingNotification] {
-        slots.compactMap { $0 }.sorted { $0.sequence < $1.sequence }.map { describe($0, clock: clock) }
+        var out: [PendingNotification] = []
+        out.reserveCapacity(slotOf.count)
+        forEachInAddOrder { out.append(describe($0, clock: clock)) }
+        return out
+    }
+
+    /// Calls `body` with each pending entry in add order.
+    /// - Complexity: O(n).
+    func forEachInAddOrder(_ body: (Entry) -> Void) {
+        for i in 0 ..< addOrder.count {
+            if let e = liveEntry(addOrder[i]) { body(e) }
+        }
+    }
+
+    /// The entry of `pair` when it is still pending (not removed, its slot not reused).
+    func liveEntry(_ pair: AddOrder.Pair) -> Entry? {
+        guard let e = slots[Int(pair.slot)], e.sequence == pair.sequence else { return nil }
+        return e
     }
 
     /// One pending request, with its next fire or region state.
@@ -230,6 +252,7 @@ public struct NotificationEngine {
     /// Removes every pending request.
     public mutating func removeAllPending() -> EngineOutput {
         for slot in slotOf.values { removeEntry(at: slot) }
+        addOrder.removeAll()
         var out = EngineOutput()
         out.changes.append(.removeAllRequests)
         return out
@@ -241,6 +264,9 @@ public struct NotificationEngine {
         let slot: Int32
         if let s = freeSlots.popLast() { slot = s; slots[Int(s)] = entry } else { slot = Int32(slots.count); slots.append(entry) }
         slotOf[entry.request.identifier] = slot
+        addOrder.append(sequence: entry.sequence, slot: slot)
+        let current = slots    // read by the check while addOrder changes (no copy: not mutated here)
+        addOrder.compactIfSparse(live: slotOf.count) { current[Int($0.slot)]?.sequence == $0.sequence }
         switch entry.request.trigger {
         case .calendar:
             timeBasedCount += 1
@@ -275,6 +301,7 @@ public struct NotificationEngine {
         slotOf.removeValue(forKey: e.request.identifier)
         slots[Int(slot)] = nil
         freeSlots.append(slot)
+        recentlyRemoved.note(e.request.identifier, sequence: e.sequence)
     }
 
     // MARK: Categories
