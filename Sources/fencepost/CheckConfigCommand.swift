@@ -47,7 +47,7 @@ struct CheckConfigCommand: ParsableCommand {
         }
         let config: AgentConfiguration
         do {
-            config = try AgentConfiguration.parse(text, path: file) { try InputFiles.readZones($0) }
+            config = try AgentConfiguration.parse(text, path: file, zoneFileReader: InputFiles.readZones)
         } catch {
             writeStandardError("\(error)\n")
             throw ExitCode(78)  // EX_CONFIG

@@ -77,7 +77,13 @@ enum ClientInput {
         let jsonl = path.hasSuffix(".jsonl") || path.hasSuffix(".json") || path.hasSuffix(".ndjson")
             || (!path.hasSuffix(".toml") && bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "{"))
         if jsonl { return try jsonlConfig(bytes, path: path) }
-        return try tomlConfig(String(decoding: bytes, as: UTF8.self), path: path)
+        // Invalid UTF-8 is refused naming the place, as the agent refuses it (decoding it with
+        // U+FFFD in place sent a title other than the one in the file, and said nothing).
+        let text: String
+        do { text = try StrictUTF8.decode(bytes) } catch {
+            throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(error.line): \(error)")
+        }
+        return try tomlConfig(text, path: path)
     }
 
     static func jsonlConfig(_ bytes: [UInt8], path: String) throws(ClientFailure) -> Config {
@@ -107,7 +113,7 @@ enum ClientInput {
             config.categories = try root.sections("category").map { $0.map { NumberedJSON(line: $0.line, value: $0.table.json) } }
             let ids = Set(config.requests.compactMap { $0.value["id"]?.string })
             let zones = try AgentConfiguration.zoneRequests(of: root, path: path == "-" ? nil : path, requestIDs: ids,
-                                                            zoneFileReader: { try InputFiles.readZones($0) })
+                                                            zoneFileReader: InputFiles.readZones)
             config.requests += zones.requests.map { NumberedJSON(line: zones.line, value: $0.json) }
         } catch {
             throw failure(error)

@@ -8,12 +8,11 @@ import Testing
 /// The config file: a full example, the defaults, relative paths, zones, and each class of error
 /// at its exact line.
 @Suite struct AgentConfigurationTests {
-    struct NoFile: Error, CustomStringConvertible { var path: String; var description: String { "no such file \(path)" } }
 
     static func parse(_ text: String, path: String? = "/etc/fencepost/fencepost.toml",
                       files: [String: String] = [:]) throws -> AgentConfiguration {
-        try AgentConfiguration.parse(text, path: path) { p in
-            guard let f = files[p] else { throw NoFile(path: p) }
+        try AgentConfiguration.parse(text, path: path) { (p) throws(InputFiles.Failure) -> [UInt8] in
+            guard let f = files[p] else { throw .system(Errno.noEntry) }
             return Array(f.utf8)
         }
     }
@@ -219,7 +218,7 @@ import Testing
         #expect(e.message.hasPrefix("zones: /etc/fencepost/zones.geojson: feature 0 (\"x\")"))
         let missing = try #require(Self.error("zones = \"nope.geojson\""))
         #expect(missing.line == 1)
-        #expect(missing.message.contains("/etc/fencepost/nope.geojson: cannot read: no such file"))
+        #expect(missing.message.contains("/etc/fencepost/nope.geojson: cannot read: No such file or directory"))
         let clash = try #require(Self.error("zones = \"z.geojson\"\n[[request]]\nid = \"depot\"\ntrigger.interval.seconds = 60",
                                             files: ["/etc/fencepost/z.geojson": Self.zonesFile]))
         #expect(clash.line == 1)

@@ -25,6 +25,11 @@ import Testing
         let b = try ChildProcess.run(["check-config", dir.appendingPathComponent("title.toml").path])
         #expect(b.status == 78, "\(b.stdout)")
         #expect(b.stderr.contains("line 3, column 26") && b.stderr.contains("0xDF"), "\(b.stderr)")
+        // `fencepost apply` reads the same file the same way: refused before any agent is asked
+        // (it used to send the title with U+FFFD in place of the bad bytes).
+        let c = try ChildProcess.run(["apply", dir.appendingPathComponent("title.toml").path, "--socket", dir.appendingPathComponent("none.sock").path])
+        #expect(c.status == 65, "\(c.stdout)\(c.stderr)")
+        #expect(c.stderr.contains("title.toml:3") && c.stderr.contains("line 3, column 26") && c.stderr.contains("invalid UTF-8"), "\(c.stderr)")
     }
 
     /// Defect 8: GPX with an invalid byte in a name; GeoJSON zones with one in an id.

@@ -11,7 +11,7 @@ struct AgentConfigurationParser {
     static let topKeys = ["state", "time_zone", "clock_trust", "zones", "socket", "engine", "alerts",
                           "gps", "gpio", "patterns", "hook", "log", "request", "category"]
 
-    func parse(_ text: String, zoneFileReader: (String) throws -> [UInt8]) throws(ConfigError) -> AgentConfiguration {
+    func parse(_ text: String, zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(ConfigError) -> AgentConfiguration {
         let top = try ConfigSection.parse(text)
         try top.checkKeys(allowed: Self.topKeys)
         var config = AgentConfiguration(path: path)

@@ -89,7 +89,7 @@ extension AgentConfigurationParser {
     // MARK: zones
 
     /// Reads the GeoJSON file and appends one location request per zone.
-    func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws -> [UInt8], to config: inout AgentConfiguration) throws(ConfigError) {
+    func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], to config: inout AgentConfiguration) throws(ConfigError) {
         let zones = try zoneRequests(file, line: line, reader: zoneFileReader, limits: config.engine.limits,
                                      requestIDs: Set(config.requests.map(\.identifier)))
         config.requests.append(contentsOf: zones)
@@ -97,7 +97,7 @@ extension AgentConfigurationParser {
 
     /// One location request per zone of the GeoJSON file; a zone with the id of one of
     /// `requestIDs` (the [[request]] tables) is an error.
-    func zoneRequests(_ file: String, line: Int, reader zoneFileReader: (String) throws -> [UInt8], limits: RequestLimits,
+    func zoneRequests(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], limits: RequestLimits,
                       requestIDs: Set<String>) throws(ConfigError) -> [NotificationRequest] {
         guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
         let resolved = resolve(file)

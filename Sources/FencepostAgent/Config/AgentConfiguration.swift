@@ -82,7 +82,7 @@ public struct AgentConfiguration: Sendable {
     /// - Complexity: O(n) in the size of the file, plus O(r²) for r requests' duplicate checks
     ///   (linear scans; config files hold tens of requests).
     public static func parse(_ text: String, path: String?,
-                             zoneFileReader: (String) throws -> [UInt8]) throws(AgentConfigurationError) -> AgentConfiguration {
+                             zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(AgentConfigurationError) -> AgentConfiguration {
         do {
             return try AgentConfigurationParser(path: path).parse(text, zoneFileReader: zoneFileReader)
         } catch {
@@ -94,7 +94,7 @@ public struct AgentConfiguration: Sendable {
     /// agent applies them, with the line of the `zones` key; none when it names none. For
     /// `fencepost apply FILE.toml`, which must send what the agent would apply from that file.
     public static func zoneRequests(of root: ConfigSection, path: String?, requestIDs: Set<String>,
-                                    zoneFileReader: (String) throws -> [UInt8]) throws(ConfigError) -> (line: Int, requests: [NotificationRequest]) {
+                                    zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(ConfigError) -> (line: Int, requests: [NotificationRequest]) {
         guard let file = try root.string("zones") else { return (0, []) }
         let parser = AgentConfigurationParser(path: path)
         var engine = EngineConfiguration()

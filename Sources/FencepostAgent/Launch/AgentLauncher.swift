@@ -84,8 +84,6 @@ public enum AgentLauncher {
         do { text = try StrictUTF8.decode(bytes) } catch {
             throw AgentConfigurationError(path: path, line: error.line, message: error.description)
         }
-        return try AgentConfiguration.parse(text, path: path, zoneFileReader: { p in
-            try InputFiles.readZones(p)
-        })
+        return try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones)
     }
 }
