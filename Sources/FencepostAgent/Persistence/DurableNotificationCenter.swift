@@ -79,7 +79,7 @@ public final class DurableNotificationCenter {
             // A request the caps evicted is no longer what `apply` installed: forgotten, so that
             // the next apply brings a configured one back when there is room (issue 13, defect 5).
             for o in out.outcomes where o.kind == .evicted { more.append(.removeAppliedRequest(id: o.requestIdentifier)) }
-            let changes = [AnySequence(StoreMapping.storeRows(out.changes)), AnySequence(more)].joined()
+            let changes = Concatenation(first: StoreMapping.storeRows(out.changes), second: more)
             do { try store.apply(contentsOf: changes, sync: !defersSync) } catch { throw .store(error) }
         }
         return out
