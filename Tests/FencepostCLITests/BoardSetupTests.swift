@@ -11,24 +11,10 @@ import Testing
         ["/usr/bin/\(name)", "/bin/\(name)", "/usr/sbin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs a program (not the fencepost binary); its status and output together.
+    /// Runs a program (not the CLI) through ChildProcess.run; standard output and error together.
     static func exec(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fp-board-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: out) }
-        let h = try FileHandle(forWritingTo: out)
-        p.standardOutput = h
-        p.standardError = h
-        try p.run()
-        p.waitUntilExit()
-        try h.close()
-        return (p.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
+        let o = try ChildProcess.run(arguments, environment: environment, executable: URL(fileURLWithPath: path))
+        return (o.status, o.stdout + o.stderr)
     }
 
     /// The unit with its binaries pointing at this build (verify checks that they exist).

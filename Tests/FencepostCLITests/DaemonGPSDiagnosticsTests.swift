@@ -9,10 +9,7 @@ import Testing
 /// the counters of each kind of rejected sentence — in `--json` and in the text.
 @Suite(.serialized) struct DaemonGPSDiagnosticsTests {
     /// `$BODY*CS\r\n` with the right checksum.
-    static func sentence(_ body: String) -> String {
-        let cs = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
-        return "$\(body)*\(String(format: "%02X", cs))\r\n"
-    }
+    static func sentence(_ body: String) -> String { ReplayTests.sentence(body) + "\r\n" }
 
     func status(_ d: DaemonProcess) throws -> JSONValue {
         let out = try d.cli(["status", "--json"])

@@ -17,12 +17,6 @@ import Testing
         (origin.lat + y / 6_371_008.8 * 180 / .pi, origin.lon + x / (6_371_008.8 * cos(origin.lat * .pi / 180)) * 180 / .pi)
     }
 
-    static func checksum(_ body: String) -> String {
-        var x: UInt8 = 0
-        for b in body.utf8 { x ^= b }
-        let h = String(x, radix: 16, uppercase: true)
-        return h.count == 1 ? "0" + h : h
-    }
 
     static func nmeaAngle(_ v: Double, degreesWidth: Int) -> String {
         let a = abs(v)
@@ -46,7 +40,7 @@ import Testing
             let time = String(format: "%02d%02d%02d.00", hh, mm, ss)
             if i == count {
                 let body = "GPGGA,\(time),,,,,0,00,99.9,,M,,M,,"
-                epochs.append("$\(body)*\(checksum(body))")
+                epochs.append(ReplayTests.sentence(body))
                 break
             }
             let x = -100 + speed * Double(i) + rng.gaussian() * 3, y = 4 + rng.gaussian() * 3
@@ -56,7 +50,7 @@ import Testing
             let knots = String(format: "%.1f", (speed + rng.gaussian() * 0.2) / 0.514444)
             let course = String(format: "%.1f", 90 + rng.gaussian())
             let rmc = "GPRMC,\(time),A,\(latText),N,\(lonText),E,\(knots),\(course),070726,,,A"
-            epochs.append("$\(gga)*\(checksum(gga))\r\n$\(rmc)*\(checksum(rmc))")
+            epochs.append(ReplayTests.sentence(gga) + "\r\n" + ReplayTests.sentence(rmc))
         }
         func circle(_ id: String, _ x: Double, _ y: Double, _ r: Double) -> String {
             let (lat, lon) = coordinate(x, y)
