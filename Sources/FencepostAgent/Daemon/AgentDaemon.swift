@@ -190,6 +190,10 @@ public final class AgentDaemon {
 
     // MARK: Run
 
+    /// Nanoseconds of control work a loop turn starts (the turn's other work and the last answer
+    /// begun come on top): the longest turn stays near it however many clients are ready.
+    static let controlBudget: UInt64 = 20_000_000
+
     /// Runs until SIGTERM/SIGINT (exit 0), the end of a replay with `exit_at_end` (exit 0), or a
     /// fatal error (its exit code). Outputs are off when this returns.
     public func run() -> Int32 {
@@ -221,6 +225,7 @@ public final class AgentDaemon {
                 break
             }
             var mark = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            let turnStart = mark
             turns.begin(at: mark)
             for event in events {
                 var what = "?"
@@ -251,7 +256,11 @@ public final class AgentDaemon {
                     handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: what = "button"; handleButton()
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
-                case .connection(let id): served = handleConnection(id, now: mark)
+                case .connection(let id):
+                    // Control work has a budget per turn: past it, the other ready connections
+                    // wait for the next turn (epoll is level-triggered: they are reported again,
+                    // after the due work below), so many busy clients cannot hold a buzzer back.
+                    if mark &- turnStart < Self.controlBudget { served = handleConnection(id, now: mark) } else { what = "control connection deferred" }
                 }
                 let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
                 switch event.token {
