@@ -93,3 +93,8 @@ extension RegionMonitor {
         return (known(t.lastEnter), known(t.lastExit), known(t.lastDwell))
     }
 }
+
+extension RegionMonitor {
+    /// Whether zone `number` of the set holds a track (any state other than the default).
+    public func zonesWithStateContains(_ number: Int) -> Bool { tracks[Int32(number) + ZoneSet.slotBase] != nil }
+}

@@ -6,6 +6,11 @@ import FencepostLinux
 import Glibc
 #endif
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
+    exit(ZoneSetBuildCommand.run(Array(arguments.dropFirst(2))))
+}
+
 switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .success(.help):
     try? FileDescriptor.standardOutput.writeAll(AgentArguments.helpText)

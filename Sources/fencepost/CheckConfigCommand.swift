@@ -109,9 +109,8 @@ struct CheckConfigCommand: ParsableCommand {
         let pins = [c.gpio.buzzer, c.gpio.led, c.gpio.badge, c.gpio.button].compactMap { $0 }.map(line)
         lines.append("gpio: \(backend); " + (pins.isEmpty ? "no lines" : pins.joined(separator: ", "))
                      + "; long press \(c.gpio.longPressMilliseconds) ms, debounce \(c.gpio.debounceMilliseconds) ms")
-        let zones = c.requests.count - requestTables
-        lines.append("requests: \(c.requests.count - zones)")
-        lines.append("zones: \(zones)")
+        lines.append("requests: \(c.requests.count)")
+        lines.append("zones: \(c.zoneCount ?? 0)")
         lines.append("categories: \(c.categories.count)")
         let alerts = c.engine.alertSettings
         let outputs = [("buzzer", alerts.buzzer), ("led", alerts.led), ("badge", alerts.badge)]

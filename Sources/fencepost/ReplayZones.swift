@@ -1,6 +1,7 @@
 // Where `replay` takes its zones from: a GeoJSON file (`--zones`), an agent configuration
 // (`--config`: its location requests, TOML polygons included, and the zones file it names), or both.
 import FencepostAgent
+import FencepostLinux
 import Geofencing
 import LocalNotifications
 import TrackFormats
@@ -23,6 +24,16 @@ enum ReplayZones {
             }
             zones.append(ZoneDefinition(id: request.identifier, shape: shape, notifyOnEntry: t.notifyOnEntry,
                                         notifyOnExit: t.notifyOnExit, dwell: t.dwell, cooldown: t.cooldown > 0 ? t.cooldown : nil))
+        }
+        // The zone set's GeoJSON, checked as the agent checks it when it builds the set.
+        if let file = configuration.zonesFile {
+            let bytes: [UInt8]
+            do { bytes = try FileDescriptor.readFile(file) } catch {
+                throw ReplayFailure(78, "\(path):\(configuration.zonesLine): zones: \(file): cannot read: \(error)")
+            }
+            do { zones += try GeoJSONZones.parse(bytes) } catch {
+                throw ReplayFailure(78, "\(path):\(configuration.zonesLine): zones: \(file): \(error)")
+            }
         }
         return zones
     }

@@ -69,6 +69,16 @@ struct StatusCommand: ParsableCommand {
         text += "badge     \(s["badge"]?.int64 ?? 0) unanswered of \(s["delivered"]?.int64 ?? 0) delivered\n"
         if let p = str(s["config"]) { text += "config    \(p)\n" }
         if let p = str(s["state"]) { text += "state     \(p)\n" }
+        if let z = s["zones"], let count = z["count"]?.int64, count > 0 {
+            let listed = z["zones"]?.array ?? []
+            let total = z["withState"]?.int64 ?? Int64(listed.count)
+            text += "zones     \(count) in the zone set, \(total) with state\(Int64(listed.count) < total ? " (first \(listed.count) shown)" : "")\n"
+            for zone in listed {
+                var line = "          \(str(zone["id"]) ?? "?"): \(str(zone["state"]) ?? "?"), \(zone["fires"]?.int64 ?? 0) fires"
+                if let q = str(zone["quietUntil"]) { line += ", quiet until \(q)" }
+                text += line + "\n"
+            }
+        }
         let pending = s["pending"]?.array ?? []
         let total = s["pendingTotal"]?.int64 ?? Int64(pending.count)
         if let next = s["next"]?.string {

@@ -40,9 +40,15 @@ struct ZonesCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Largest circle radius accepted, metres (the agent's [engine] max_radius).", valueName: "metres"))
         var maxRadius: Double = RequestLimits().maximumRadius
 
+        @Flag(help: "Do nothing (exit status 3) when OUT was built from this GeoJSON already.")
+        var ifChanged = false
+
         func run() throws {
             var limits = RequestLimits()
             limits.maximumRadius = maxRadius
+            if ifChanged, ZoneSetFiles.isCurrent(output, geojsonPath: input, limits: limits) {
+                throw ExitCode(ZoneSetFiles.unchangedStatus)
+            }
             let terminal = isatty(2) == 1
             let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let built: ZoneSetFiles.Built

@@ -193,23 +193,20 @@ import Testing
            "properties":{"id":"yard","cooldown":300}}]}
         """
 
-    @Test func zonesBecomeLocationRequests() throws {
+    /// Zones are a zone set, not requests: the file is recorded (resolved), checked zone by zone
+    /// and counted; the agent (checkZones: false) only records it.
+    @Test func zonesAreRecordedAndChecked() throws {
         let text = "zones = \"zones.geojson\"\n[[request]]\nid = \"w\"\ntrigger.interval.seconds = 60\n"
         let c = try Self.parse(text, files: ["/etc/fencepost/zones.geojson": Self.zonesFile])
-        #expect(c.requests.map(\.identifier) == ["w", "depot", "yard"])
-        let depot = c.requests[1]
-        #expect(depot.content.title == "depot")
-        #expect(depot.content.sound == "default")
-        guard case .location(let t) = depot.trigger, case .circle(let circle) = t.shape else {
-            Issue.record("depot is not a circle"); return
-        }
-        #expect(circle.radius == 150)
-        #expect(circle.center.latitude == 51.2277 && circle.center.longitude == 6.7735)
-        #expect(t.notifyOnEntry && !t.notifyOnExit && t.repeats)
-        #expect(t.dwell == 60 && t.cooldown == 0)
-        guard case .location(let y) = c.requests[2].trigger, case .polygon = y.shape else { Issue.record("yard is not a polygon"); return }
-        #expect(y.cooldown == 300 && y.notifyOnExit && y.dwell == nil)
+        #expect(c.requests.map(\.identifier) == ["w"])
+        #expect(c.zonesFile == "/etc/fencepost/zones.geojson")
+        #expect(c.zonesLine == 1)
+        #expect(c.zoneCount == 2)
+        let unchecked = try AgentConfiguration.parse(text, path: "/etc/fencepost/fencepost.toml",
+                                                     zoneFileReader: { (_) throws(InputFiles.Failure) -> [UInt8] in throw .notRegular }, checkZones: false)
+        #expect(unchecked.zonesFile == "/etc/fencepost/zones.geojson" && unchecked.zoneCount == nil)
     }
+
 
     @Test func zoneErrorsNameTheGeoJSONFile() throws {
         let bad = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[1,2]}}]}"#

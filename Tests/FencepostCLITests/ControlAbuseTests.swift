@@ -1,5 +1,6 @@
 import FencepostLinux
 import Foundation
+import SeededRandom
 import Testing
 
 /// The real agent under a misbehaving control socket (issue 12, the short form of the fault
@@ -8,13 +9,19 @@ import Testing
 @Suite(.serialized) struct ControlAbuseTests {
     static let status = #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#
 
-    /// An agent with `zones` circle zones and the console GPIO.
-    static func agent(zones: Int, socketExtra: String = "", wrapper: [String] = []) throws -> DaemonProcess {
+    /// An agent with `requests` circle location requests (`[[request]]` tables: zones of a zones
+    /// file are a zone set, not pending requests) and the console GPIO.
+    static func agent(requests: Int, socketExtra: String = "", wrapper: [String] = []) throws -> DaemonProcess {
         let d = try DaemonProcess()
         var body = "[gpio]\nbackend = \"console\"\n"
-        if zones > 0 {
-            try Data(DaemonZonesTests.zones(zones, seed: 12).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
-            body = "zones = \"zones.geojson\"\n[engine]\nlocation_cap = 200000\n" + body
+        if requests > 0 {
+            var rng = SplitMix64(seed: 12)
+            body = "[engine]\nlocation_cap = 200000\n" + body
+            for i in 0..<requests {
+                let lat = 51 + rng.uniform(0, 0.5), lon = 6.5 + rng.uniform(0, 0.5), radius = 50 + rng.uniform(0, 250)
+                body += "\n[[request]]\nid = \"z\(i)\"\ncontent = { title = \"Z\" }\n"
+                    + "trigger.location = { region = { circle = { lat = \(lat), lon = \(lon), radius = \(radius) } }, notifyOnEntry = true }\n"
+            }
         }
         try d.writeConfig(body, socketExtra: socketExtra)
         try d.start(agent: true, wrapper: wrapper)
@@ -25,7 +32,7 @@ import Testing
     /// Defect 1: an answer larger than the socket buffer is finished by writable events, and the
     /// agent answers the next client (it used to wait in epoll_wait with the rest unsent).
     @Test func anAnswerLargerThanTheSocketBufferIsFinished() throws {
-        let d = try Self.agent(zones: 1000)
+        let d = try Self.agent(requests: 1000)
         let c = try #require(RawClient(d.socket))
         #expect(c.sendLine(#"{"jsonrpc":"2.0","id":7,"method":"pending","params":{}}"#))
         usleep(500_000)     // the client reads late: the agent's first write fills the buffer
@@ -45,7 +52,7 @@ import Testing
     /// its queue is full (memory stays flat), answers others meanwhile, and closes it when its
     /// answers make no progress for write_timeout.
     @Test func pipeliningWithoutReadingIsBoundedAndClosed() throws {
-        let d = try Self.agent(zones: 0, socketExtra: "write_timeout = 2\n")
+        let d = try Self.agent(requests: 0, socketExtra: "write_timeout = 2\n")
         let pid = try #require(d.process?.processIdentifier)
         let before = try #require(ProcessProbe.rssKiB(pid))
         let c = try #require(RawClient(d.socket))
@@ -73,7 +80,7 @@ import Testing
     /// for as long as it reads: whole lines waiting behind its full output queue are not a line
     /// "unfinished" (it was closed after request_timeout with that error).
     @Test func aSlowSteadyReaderIsNotClosed() throws {
-        let d = try Self.agent(zones: 0, socketExtra: "request_timeout = 2\nwrite_timeout = 30\n")
+        let d = try Self.agent(requests: 0, socketExtra: "request_timeout = 2\nwrite_timeout = 30\n")
         let c = try #require(RawClient(d.socket))
         let requests = Array((Self.status + "\n").utf8)
         var pipe = [UInt8]()
@@ -103,7 +110,7 @@ import Testing
     /// connection alone held 1 MiB, so 100 partial lines of 60 kB were never given back (CI: RSS
     /// 8 MiB above the start after they were dropped).
     @Test func partialLinesAreCappedAndTimedOut() throws {
-        let d = try Self.agent(zones: 0, socketExtra: "max_connections = 100\nrequest_timeout = 2\n")
+        let d = try Self.agent(requests: 0, socketExtra: "max_connections = 100\nrequest_timeout = 2\n")
         let pid = try #require(d.process?.processIdentifier)
         let fdsBefore = try #require(ProcessProbe.descriptors(pid))
         let partial = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
@@ -150,7 +157,7 @@ import Testing
     /// Defect 3: out of descriptors (ulimit -n 64 and 60 idle clients), the loop does not spin:
     /// little CPU, a few log lines, and a fresh status still answers.
     @Test func descriptorExhaustionDoesNotSpinTheLoop() throws {
-        let d = try Self.agent(zones: 0, wrapper: ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
+        let d = try Self.agent(requests: 0, wrapper: ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
         let pid = try #require(d.process?.processIdentifier)
         var clients: [RawClient] = []
         // Paced, so the agent accepts them (a burst beyond the listen backlog is refused by the
@@ -176,7 +183,7 @@ import Testing
     /// Malformed and over-long input gets an error line and the connection survives or is closed
     /// as documented; the agent answers the next client.
     @Test func malformedAndOversizedLinesGetClearErrors() throws {
-        let d = try Self.agent(zones: 0)
+        let d = try Self.agent(requests: 0)
         let c = try #require(RawClient(d.socket))
         #expect(c.sendLine("{not json"))
         #expect(c.readLine(timeout: 5)?.contains("-32700") == true)
@@ -192,7 +199,7 @@ import Testing
 /// The CLI over a large agent: listings come page by page, and errors say what happened.
 @Suite(.serialized) struct ControlPagingCLITests {
     @Test func pendingAndStatusPageThroughManyZones() throws {
-        let d = try ControlAbuseTests.agent(zones: 6_000)
+        let d = try ControlAbuseTests.agent(requests: 6_000)
         let start = Date()
         let pending = try d.cli(["pending"])
         #expect(pending.status == 0, "\(pending.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 
 /// `fencepost zones build|info|near` through the real binary, on real files.
@@ -127,3 +128,55 @@ import Testing
         #expect(newer.stderr.contains("format version 9 was written by a newer fencepost"), "\(newer.stderr)")
     }
 }
+
+/// SIGKILL at 50 seeded instants of a build over an existing set: the file is always the old set
+/// or the new one, whole (its checksum holds), never a torn one.
+@Suite struct ZoneSetCrashSafetyTests {
+    @Test func sigkillDuringABuildLeavesTheOldOrTheNewSet() throws {
+        let seed: UInt64 = 11
+        let dir = try ZonesCommandTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let old = dir.appendingPathComponent("old.geojson"), new = dir.appendingPathComponent("new.geojson")
+        let output = dir.appendingPathComponent("zones.set")
+        try Data(ZonesCommandTests.geojson(circles: 50).utf8).write(to: old)
+        try Data(ZonesCommandTests.geojson(circles: 30000, start: 7).utf8).write(to: new)
+        guard let binary = ChildProcess.binary else { Issue.record("no fencepost binary"); return }
+        func hashOf(_ text: String) -> String? { text.split(separator: "\n").first { $0.hasPrefix("source hash") }.map(String.init) }
+        #expect(try ChildProcess.run(["zones", "build", new.path, "-o", output.path]).status == 0)
+        let newHash = hashOf(try ChildProcess.run(["zones", "info", output.path]).stdout)
+        #expect(try ChildProcess.run(["zones", "build", old.path, "-o", output.path]).status == 0)
+        let oldHash = hashOf(try ChildProcess.run(["zones", "info", output.path]).stdout)
+        #expect(oldHash != nil && newHash != nil && oldHash != newHash)
+        // How long a whole build takes here, to spread the kills over it.
+        let t0 = Date()
+        _ = try ChildProcess.run(["zones", "build", new.path, "-o", dir.appendingPathComponent("timing.set").path])
+        let duration = Date().timeIntervalSince(t0)
+        var rng = SplitMix64(seed: seed)
+        var sawOld = 0, sawNew = 0
+        for k in 0 ..< 50 {
+            // Start from the old set each time, so that every kill lands on a replacement.
+            if k % 2 == 0 { _ = try ChildProcess.run(["zones", "build", old.path, "-o", output.path]) }
+            let before = hashOf(try ChildProcess.run(["zones", "info", output.path]).stdout)
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["zones", "build", new.path, "-o", output.path]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(UInt32(Double(rng.next() % 1000) / 1000 * duration * 1.2 * 1e6))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let info = try ChildProcess.run(["zones", "info", output.path])
+            #expect(info.status == 0, "seed \(seed) kill \(k): \(info.stderr)")
+            let h = hashOf(info.stdout)
+            #expect(h == before || h == newHash, "seed \(seed) kill \(k): \(String(describing: h))")
+            if h == oldHash { sawOld += 1 } else if h == newHash { sawNew += 1 }
+            // Leftover temporary files of killed builds are the only trace.
+            for f in try FileManager.default.contentsOfDirectory(atPath: dir.path) where f.contains(".tmp-") {
+                try FileManager.default.removeItem(at: dir.appendingPathComponent(f))
+            }
+        }
+        #expect(sawOld + sawNew == 50)
+    }
+}
+

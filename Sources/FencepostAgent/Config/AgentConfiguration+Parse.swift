@@ -11,7 +11,7 @@ struct AgentConfigurationParser {
     static let topKeys = ["state", "time_zone", "clock_trust", "zones", "socket", "engine", "alerts",
                           "gps", "gpio", "patterns", "hook", "log", "request", "category"]
 
-    func parse(_ text: String, zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(ConfigError) -> AgentConfiguration {
+    func parse(_ text: String, zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], checkZones: Bool = true) throws(ConfigError) -> AgentConfiguration {
         let top = try ConfigSection.parse(text)
         try top.checkKeys(allowed: Self.topKeys)
         var config = AgentConfiguration(path: path)
@@ -44,7 +44,7 @@ struct AgentConfigurationParser {
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,
                                            limits: config.engine.limits)
         if let zones = try top.string("zones") {
-            try addZones(zones, line: top.value("zones")?.line ?? 1, reader: zoneFileReader, to: &config)
+            try addZones(zones, line: top.value("zones")?.line ?? 1, reader: zoneFileReader, check: checkZones, to: &config)
         }
         return config
     }

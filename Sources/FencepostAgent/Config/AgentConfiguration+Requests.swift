@@ -88,11 +88,29 @@ extension AgentConfigurationParser {
 
     // MARK: zones
 
-    /// Reads the GeoJSON file and appends one location request per zone.
-    func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], to config: inout AgentConfiguration) throws(ConfigError) {
-        let zones = try zoneRequests(file, line: line, reader: zoneFileReader, limits: config.engine.limits,
-                                     requestIDs: Set(config.requests.map(\.identifier)))
-        config.requests.append(contentsOf: zones)
+    /// Records the GeoJSON file of the zone set; with `check`, reads it and checks every zone as
+    /// the agent's build will (and that no zone has the id of a [[request]]), counting them.
+    func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], check: Bool,
+                  to config: inout AgentConfiguration) throws(ConfigError) {
+        guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
+        let resolved = resolve(file)
+        config.zonesFile = resolved
+        config.zonesLine = line
+        guard check else { return }
+        let bytes: [UInt8]
+        do { bytes = try zoneFileReader(resolved) } catch {
+            throw ConfigError(line: line, path: "zones", message: "\(resolved): cannot read: \(error)")
+        }
+        var ids: Set<String> = []
+        for r in config.requests { ids.insert(r.identifier) }
+        let limits = config.engine.limits
+        let result = bytes.withUnsafeBytes { b in
+            Result { () throws(ZoneSetBuildError) -> Int in try ZoneSetCompiler.check(b, name: resolved, limits: limits, requestIDs: ids) }
+        }
+        switch result {
+        case .success(let n): config.zoneCount = n
+        case .failure(let error): throw ConfigError(line: line, path: "zones", message: error.message)
+        }
     }
 
     /// One location request per zone of the GeoJSON file; a zone with the id of one of

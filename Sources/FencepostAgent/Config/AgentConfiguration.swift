@@ -4,7 +4,7 @@
 //   state = "state.sqlite"            # relative paths resolve against the config file's folder
 //   time_zone = "Europe/Berlin"       # absent: the system's (/etc/localtime)
 //   clock_trust = "ntp"               # ntp | always | gnss
-//   zones = "zones.geojson"           # GeoJSON FeatureCollection: one location request per zone
+//   zones = "zones.geojson"           # GeoJSON FeatureCollection: compiled into a zone set (STATE.zones)
 //
 //   [socket]   path, mode (0o660), group, max_message_bytes, max_connections (128),
 //              request_timeout (10 s), write_timeout (10 s), idle_timeout (120 s)
@@ -65,8 +65,13 @@ public struct AgentConfiguration: Sendable {
     public var logLevel: LogLevel = .info
     /// A command run for each delivery, or nil.
     public var hook: HookConfiguration?
-    /// `[[request]]` tables, then one location request per zone of `zones`.
+    /// `[[request]]` tables.
     public var requests: [NotificationRequest] = []
+    /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
+    public var zonesFile: String?
+    public var zonesLine = 0
+    /// Zones in `zonesFile`, when the parse checked it (distinct ids).
+    public var zoneCount: Int?
     /// `[[category]]` tables.
     public var categories: [NotificationCategory] = []
 
@@ -78,13 +83,15 @@ public struct AgentConfiguration: Sendable {
     /// - Parameters:
     ///   - path: the file's path, for messages and to resolve relative paths against its folder.
     ///   - zoneFileReader: reads the GeoJSON file named by `zones` (given the resolved path).
+    ///   - checkZones: read and check every zone now (`check-config`, tests). The agent passes
+    ///     false: it checks them when it builds its zone set, and not at all when the set is current.
     /// - Throws: ``AgentConfigurationError`` naming the line and key path of the first problem.
     /// - Complexity: O(n) in the size of the file, plus O(r²) for r requests' duplicate checks
     ///   (linear scans; config files hold tens of requests).
     public static func parse(_ text: String, path: String?,
-                             zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(AgentConfigurationError) -> AgentConfiguration {
+                             zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], checkZones: Bool = true) throws(AgentConfigurationError) -> AgentConfiguration {
         do {
-            return try AgentConfigurationParser(path: path).parse(text, zoneFileReader: zoneFileReader)
+            return try AgentConfigurationParser(path: path).parse(text, zoneFileReader: zoneFileReader, checkZones: checkZones)
         } catch {
             throw AgentConfigurationError(path: path, error)
         }

@@ -43,8 +43,22 @@ extension ControlService {
         return .object([("clock", clockJSON), ("gps", gps), ("badge", .integer(Int64(engine.badgeCount))),
                         ("delivered", .integer(Int64(engine.delivered.count))), ("config", text(s.configPath)),
                         ("state", text(s.statePath)), ("pending", .array(pending)),
-                        ("pendingTotal", .integer(Int64(engine.pendingCount))), ("next", next.map(JSONValue.string) ?? .null)])
+                        ("pendingTotal", .integer(Int64(engine.pendingCount))), ("next", next.map(JSONValue.string) ?? .null),
+                        ("zones", Self.zonesJSON(engine, clock: clock))])
     }
+
+    /// The zone set: its size and the zones with state (never the whole set): `{"count","withState","zones":[{"id","state","fires","quietUntil"}]}`.
+    static func zonesJSON(_ engine: NotificationEngine, clock: EngineClock) -> JSONValue {
+        let (zones, total) = engine.zonesWithState(limit: zoneStatusLimit, clock: clock)
+        let list = zones.map { z -> JSONValue in
+            .object([("id", .string(z.identifier)), ("state", .string(regionName(z.regionState))), ("fires", .integer(z.fires)),
+                     ("quietUntil", z.quietUntil.map { .string(WallInstant(secondsSinceEpoch: Int64($0.rounded(.up))).description) } ?? .null)])
+        }
+        return .object([("count", .integer(Int64(engine.zoneCount))), ("withState", .integer(Int64(total))), ("zones", .array(list))])
+    }
+
+    /// Most zones with state listed by `status`.
+    static let zoneStatusLimit = 50
 
     /// Why `p` has not fired yet, in one line. `lastDelivered`: each request's last delivery date.
     static func why(_ p: PendingNotification, engine: NotificationEngine, clock: EngineClock, status s: AgentStatus,

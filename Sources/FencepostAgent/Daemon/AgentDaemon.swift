@@ -68,6 +68,13 @@ public final class AgentDaemon {
     let outputs: AlertOutputs
     let gps: GPSFeed
     let hook: DeliveryHook
+    /// The mapped zone set (AgentDaemon+ZoneSet.swift), a build in a child process, and whether a
+    /// SIGHUP came during it.
+    var zoneSet: LoadedZoneSet?
+    var zoneBuild: ZoneSetBuildJob?
+    var zoneBuildAgain = false
+    /// The longest loop turn (epoll return → next wait) since a zone-set build began, nanoseconds.
+    var longestTurn: UInt64 = 0
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
@@ -203,6 +210,11 @@ public final class AgentDaemon {
         for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, usesLED: configuration.engine.alertSettings.led, at: now) }
         act(on: center.restoreOutput)
         applyConfiguredRequests()
+        if !installZoneSetAtStart() {
+            log.error("zones: no usable zone set; stopping")
+            shutDown()
+            return 78
+        }
         gps.start(at: now)
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
@@ -283,6 +295,7 @@ public final class AgentDaemon {
             } else if slowTurnLines.isActive && done &- lastSlowTurn >= slowTurnLines.interval {
                 log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &slowTurnLines, at: done)
             }
+            longestTurn = max(longestTurn, SystemClocks.boottimeNow().nanosecondsSinceBoot - turnStart)
         }
         shutDown()
         return exitCode ?? 0
@@ -462,6 +475,7 @@ public final class AgentDaemon {
             case SIGCHLD:
                 hook.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
                 did.append("hook reaping")
+                pollZoneSetBuild()
             default:
                 break
             }
@@ -477,6 +491,7 @@ public final class AgentDaemon {
             if next.statePath != configuration.statePath { changed.append("state") }
             if next.socketPath != configuration.socketPath { changed.append("socket") }
             configuration.requests = next.requests
+            configuration.zonesFile = next.zonesFile
             configuration.categories = next.categories
             configuration.patterns = next.patterns
             configuration.hook = next.hook
@@ -490,6 +505,7 @@ public final class AgentDaemon {
             hook.configure(next.hook)
             log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
             applyConfiguredRequests()
+            reloadZoneSet()
             Memory.releaseFreePages()
         } catch {
             log.error("SIGHUP: \(error); keeping the previous configuration")

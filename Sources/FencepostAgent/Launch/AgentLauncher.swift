@@ -75,7 +75,7 @@ public enum AgentLauncher {
     }
 
     /// Reads and parses a configuration file; errors name the file and line.
-    public static func load(_ path: String) throws(AgentConfigurationError) -> AgentConfiguration {
+    public static func load(_ path: String, checkZones: Bool = false) throws(AgentConfigurationError) -> AgentConfiguration {
         let bytes: [UInt8]
         do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
             throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
@@ -84,6 +84,6 @@ public enum AgentLauncher {
         do { text = try StrictUTF8.decode(bytes) } catch {
             throw AgentConfigurationError(path: path, line: error.line, message: error.description)
         }
-        return try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones)
+        return try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones, checkZones: checkZones)
     }
 }

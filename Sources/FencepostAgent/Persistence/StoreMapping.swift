@@ -3,6 +3,7 @@
 import CivilTime
 import FencepostJSON
 import FencepostLinux
+import Geofencing
 import LocalNotifications
 
 enum StoreMapping {
@@ -49,7 +50,33 @@ enum StoreMapping {
         case .outcome(let o):
             return .appendOutcome(StoredOutcome(at: o.date?.secondsSinceEpoch ?? 0, requestID: o.requestIdentifier,
                                                 event: o.kind.rawValue, detail: o.json.serialized()))
+        case .putZoneState(let z):
+            return .setMeta(key: zoneStatePrefix + z.identifier, value: zoneStateJSON(z).serialized())
+        case .removeZoneState(let id):
+            return .removeMeta(key: zoneStatePrefix + id)
         }
+    }
+
+    /// Zone states are meta rows `zone-state:ID` → JSON (sparse: only zones that have fired).
+    static let zoneStatePrefix = "zone-state:"
+
+    static func zoneStateJSON(_ z: ZoneState) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("fingerprint", .string(String(z.fingerprint, radix: 16))), ("generation", .integer(z.generation)),
+            ("fires", .integer(z.fires)), ("state", .string(z.regionState == .inside ? "inside" : z.regionState == .outside ? "outside" : "unknown")),
+        ]
+        if let t = z.lastEnter { members.append(("lastEnter", .number(t))) }
+        if let t = z.lastExit { members.append(("lastExit", .number(t))) }
+        if let t = z.lastDwell { members.append(("lastDwell", .number(t))) }
+        return .object(members)
+    }
+
+    static func zoneState(id: String, json: JSONValue) -> ZoneState? {
+        guard let fp = json["fingerprint"]?.string.flatMap({ UInt64($0, radix: 16) }), let g = json["generation"]?.int64,
+              let fires = json["fires"]?.int64, let name = json["state"]?.string else { return nil }
+        let state: RegionState = name == "inside" ? .inside : name == "outside" ? .outside : .unknown
+        return ZoneState(identifier: id, fingerprint: fp, generation: g, fires: fires, regionState: state,
+                         lastEnter: json["lastEnter"]?.double, lastExit: json["lastExit"]?.double, lastDwell: json["lastDwell"]?.double)
     }
 
     /// A row the engine cannot read back: it stays in the file untouched, and is reported.
@@ -110,6 +137,16 @@ enum StoreMapping {
             }
         }
         let generation = s.meta[nextGenerationKey].flatMap { Int64($0) }.flatMap { try? InputRanges.count($0, nextGenerationKey) } ?? 1
-        return (EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: generation), problems)
+        var snapshot = EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: generation)
+        for (key, value) in s.meta where key.hasPrefix(zoneStatePrefix) {
+            let id = String(key.dropFirst(zoneStatePrefix.count))
+            guard let json = try? JSONValue.parse(value), let z = zoneState(id: id, json: json) else {
+                problems.append(Unreadable(what: "zone state", id: id, reason: "not a zone state: \(value)"))
+                continue
+            }
+            snapshot.zoneStates.append(z)
+        }
+        snapshot.zoneStates.sort { $0.identifier < $1.identifier }
+        return (snapshot, problems)
     }
 }

@@ -64,6 +64,27 @@ public enum ZoneSetCompiler {
         return builder.finish(sourceHash: sourceHash(geojson, limits: limits))
     }
 
+    /// Checks every zone of `geojson` as ``build(_:name:limits:progress:)`` does, and that none
+    /// has one of `requestIDs`; returns the number of zones (distinct ids).
+    /// - Complexity: O(n); memory O(distinct ids).
+    public static func check(_ geojson: UnsafeRawBufferPointer, name: String, limits: RequestLimits,
+                             requestIDs: Set<String>) throws(ZoneSetBuildError) -> Int {
+        var reader: GeoJSONFeatureReader
+        do { reader = try GeoJSONFeatureReader(geojson.assumingMemoryBound(to: UInt8.self)) } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
+        var ids: Set<String> = []
+        while true {
+            let zone: ZoneDefinition?
+            do { zone = try reader.next() } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
+            guard let zone else { break }
+            _ = try entry(for: zone, name: name, limits: limits)
+            if requestIDs.contains(zone.id) {
+                throw ZoneSetBuildError(.content, "\(name): zone \(JSONValue.string(zone.id).serialized()) has the id of a [[request]] of this file")
+            }
+            ids.insert(zone.id)
+        }
+        return ids.count
+    }
+
     /// A zone's region and content: the request a zone used to be (title = id, sound "default",
     /// active, repeating), checked by the same rules.
     public static func entry(for zone: ZoneDefinition, name: String, limits: RequestLimits) throws(ZoneSetBuildError) -> (Region, ZoneContent) {

@@ -13,9 +13,9 @@ public final class LoadedZoneSet {
     /// Maps and checks the set at `path`; the pages the check read are let go again, so the
     /// process keeps only what its queries touch.
     /// - Throws: `.file` when it cannot be mapped, `.set` when it is damaged, old or too new.
-    public init(path: String) throws(ZoneSetOpenError) {
+    public init(path: String, verifyChecksum: Bool = true) throws(ZoneSetOpenError) {
         do { file = try MappedFile(path: path) } catch { throw .file(error) }
-        do { set = try ZoneSet(file.bytes) } catch { throw .set(error) }
+        do { set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum) } catch { throw .set(error) }
         file.dropResidentPages()
     }
 }
@@ -72,8 +72,25 @@ public enum ZoneSetFiles {
             input.dropResidentPages(upTo: offset)
         }
         input.dropResidentPages()
-        return try write(image, to: output)
+        let built = try write(image, to: output)
+        // Read back what was written: the agent that swaps it in need not checksum it again.
+        do { _ = try LoadedZoneSet(path: output) } catch {
+            throw ZoneSetBuildError(.output, "cannot write the zone set: \(output) does not read back: \(error)")
+        }
+        return built
     }
+
+    /// Whether the set at `output` was built from the GeoJSON at `geojsonPath` under `limits`
+    /// (then a build can be skipped).
+    public static func isCurrent(_ output: String, geojsonPath: String, limits: RequestLimits) -> Bool {
+        guard let loaded = try? LoadedZoneSet(path: output), let h = try? sourceHash(geojsonPath: geojsonPath, limits: limits) else {
+            return false
+        }
+        return loaded.set.sourceHash == h
+    }
+
+    /// The exit status of `zones build --if-changed` when the set was current.
+    public static let unchangedStatus: Int32 = 3
 
     /// Writes `image` to `output` atomically.
     public static func write(_ image: ZoneSetImage, to output: String) throws(ZoneSetBuildError) -> Built {

@@ -38,7 +38,10 @@ public struct ZoneSet: @unchecked Sendable {
     /// Checks `bytes` and reads its header.
     /// - Throws: ``ZoneSetError``: corrupt or truncated, older (rebuild), newer (refused).
     /// - Complexity: O(file size): the checksum and one pass over the entries and zones.
-    public init(_ bytes: UnsafeRawBufferPointer) throws(ZoneSetError) {
+    /// - Parameter verifyChecksum: false only for a file this process family has just written
+    ///   and read back (the agent's swap after a build in a child): the structure is still
+    ///   checked, so reading stays safe, but the O(size) checksum pass stays out of the loop turn.
+    public init(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool = true) throws(ZoneSetError) {
         #if _endian(big)
         throw .bigEndianHost
         #else
@@ -58,7 +61,9 @@ public struct ZoneSet: @unchecked Sendable {
         guard u32(12) == UInt32(ZoneSetFormat.headerSize) else { throw .corrupt("header size \(u32(12))") }
         guard u64(24) == UInt64(size) else { throw .corrupt("truncated or extended: \(size) bytes, the header says \(u64(24))") }
         checksum = u64(16)
-        guard ZoneSetFormat.checksum(of: bytes) == checksum else { throw .corrupt("checksum mismatch") }
+        if verifyChecksum {
+            guard ZoneSetFormat.checksum(of: bytes) == checksum else { throw .corrupt("checksum mismatch") }
+        }
         sourceHash = u64(32)
         count = Int(u32(40)); polygonCount = Int(u32(44)); entryCount = Int(u32(48))
         let levels = Int(u32(52)), leafCount = Int(u32(88)), nodeCount = Int(u32(92))
@@ -125,7 +130,8 @@ public struct ZoneSet: @unchecked Sendable {
             guard u32(at + ZoneSetFormat.ZoneField.idLength) > 0 else { throw .corrupt("zone \(z) has an empty id") }
             let lat = Double(bitPattern: u64(at + 32)), lon = Double(bitPattern: u64(at + 40)), radius = Double(bitPattern: u64(at + 48))
             if kind == 0 {
-                guard (try? CircularRegion(center: Coordinate(latitude: lat, longitude: lon), radius: radius)) != nil else {
+                // CircularRegion's own checks, without its trigonometry (a million zones).
+                guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180, radius.isFinite, radius > 0, radius < 10_000_000 else {
                     throw .corrupt("zone \(z) circle")
                 }
             } else {

@@ -146,6 +146,10 @@ public enum StateChange: Hashable, Sendable {
     case setCategories([NotificationCategory])
     case setNextGeneration(Int64)
     indirect case outcome(Outcome)
+    /// The state of one zone of the zone set (only zones whose state is not the default have one).
+    indirect case putZoneState(ZoneState)
+    /// The zone's state is the default again (or its zone is gone or was edited).
+    case removeZoneState(String)
 }
 
 /// What one engine step produced.

@@ -33,7 +33,10 @@ extension NotificationEngine {
         let events = regionEvents
         regionEvents.removeAll(keepingCapacity: true)
         for event in events {
-            guard let slot = slotOf[event.identifier], var e = slots[Int(slot)] else { continue }
+            guard let slot = slotOf[event.identifier], var e = slots[Int(slot)] else {
+                handleZoneEvent(event, clock, into: &out)
+                continue
+            }
             switch event.kind {
             case .enter, .exit, .dwell:
                 e.progress.fires += 1

@@ -9,6 +9,8 @@ public struct EngineSnapshot: Sendable {
     public var delivered: [DeliveredNotification]
     public var categories: [NotificationCategory]
     public var nextGeneration: Int64
+    /// The zone set's per-zone states (matched to the set when it is installed).
+    public var zoneStates: [ZoneState] = []
 
     public init(requests: [(request: NotificationRequest, progress: TriggerProgress)], delivered: [DeliveredNotification],
                 categories: [NotificationCategory], nextGeneration: Int64) {
@@ -32,6 +34,10 @@ extension NotificationEngine {
         categoryList = snapshot.categories
         deliveredList = snapshot.delivered
         var generation = snapshot.nextGeneration
+        for z in snapshot.zoneStates {
+            zoneStates[z.identifier] = z
+            generation = max(generation, z.generation + 1)
+        }
         for (request, progress) in snapshot.requests {
             generation = max(generation, progress.generation + 1)
             var entry = Entry(request: request, progress: progress, kind: Self.kind(of: request.trigger), sequence: addSequence)

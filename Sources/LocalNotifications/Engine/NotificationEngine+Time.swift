@@ -280,12 +280,21 @@ extension NotificationEngine {
     /// Records and returns one delivery of `e`'s content.
     mutating func deliver(_ e: Entry, _ outcome: DeliveryOutcome, scheduled: WallInstant?, event: String?,
                           _ clock: EngineClock, into out: inout EngineOutput) {
+        deliver(e.request.identifier, generation: e.progress.generation, fire: e.progress.fires, content: e.request.content,
+                outcome, scheduled: scheduled, event: event, clock, into: &out)
+    }
+
+    /// Delivers fire `fire` of generation `generation` of `identifier` (a request or a zone of the
+    /// zone set): the delivery's id is `identifier/generation/fire`.
+    mutating func deliver(_ identifier: String, generation: Int64, fire: Int64, content: NotificationContent,
+                          _ outcome: DeliveryOutcome, scheduled: WallInstant?, event: String?,
+                          _ clock: EngineClock, into out: inout EngineOutput) {
         let date = wallTrusted ? clock.wall : nil
         let d = DeliveredNotification(
-            identifier: "\(e.request.identifier)/\(e.progress.generation)/\(e.progress.fires)",
-            requestIdentifier: e.request.identifier, content: e.request.content, scheduled: scheduled, date: date,
+            identifier: "\(identifier)/\(generation)/\(fire)",
+            requestIdentifier: identifier, content: content, scheduled: scheduled, date: date,
             outcome: outcome, regionEvent: event,
-            signal: DeliverySignal.decide(for: e.request.content, at: date, settings: configuration.alertSettings, deviceZone: deviceZone),
+            signal: DeliverySignal.decide(for: content, at: date, settings: configuration.alertSettings, deviceZone: deviceZone),
             response: nil, respondedAt: nil)
         deliveredList.append(d)
         out.deliveries.append(d)

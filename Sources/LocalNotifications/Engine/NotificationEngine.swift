@@ -86,6 +86,11 @@ public struct NotificationEngine {
     public internal(set) var wallTrusted = false
     var gnssAgreed = false
     var regionEvents: [RegionEvent] = []
+    /// The mapped zone set's per-zone state, by zone id: only zones that have fired (see
+    /// NotificationEngine+ZoneSet.swift).
+    var zoneStates: [String: ZoneState] = [:]
+    /// The generation of zones that start afresh under the current zone set.
+    var zoneGeneration: Int64 = 0
 
     /// An engine with no requests.
     /// - Parameters:

@@ -10,6 +10,7 @@ public struct MemoryStore: Sendable {
     public private(set) var categories: [NotificationCategory] = []
     public private(set) var nextGeneration: Int64 = 1
     public private(set) var outcomes: [Outcome] = []
+    public private(set) var zoneStates: [String: ZoneState] = [:]
 
     public init() {}
 
@@ -44,12 +45,18 @@ public struct MemoryStore: Sendable {
                 nextGeneration = g
             case .outcome(let o):
                 outcomes.append(o)
+            case .putZoneState(let z):
+                zoneStates[z.identifier] = z
+            case .removeZoneState(let id):
+                zoneStates[id] = nil
             }
         }
     }
 
     /// What a restarted engine is given.
     public var snapshot: EngineSnapshot {
-        EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: nextGeneration)
+        var s = EngineSnapshot(requests: requests, delivered: delivered, categories: categories, nextGeneration: nextGeneration)
+        s.zoneStates = zoneStates.values.sorted { $0.identifier < $1.identifier }
+        return s
     }
 }

@@ -1,0 +1,150 @@
+// The agent's zone set: built from the configured GeoJSON next to the state file, mapped
+// read-only, swapped in atomically.
+//
+//   start   the set on disk is used when it was built from the same GeoJSON (content hash and
+//           limits); otherwise it is built in process (nothing else runs yet) and written
+//           atomically. A bad GeoJSON with no usable set is a configuration error (exit 78).
+//   SIGHUP  a changed GeoJSON is built by a child process (`<this executable> zones build`), so
+//           the loop keeps delivering; when it ends well the new set is mapped and swapped in, and
+//           zones that are unchanged keep their state. A failed build keeps the old set and logs
+//           why. A SIGHUP during a build builds again when it ends.
+import FencepostLinux
+import Geofencing
+import LocalNotifications
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A zone-set build running in a child process.
+struct ZoneSetBuildJob {
+    var child: ChildProcess
+    var sourceHash: UInt64
+    var source: String
+    var started: UInt64
+}
+
+extension AgentDaemon {
+    var zoneSetPath: String { ZoneSetFiles.setPath(forState: configuration.statePath) }
+
+    /// Installs the zone set of the configuration at start: the file on disk if current, else
+    /// built now. Returns false (after logging) when there is no usable set for a configured
+    /// GeoJSON.
+    func installZoneSetAtStart() -> Bool {
+        guard let source = configuration.zonesFile else {
+            if zoneSet != nil { swapZoneSet(nil, note: "no zones configured") }
+            return true
+        }
+        let hash: UInt64
+        do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits) } catch {
+            log.error("zones: \(source): cannot read: \(error.errno)")
+            return openExistingZoneSet(expected: nil)
+        }
+        switch openZoneSet(expecting: hash) {
+        case .some(let loaded):
+            swapZoneSet(loaded, note: "zone set \(zoneSetPath): \(loaded.set.count) zones, built from \(source)")
+            return true
+        case nil:
+            break
+        }
+        let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        do {
+            let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits)
+            let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
+            log.info("zone set built: \(built.zones) zones from \(source) in \((seconds * 10).rounded() / 10) s (\(built.bytes / 1024) KiB)")
+        } catch {
+            log.error("zones: \(error)")
+            return openExistingZoneSet(expected: nil)
+        }
+        Memory.releaseFreePages()
+        guard let loaded = openZoneSet(expecting: hash) else { return false }
+        swapZoneSet(loaded, note: "zone set \(zoneSetPath): \(loaded.set.count) zones")
+        return true
+    }
+
+    /// Maps the set on disk when it was built from `hash`; logs why not otherwise.
+    func openZoneSet(expecting hash: UInt64) -> LoadedZoneSet? {
+        let loaded: LoadedZoneSet
+        do { loaded = try LoadedZoneSet(path: zoneSetPath) } catch {
+            if case .file(let e) = error, e.errno.rawValue == ENOENT { return nil }
+            log.warning("zone set \(zoneSetPath): \(error)")
+            return nil
+        }
+        guard loaded.set.sourceHash == hash else {
+            log.info("zone set \(zoneSetPath) was built from another GeoJSON: building it again")
+            return nil
+        }
+        return loaded
+    }
+
+    /// After a failed build: keep the set in memory, or (at start) the one on disk whatever it was
+    /// built from; false when there is none.
+    func openExistingZoneSet(expected: UInt64?) -> Bool {
+        if zoneSet != nil { log.error("zones: keeping the previous zone set"); return true }
+        guard let loaded = try? LoadedZoneSet(path: zoneSetPath) else { return false }
+        swapZoneSet(loaded, note: "zones: using the previous zone set \(zoneSetPath) (\(loaded.set.count) zones) until the GeoJSON builds")
+        return true
+    }
+
+    /// Puts `loaded` in place of the current set (unchanged zones keep their state), then lets
+    /// the old mapping go.
+    func swapZoneSet(_ loaded: LoadedZoneSet?, note: String) {
+        let old = zoneSet
+        perform { $0.setZoneSet(loaded?.set, clock: clock) }
+        zoneSet = loaded
+        _ = old   // unmapped here, after the engine stopped using it
+        log.info(note)
+    }
+
+    /// SIGHUP: a child process looks at the GeoJSON and, if it (or the limits) changed, builds
+    /// the set (`zones build --if-changed`): neither the content hash of a large file nor the
+    /// build runs in a loop turn.
+    func reloadZoneSet() {
+        guard let source = configuration.zonesFile else {
+            if zoneSet != nil { swapZoneSet(nil, note: "SIGHUP: no zones configured; zone set removed") }
+            return
+        }
+        if zoneBuild != nil {
+            zoneBuildAgain = true
+            log.info("SIGHUP: a zone-set build is running; the GeoJSON is looked at again when it ends")
+            return
+        }
+        let arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
+                         "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed"]
+        do {
+            let child = try ChildProcess.spawn(arguments, environment: [])
+            zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source,
+                                        started: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+            longestTurn = 0
+            log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed")
+        } catch {
+            log.error("SIGHUP: cannot start the zone-set build: \(error); keeping the zone set")
+        }
+    }
+
+    /// SIGCHLD: a finished build is swapped in (or logged as failed). The set was read back by the
+    /// child that wrote it; here its structure is checked (no checksum pass: no long loop turn).
+    func pollZoneSetBuild() {
+        guard let job = zoneBuild, let end = try? job.child.reap() else { return }
+        zoneBuild = nil
+        let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - job.started) / 1e9
+        let turn = Double(longestTurn / 10_000) / 100
+        if end == .exited(0) || end == .exited(ZoneSetFiles.unchangedStatus) {
+            do {
+                let loaded = try LoadedZoneSet(path: zoneSetPath, verifyChecksum: false)
+                if let current = zoneSet, current.set.checksum == loaded.set.checksum {
+                    log.info("SIGHUP: zones unchanged (\(current.set.count) zones)")
+                } else {
+                    swapZoneSet(loaded, note: "zone set rebuilt in \((seconds * 10).rounded() / 10) s: \(loaded.set.count) zones from \(job.source); longest loop turn meanwhile \(turn) ms")
+                }
+            } catch {
+                log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
+            }
+        } else {
+            log.error("zone-set build of \(job.source) \(end); keeping the previous zone set (its error is above)")
+        }
+        if zoneBuildAgain {
+            zoneBuildAgain = false
+            reloadZoneSet()
+        }
+    }
+}
