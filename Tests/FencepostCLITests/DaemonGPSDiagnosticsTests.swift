@@ -19,18 +19,7 @@ import Testing
 
     @Test func diagnosticsFollowTheSerialStream() throws {
         let d = try DaemonProcess()
-        let link = d.dir.appendingPathComponent("gps").path
-        let pty = try PseudoTerminal()
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
-        try d.writeConfig("""
-            [gps]
-            source = "serial"
-            device = "\(link)"
-            baud = 9600
-
-            """ + DaemonTests.gpio)
-        try d.start()
-        #expect(d.waitForLog("GPS: reading"), "log:\n\(d.stderr)")
+        let pty = try d.startOnPseudoTerminal()
         func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try pty.master.writeAll($0) } }
 
         // 1. A wrong baud rate: bytes with the high bit set and no '$' (seeded).

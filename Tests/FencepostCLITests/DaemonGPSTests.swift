@@ -85,18 +85,8 @@ import Testing
 
     @Test func serialPseudoTerminalClosedAndReopened() throws {
         let d = try DaemonProcess()
-        let link = d.dir.appendingPathComponent("gps").path
-        var pty = try PseudoTerminal()
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
-        try d.writeConfig("""
-            [gps]
-            source = "serial"
-            device = "\(link)"
-            baud = 9600
-
-            """ + DaemonTests.gpio + Self.depot)
-        try d.start()
-        #expect(d.waitForLog("GPS: reading"), "log:\n\(d.stderr)")
+        let link = d.gpsLink
+        var pty = try d.startOnPseudoTerminal(after: Self.depot)
         let lines = try Self.driveHead(epochs: 40).split(separator: "\n")
         func feed(_ range: Range<Int>) throws {
             for line in lines[range] {

@@ -131,19 +131,7 @@ import Testing
         let d = try DaemonProcess()
         let epochs = try Self.prepare(d)
         let replay = try Self.replayEvents(d.dir)
-        let link = d.dir.appendingPathComponent("gps").path
-        let pty = try PseudoTerminal()
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
-        try d.writeConfig("""
-            zones = "\(d.dir.appendingPathComponent("zones.geojson").path)"
-            [gps]
-            source = "serial"
-            device = "\(link)"
-            baud = 115200
-
-            """ + DaemonTests.gpio)
-        try d.start()
-        #expect(d.waitForLog("GPS: reading"), "log:\n\(d.stderr)")
+        let pty = try d.startOnPseudoTerminal(baud: 115200, before: "zones = \"\(d.dir.appendingPathComponent("zones.geojson").path)\"\n")
         var i = 0
         while i < epochs.count {
             usleep(5_000_000)
