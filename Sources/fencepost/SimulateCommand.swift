@@ -65,6 +65,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Pending calendar and interval requests kept; beyond it the latest-firing are evicted.")
     var pendingCap = 64
 
+    @Option(help: ArgumentHelp("Delivered notifications kept, oldest dropped first, as the agent's [engine] delivered_cap does (default: all of them, so that a simulation can list every delivery).", valueName: "n"))
+    var deliveredCap: Int?
+
     @Flag(help: "Machine-readable output: one JSON object per line, in time order.")
     var jsonl = false
 
@@ -82,6 +85,7 @@ struct SimulateCommand: ParsableCommand {
         do { _ = try InputRanges.duration(seconds: resumeGap, "--resume-gap") } catch { throw ValidationError("\(error).") }
         if gps == nil && (start == nil || end == nil) { throw ValidationError("--start and --end are needed without --gps.") }
         guard pendingCap > 0 else { throw ValidationError("--pending-cap must be at least 1.") }
+        if let d = deliveredCap, d < 1 { throw ValidationError("--delivered-cap must be at least 1.") }
     }
 
     func run() throws {
@@ -125,7 +129,7 @@ struct SimulateCommand: ParsableCommand {
 
         var configuration = EngineConfiguration()
         configuration.pendingCap = pendingCap
-        configuration.deliveredCap = Int.max
+        configuration.deliveredCap = deliveredCap ?? Int.max
         let engine = NotificationEngine(configuration: configuration, deviceZone: deviceZone,
                                         zoneLookup: { try? zones.rules(named: $0) })
         if let state {

@@ -46,6 +46,26 @@ import Testing
         #expect(!got.contains { $0.id == "fasting" && $0.event == "delivered" })
     }
 
+    /// `--delivered-cap` bounds what the simulation keeps, as the agent's cap does (the soak's
+    /// month in one process uses it to see drift): the same deliveries, and a "pruned" outcome for
+    /// each one dropped. Below 1 it is refused.
+    @Test func deliveredCapKeepsTheEventsAndIsChecked() throws {
+        let folder = try ReplayTests.Folder()
+        let file = try folder.write("r.jsonl", Self.requests)
+        let args = ["simulate", "--requests", file, "--start", "2026-03-27T00:00:00Z", "--end", "2026-04-02T00:00:00Z", "--jsonl", "--tz", "UTC"]
+        let all = try ChildProcess.run(args)
+        let capped = try ChildProcess.run(args + ["--delivered-cap", "1"])
+        #expect(all.status == 0 && capped.status == 0, "\(all.stderr)\(capped.stderr)")
+        let delivered = { (text: String) in text.split(separator: "\n").filter { $0.contains(#""event":"delivered""#) } }
+        #expect(delivered(all.stdout).count >= 6)
+        #expect(delivered(capped.stdout) == delivered(all.stdout))
+        // What the cap drops is said, as the agent says it.
+        #expect(capped.stdout.contains(#""event":"pruned""#) && capped.stdout.contains("more than 1 delivered"))
+        #expect(!all.stdout.contains(#""event":"pruned""#))
+        let zero = try ChildProcess.run(args + ["--delivered-cap", "0"])
+        #expect(zero.status == 64 && zero.stderr.contains("--delivered-cap must be at least 1"), "\(zero.stderr)")
+    }
+
     @Test func badLinesNameFileLineAndRule() throws {
         let folder = try ReplayTests.Folder()
         let cases: [(String, String)] = [
