@@ -67,10 +67,8 @@ struct FixGateTests {
     /// Stopped inside a zone, one fix with a valid checksum 2.2 km off the road: no exit, no entry.
     @Test func aSingleWrongFixDoesNotDecide() throws {
         let center = RegionMonitorTests.center
-        var m = RegionMonitor()
-        m.add(try Region.circle("zone", center: center, radius: 100))
+        var m = try zoneMonitor(center)
         var events: [RegionEvent] = []
-        func fix(_ c: Coordinate) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: 5) }
         for t in 0 ..< 20 { m.process(fix(center), at: Double(t), into: &events) }
         #expect(events.map(\.kind) == [.enter])
         m.process(fix(destination(center, bearing: 30, distance: 2200)), at: 20, into: &events)
@@ -83,10 +81,8 @@ struct FixGateTests {
     /// following fixes agree: two confirmations, then the exit.
     @Test func aConfirmedJumpDecides() throws {
         let center = RegionMonitorTests.center
-        var m = RegionMonitor()
-        m.add(try Region.circle("zone", center: center, radius: 100))
+        var m = try zoneMonitor(center)
         var events: [RegionEvent] = []
-        func fix(_ c: Coordinate) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: 5) }
         for t in 0 ..< 5 { m.process(fix(center), at: Double(t), into: &events) }
         let away = destination(center, bearing: 30, distance: 2200)
         m.process(fix(away), at: 5, into: &events)
@@ -102,12 +98,8 @@ struct FixGateTests {
     /// time — a dwell reported for a visit that ended before it was due.
     @Test func aPoorFixDoesNotOvertakeAHeldJump() throws {
         let center = RegionMonitorTests.center
-        var m = RegionMonitor()
-        var zone = try Region.circle("zone", center: center, radius: 100)
-        zone.dwell = 10
-        m.add(zone)
+        var m = try zoneMonitor(center, dwell: 10)
         var events: [RegionEvent] = []
-        func fix(_ c: Coordinate, error: Double = 5) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: error) }
         for t in 0 ..< 9 { m.process(fix(center), at: Double(t), into: &events) }
         let away = destination(center, bearing: 30, distance: 2200)
         m.process(fix(away), at: 9.5, into: &events)                  // held: a jump
@@ -123,7 +115,6 @@ struct FixGateTests {
     @Test func gatedFixesStayInTimeOrderAroundPoorFixes() {
         let center = RegionMonitorTests.center
         let away = destination(center, bearing: 30, distance: 2200)
-        func fix(_ c: Coordinate, error: Double = 5) -> Fix { Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: error) }
         let poor = Fix()   // no position: poor
         var gate = FixGate()
         var out: [GatedFix] = []
@@ -159,4 +150,18 @@ struct FixGateTests {
         #expect(t.allSatisfy { $0.isFinite && $0 < 100 }, "\(t)")
         #expect(gate.arrivalTimed >= 3)
     }
+}
+
+/// A still fix at `c` (3D, speed 0) with `error` metres of horizontal error.
+private func fix(_ c: Coordinate, error: Double = 5) -> Fix {
+    Fix(coordinate: c, mode: .threeD, isValid: true, speed: 0, horizontalError: error)
+}
+
+/// A monitor with one circle zone of 100 m, "zone", at `center`.
+private func zoneMonitor(_ center: Coordinate, dwell: Double? = nil) throws -> RegionMonitor {
+    var zone = try Region.circle("zone", center: center, radius: 100)
+    if let dwell { zone.dwell = dwell }
+    var m = RegionMonitor()
+    m.add(zone)
+    return m
 }
