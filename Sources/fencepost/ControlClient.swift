@@ -49,11 +49,12 @@ enum ControlClient {
     /// with a big polygon can exceed that).
     static let maximumAnswerBytes = 16 << 20
 
-    /// Calls `method` with `params` and returns the result.
+    /// Calls `method` with `params` and returns the result, waiting at most `timeout` for it.
     /// - Throws: 69 when the agent cannot be reached (the message says whether nothing listens,
     ///   or it listens and did not answer), 65 for invalid params (-32602), 1 for any other
     ///   JSON-RPC error.
-    static func call(_ socket: String, _ method: String, _ params: JSONValue = .object([])) throws(ClientFailure) -> JSONValue {
+    static func call(_ socket: String, _ method: String, _ params: JSONValue = .object([]),
+                     timeout: Duration = ControlClient.timeout) throws(ClientFailure) -> JSONValue {
         func unreachable(_ detail: String) -> ClientFailure {
             ClientFailure(ClientFailure.unavailable, "cannot reach the agent at \(socket): \(detail) (is `fencepost run` running?)")
         }

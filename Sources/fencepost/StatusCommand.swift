@@ -1,6 +1,9 @@
 // `fencepost status`: the agent's clock, GPS and, for each pending request, why it has not fired.
 import ArgumentParser
 import FencepostJSON
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +19,9 @@ struct StatusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("List the pending requests after the one with this id (the `next` of the page before).", valueName: "id"))
     var after: String?
 
+    @Flag(help: "Keep watching: redraw about once a second on a terminal (like cgps) until Ctrl-C; on a pipe, one line per change.")
+    var follow = false
+
     @OptionGroup var options: SocketOptions
 
     func validate() throws {
@@ -24,6 +30,12 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try runClient("status") { () throws(ClientFailure) in
+            if follow {
+                return try StatusFollow.run(terminal: isatty(1) == 1) { () throws(ClientFailure) in
+                    // Short: a Ctrl-C waits for the call in progress.
+                    try ControlClient.call(options.path, "status", timeout: StatusFollow.callTimeout)
+                }
+            }
             if limit != nil || after != nil {
                 let s = try ControlClient.call(options.path, "status", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
                 if json { return try printJSON(s) }
