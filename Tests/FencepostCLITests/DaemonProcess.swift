@@ -53,8 +53,8 @@ final class DaemonProcess {
     /// the lean `fencepost-agent --config …` instead.
     ///
     /// `wrapper` runs it under another program (`["/usr/bin/strace", …]`): the wrapper gets the
-    /// binary's path and arguments after its own.
-    func start(_ extra: [String] = [], agent: Bool = false, wrapper: [String] = []) throws {
+    /// binary's path and arguments after its own. `environment` is added to the test's own.
+    func start(_ extra: [String] = [], agent: Bool = false, wrapper: [String] = [], environment: [String: String] = [:]) throws {
         guard let binary = agent ? ChildProcess.agentBinary : ChildProcess.binary else { throw ChildProcess.NotFound() }
         outURL = dir.appendingPathComponent("stdout-\(runs)")
         errURL = dir.appendingPathComponent("stderr-\(runs)")
@@ -73,6 +73,7 @@ final class DaemonProcess {
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
         p.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try p.run()
         process = p
     }

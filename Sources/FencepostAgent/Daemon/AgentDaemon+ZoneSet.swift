@@ -27,13 +27,14 @@ extension AgentDaemon {
     var zoneSetPath: String { ZoneSetFiles.setPath(forState: configuration.statePath) }
 
     /// Installs the zone set of the configuration at start: the file on disk if current, else
-    /// built now. Returns false (after logging) when there is no usable set for a configured
-    /// GeoJSON.
-    func installZoneSetAtStart() -> Bool {
+    /// built now, its steps and progress told to systemd through `startup`. Returns false (after
+    /// logging) when there is no usable set for a configured GeoJSON.
+    func installZoneSetAtStart(_ startup: StartupProgress) -> Bool {
         guard let source = configuration.zonesFile else {
             if zoneSet != nil { swapZoneSet(nil, note: "no zones configured") }
             return true
         }
+        startup.step("zone set: reading \(source)")
         let hash: UInt64
         do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits) } catch {
             log.error("zones: \(source): cannot read: \(error.errno)")
@@ -48,7 +49,13 @@ extension AgentDaemon {
         }
         let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
-            let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits)
+            let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits) { features, offset, total in
+                if offset >= total {
+                    startup.step("building zone set: \(StartupProgress.count(features)) zones read; indexing and writing")
+                } else {
+                    startup.progress { StartupProgress.zoneSetText(features: features, offset: offset, total: total) }
+                }
+            }
             let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
             log.info("zone set built: \(built.zones) zones from \(source) in \((seconds * 10).rounded() / 10) s (\(built.bytes / 1024) KiB)")
         } catch {

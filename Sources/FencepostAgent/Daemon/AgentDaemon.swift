@@ -110,12 +110,14 @@ public final class AgentDaemon {
         }
         startedWall = SystemClocks.wallNow()
         startedMonotonic = SystemClocks.boottimeNow()
+        notifier = try? SystemdNotifier()
         var engineConfiguration = configuration.engine
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
         let trust = configuration.clockTrust
         let firstClock = Self.readClock(trust)
+        _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
         } catch {
@@ -163,9 +165,6 @@ public final class AgentDaemon {
         }
         gps = GPSFeed(source, uere: configuration.gpsUERE, log: log)
         hook = DeliveryHook(configuration.hook, log: log)
-        notifier = try? SystemdNotifier()
-        if let n = notifier, !n.isEnabled { _ = n }
-
         do {
             try loop.register(signals.descriptor, for: .readable, token: .signals)
             try loop.register(monotonicTimer.descriptor, for: .readable, token: .monotonicTimer)
@@ -209,8 +208,9 @@ public final class AgentDaemon {
         // Deliveries unanswered before the restart light the badge again.
         for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, usesLED: configuration.engine.alertSettings.led, at: now) }
         act(on: center.restoreOutput)
+        let startup = StartupProgress(notifier: notifier, step: "applying the configuration's requests")
         applyConfiguredRequests()
-        if !installZoneSetAtStart() {
+        if !installZoneSetAtStart(startup) {
             log.error("zones: no usable zone set; stopping")
             shutDown()
             return 78
@@ -221,7 +221,7 @@ public final class AgentDaemon {
             log.info("systemd watchdog every \(interval)")
         }
         syncState()
-        try? notifier?.ready()
+        startup.ready()   // serving: state, requests, zone set and GPS in place
         updateStatusLine()
         center.store.releaseMemory()
         Memory.releaseFreePages()

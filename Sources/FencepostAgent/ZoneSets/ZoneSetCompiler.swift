@@ -41,8 +41,9 @@ public enum ZoneSetCompiler {
     ///
     /// - Parameters:
     ///   - name: the file's name for messages (the config's resolved path).
-    ///   - progress: called every 65,536 features with (features read, bytes read); the caller may
-    ///     let go of the input's pages before the offset.
+    ///   - progress: called every 65,536 features with (features read, bytes read), and once
+    ///     when every feature is read with the file's size as the offset (then the set is
+    ///     indexed); the caller may let go of the input's pages before the offset.
     /// - Throws: the first refusal, worded as the config parser words it:
     ///   `NAME: feature 3 ("depot"): …` or `NAME: zone "depot": …`.
     /// - Complexity: O(n) in the size of the file; memory O(zones), never a tree of the file.
@@ -60,7 +61,7 @@ public enum ZoneSetCompiler {
             builder.add(region, content: content)
             if reader.index % 65_536 == 0 { progress(reader.index, reader.offset) }
         }
-        progress(reader.index, reader.offset)
+        progress(reader.index, geojson.count)   // the last call: the whole file is read
         return builder.finish(sourceHash: sourceHash(geojson, limits: limits))
     }
 
