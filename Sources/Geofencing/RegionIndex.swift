@@ -71,7 +71,7 @@ public struct RegionIndex: Sendable {
     /// Exact geometry of an entry: a circle (centre vector, `radius` = squared chord of the radius
     /// ≥ 0) or, with a negative `radius`, polygon number −radius − 1.
     @usableFromInline
-    struct EntryGeometry: Sendable {
+    struct EntryGeometry: Sendable, BitwiseCopyable {
         var center: Vec3
         var radius: Double
     }
@@ -125,52 +125,78 @@ public struct RegionIndex: Sendable {
         polygons = polys
         guard !boxes.isEmpty else { return }
 
-        // Hilbert order of box centres over the data's extent.
+        let order = Self.hilbertOrder(count: boxes.count) { boxes[$0] }
+        let e = boxes.count
+        let leafCount = (e + 15) / 16
+        entrySlots = [UInt32](repeating: 0, count: leafCount * 16)
+        geometry = [EntryGeometry](repeating: EntryGeometry(center: Vec3(x: 0, y: 0, z: 0), radius: 0), count: leafCount * 16)
+        for (k, i) in order.enumerated() {
+            entrySlots[k] = slots[Int(i)]
+            geometry[k] = geos[Int(i)]
+        }
+        entryCount = e
+        let tree = Self.packTree(entryCount: e) { boxes[Int(order[$0])] }
+        nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
+    }
+
+    /// The inner nodes, leaves and frames of a packed tree (the layout described at the top).
+    struct PackedTree {
+        var nodes: [Node] = []
+        var levelStart: [Int] = []
+        var leaves: [Leaf] = []
+        var frames: [SIMD4<Float>] = []
+    }
+
+    /// The order of `count` boxes on the Hilbert curve of their centres over the data's extent:
+    /// element k of the result is the box that goes to entry k.
+    /// - Complexity: O(n) (a radix sort of n 48-bit keys); 20 B per box while it runs.
+    static func hilbertOrder(count: Int, box: (Int) -> GeoBox) -> [UInt32] {
         var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
-        for b in boxes {
+        for i in 0 ..< count {
+            let b = box(i)
             let c = SIMD2((b.minLatitude + b.maxLatitude) / 2, (b.minLongitude + b.maxLongitude) / 2)
             lo = pointwiseMin(lo, c); hi = pointwiseMax(hi, c)
         }
         let scale = SIMD2<Double>(repeating: 16_777_215) / pointwiseMax(hi - lo, SIMD2(repeating: 1e-12))
-        var keys = [UInt64](repeating: 0, count: boxes.count)
-        for i in boxes.indices {
-            let b = boxes[i]
+        var keys = [UInt64](repeating: 0, count: count)
+        for i in 0 ..< count {
+            let b = box(i)
             let c = SIMD2((b.minLatitude + b.maxLatitude) / 2, (b.minLongitude + b.maxLongitude) / 2)
             let q = (c - lo) * scale
             keys[i] = Self.hilbert(UInt32(q.x.rounded(.down).clamped(0, 16_777_215)),
                                    UInt32(q.y.rounded(.down).clamped(0, 16_777_215)))
         }
-        let order = Self.radixSortedIndices(keys)
+        return Self.radixSortedIndices(consume keys)
+    }
 
-        let e = boxes.count
+    /// Packs `entryCount` boxes, given in entry order by `box`, into leaves, their frames and the
+    /// inner levels above them. One leaf's Float boxes are built at a time, so the memory is that
+    /// of the result (~9 B per entry), whatever the number of entries.
+    /// - Complexity: O(n).
+    static func packTree(entryCount e: Int, box: (Int) -> GeoBox) -> PackedTree {
+        var tree = PackedTree()
+        guard e > 0 else { return tree }
         let leafCount = (e + 15) / 16
-        entrySlots = [UInt32](repeating: 0, count: leafCount * 16)
-        geometry = [EntryGeometry](repeating: EntryGeometry(center: Vec3(x: 0, y: 0, z: 0), radius: 0), count: leafCount * 16)
-        var level = [Node](repeating: .empty, count: leafCount)
-        // A Node is 64 Floats: minLat[16], maxLat[16], minLon[16], maxLon[16]; write lanes as
-        // plain Floats (SIMD lane setters are slow in bulk).
-        level.withUnsafeMutableBytes { raw in
-            let f = raw.bindMemory(to: Float.self)
-            for (k, i) in order.enumerated() {
-                let b = boxes[Int(i)]
-                let base = (k >> 4) * 64 + (k & 15)
-                f[base] = Float(b.minLatitude).nextDown
-                f[base + 16] = Float(b.maxLatitude).nextUp
-                f[base + 32] = Float(b.minLongitude).nextDown
-                f[base + 48] = Float(b.maxLongitude).nextUp
-                entrySlots[k] = slots[Int(i)]
-                geometry[k] = geos[Int(i)]
+        tree.leaves.reserveCapacity(leafCount)
+        tree.frames.reserveCapacity(leafCount)
+        var level = [Node](repeating: .empty, count: leafCount > 1 ? (leafCount + 15) / 16 : 0)
+        for leaf in 0 ..< leafCount {
+            var node = Node.empty
+            // A Node is 64 Floats: minLat[16], maxLat[16], minLon[16], maxLon[16]; write lanes as
+            // plain Floats (SIMD lane setters are slow in bulk).
+            withUnsafeMutableBytes(of: &node) { raw in
+                let f = raw.bindMemory(to: Float.self)
+                for lane in 0 ..< Swift.min(16, e - 16 * leaf) {
+                    let b = box(16 * leaf + lane)
+                    f[lane] = Float(b.minLatitude).nextDown
+                    f[lane + 16] = Float(b.maxLatitude).nextUp
+                    f[lane + 32] = Float(b.minLongitude).nextDown
+                    f[lane + 48] = Float(b.maxLongitude).nextUp
+                }
             }
-        }
-        entryCount = e
-        // Quantize the leaves.
-        leaves.reserveCapacity(leafCount)
-        frames.reserveCapacity(leafCount)
-        for node in level {
             let u = node.union
             let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
-            let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
-            frames.append(frame)
+            tree.frames.append(SIMD4<Float>(u.0, u.2, scale.x, scale.y))
             func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
                 var r = SIMD16<Int16>()
                 for l in 0 ..< 16 {
@@ -180,12 +206,19 @@ public struct RegionIndex: Sendable {
                 }
                 return r
             }
-            func lo(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> { quantized(v, base, s, widen: -1) }
-            func hi(_ v: SIMD16<Float>, _ base: Float, _ s: Float) -> SIMD16<Int16> { quantized(v, base, s, widen: 1) }
-            leaves.append(Leaf(minLat: lo(node.minLat, u.0, scale.x), maxLat: hi(node.maxLat, u.0, scale.x),
-                               minLon: lo(node.minLon, u.2, scale.y), maxLon: hi(node.maxLon, u.2, scale.y)))
+            tree.leaves.append(Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
+                                    minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1)))
+            if leafCount > 1 {
+                level[leaf >> 4].minLat[leaf & 15] = u.0
+                level[leaf >> 4].maxLat[leaf & 15] = u.1
+                level[leaf >> 4].minLon[leaf & 15] = u.2
+                level[leaf >> 4].maxLon[leaf & 15] = u.3
+            }
         }
-        nodes.reserveCapacity(leafCount / 15 + 8)
+        guard leafCount > 1 else { return tree }
+        tree.nodes.reserveCapacity(leafCount / 15 + 8)
+        tree.levelStart.append(0)
+        tree.nodes.append(contentsOf: level)
         while level.count > 1 {
             var parents = [Node](repeating: .empty, count: (level.count + 15) / 16)
             for (k, child) in level.enumerated() {
@@ -195,10 +228,11 @@ public struct RegionIndex: Sendable {
                 parents[k >> 4].minLon[k & 15] = u.2
                 parents[k >> 4].maxLon[k & 15] = u.3
             }
-            levelStart.append(nodes.count)
-            nodes.append(contentsOf: parents)
+            tree.levelStart.append(tree.nodes.count)
+            tree.nodes.append(contentsOf: parents)
             level = parents
         }
+        return tree
     }
 
     /// Bytes held by the index (nodes, slots, geometry, polygons), excluding array headers.
@@ -323,11 +357,12 @@ public struct RegionIndex: Sendable {
     }
 
     /// Indices of `keys` (< 2⁴⁸) in ascending key order (LSD radix sort, 3 passes of 16 bits; stable).
-    static func radixSortedIndices(_ keys: [UInt64]) -> [UInt32] {
-        var idx = (0 ..< UInt32(keys.count)).map { $0 }
-        var tmp = idx
-        var k = keys
-        var ktmp = keys
+    /// - Complexity: O(n); 24 B per key while it runs (the keys are taken over, not copied).
+    static func radixSortedIndices(_ keys: consuming [UInt64]) -> [UInt32] {
+        var k = consume keys
+        var idx = (0 ..< UInt32(k.count)).map { $0 }
+        var tmp = [UInt32](repeating: 0, count: k.count)
+        var ktmp = [UInt64](repeating: 0, count: k.count)
         var counts = [Int](repeating: 0, count: 65_537)
         for pass in 0 ..< 3 {
             let shift = UInt64(pass * 16)

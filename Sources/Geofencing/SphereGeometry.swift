@@ -17,7 +17,7 @@ import Darwin
 
 /// A point of the unit sphere (Earth-centred, Earth-fixed axes, radius 1).
 @usableFromInline
-struct Vec3: Sendable, Hashable {
+struct Vec3: Sendable, Hashable, BitwiseCopyable {
     @usableFromInline var x: Double
     @usableFromInline var y: Double
     @usableFromInline var z: Double
@@ -88,7 +88,7 @@ struct TangentPlane: Sendable {
 
 /// A latitude/longitude box, degrees; `minLongitude ≤ maxLongitude` always (boxes that cross the
 /// antimeridian are split in two by ``GeoBox/covering(center:angularRadius:)``).
-public struct GeoBox: Hashable, Sendable {
+public struct GeoBox: Hashable, Sendable, BitwiseCopyable {
     public var minLatitude: Double
     public var maxLatitude: Double
     public var minLongitude: Double

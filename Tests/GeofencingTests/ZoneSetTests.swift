@@ -203,3 +203,38 @@ import Testing
         #expect(bytes.count % 64 == 0)
     }
 }
+
+/// The content hash taken piece by piece (as the build reads the GeoJSON) is the one-pass hash.
+@Suite struct ZoneSetContentHashTests {
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func piecesGiveTheOnePassHash(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let bytes = (0 ..< rng.int(0 ... 5000)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        bytes.withUnsafeBytes { all in
+            var hasher = ZoneSetFormat.ContentHasher()
+            var at = 0
+            while at < all.count {
+                let end = min(all.count, at + rng.int(1 ... 40))
+                hasher.add(UnsafeRawBufferPointer(rebasing: all[at ..< end]))
+                at = end
+            }
+            #expect(hasher.bytesHashed == all.count, "seed \(seed)")
+            #expect(hasher.finish() == ZoneSetFormat.contentHash(all), "seed \(seed), \(all.count) bytes")
+        }
+    }
+
+    /// The checksum pass tells its caller of every byte after the checksum field, in order, once.
+    @Test func checksumReleasesEveryByteOnce() {
+        let size = 3 * ZoneSetFormat.releaseChunk + 1234
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 64)
+        defer { bytes.deallocate() }
+        for i in 0 ..< size { bytes[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        var next = 24
+        let c = ZoneSetFormat.checksum(of: UnsafeRawBufferPointer(bytes)) { offset, length in
+            #expect(offset == next)
+            next = offset + length
+        }
+        #expect(next == size)
+        #expect(c == ZoneSetFormat.checksum(of: UnsafeRawBufferPointer(bytes)))
+    }
+}

@@ -29,7 +29,12 @@ public enum ZoneSetCompiler {
     /// The key of the set built from `geojson` under `limits`: the file's content hash mixed with
     /// the limits that decide which zones are accepted (a changed `[engine] max_radius` rebuilds).
     public static func sourceHash(_ geojson: UnsafeRawBufferPointer, limits: RequestLimits) -> UInt64 {
-        var h = ZoneSetFormat.contentHash(geojson)
+        sourceHash(contentHash: ZoneSetFormat.contentHash(geojson), limits: limits)
+    }
+
+    /// ``sourceHash(_:limits:)`` of a file whose ``ZoneSetFormat/contentHash(_:)`` is `contentHash`.
+    public static func sourceHash(contentHash: UInt64, limits: RequestLimits) -> UInt64 {
+        var h = contentHash
         for v in [limits.maximumRadius.bitPattern, UInt64(limits.maximumIdentifierLength), UInt64(limits.maximumTitleLength)] {
             h = (h ^ v) &* 0x9E37_79B9_7F4A_7C15
             h ^= h >> 31
@@ -43,26 +48,42 @@ public enum ZoneSetCompiler {
     ///   - name: the file's name for messages (the config's resolved path).
     ///   - progress: called every 65,536 features with (features read, bytes read), and once
     ///     when every feature is read with the file's size as the offset (then the set is
-    ///     indexed); the caller may let go of the input's pages before the offset.
+    ///     indexed); the caller may let go of the input's pages before the offset (they have
+    ///     been read and hashed).
+    ///   - release: called once the reader has scanned the file's top level (which reads it
+    ///     all): the caller may let go of all its pages.
     /// - Throws: the first refusal, worded as the config parser words it:
     ///   `NAME: feature 3 ("depot"): …` or `NAME: zone "depot": …`.
     /// - Complexity: O(n) in the size of the file; memory O(zones), never a tree of the file.
+    ///   The source hash is taken as the features are read, not in a pass of its own.
     public static func build(_ geojson: UnsafeRawBufferPointer, name: String, limits: RequestLimits,
-                             progress: (Int, Int) -> Void = { _, _ in }) throws(ZoneSetBuildError) -> ZoneSetImage {
+                             progress: (Int, Int) -> Void = { _, _ in },
+                             release: () -> Void = {}) throws(ZoneSetBuildError) -> ZoneSetImage {
         var builder = ZoneSetBuilder()
         let bytes = geojson.assumingMemoryBound(to: UInt8.self)
         var reader: GeoJSONFeatureReader
         do { reader = try GeoJSONFeatureReader(bytes) } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
+        release()
+        var hasher = ZoneSetFormat.ContentHasher()
+        func hash(upTo offset: Int) {
+            let end = min(offset, geojson.count)
+            guard end > hasher.bytesHashed else { return }
+            hasher.add(UnsafeRawBufferPointer(rebasing: geojson[hasher.bytesHashed ..< end]))
+        }
         while true {
             let zone: ZoneDefinition?
             do { zone = try reader.next() } catch { throw ZoneSetBuildError(.content, "\(name): \(error)") }
             guard let zone else { break }
             let (region, content) = try entry(for: zone, name: name, limits: limits)
             builder.add(region, content: content)
-            if reader.index % 65_536 == 0 { progress(reader.index, reader.offset) }
+            if reader.index % 65_536 == 0 {
+                hash(upTo: reader.offset)
+                progress(reader.index, reader.offset)
+            }
         }
+        hash(upTo: geojson.count)
         progress(reader.index, geojson.count)   // the last call: the whole file is read
-        return builder.finish(sourceHash: sourceHash(geojson, limits: limits))
+        return builder.finish(sourceHash: sourceHash(contentHash: hasher.finish(), limits: limits))
     }
 
     /// Checks every zone of `geojson` as ``build(_:name:limits:progress:)`` does, and that none

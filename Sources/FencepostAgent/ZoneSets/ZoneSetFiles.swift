@@ -15,7 +15,12 @@ public final class LoadedZoneSet {
     /// - Throws: `.file` when it cannot be mapped, `.set` when it is damaged, old or too new.
     public init(path: String, verifyChecksum: Bool = true) throws(ZoneSetOpenError) {
         do { file = try MappedFile(path: path) } catch { throw .file(error) }
-        do { set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum) } catch { throw .set(error) }
+        let file = self.file
+        do {
+            set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum) { offset, length in
+                file.dropResidentPages(offset: offset, length: length)
+            }
+        } catch { throw .set(error) }
         file.dropResidentPages()
     }
 }
@@ -67,12 +72,18 @@ public enum ZoneSetFiles {
             throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)")
         }
         let total = input.bytes.count
-        let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits) { features, offset in
-            progress(features, offset, total)
-            input.dropResidentPages(upTo: offset)
+        // The image lives only in this call: it is freed before the read-back below.
+        func compileAndWrite() throws(ZoneSetBuildError) -> Built {
+            let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits) { features, offset in
+                progress(features, offset, total)
+                input.dropResidentPages(upTo: offset)
+            } release: {
+                input.dropResidentPages()
+            }
+            input.dropResidentPages()
+            return try write(image, to: output)
         }
-        input.dropResidentPages()
-        let built = try write(image, to: output)
+        let built = try compileAndWrite()
         // Read back what was written: the agent that swaps it in need not checksum it again.
         do { _ = try LoadedZoneSet(path: output) } catch {
             throw ZoneSetBuildError(.output, "cannot write the zone set: \(output) does not read back: \(error)")
@@ -107,12 +118,19 @@ public enum ZoneSetFiles {
         return Built(zones: image.zoneCount, bytes: image.fileSize, sourceHash: image.sourceHash)
     }
 
-    /// The source hash of the GeoJSON file at `path` under `limits` (it is mapped and let go).
+    /// The source hash of the GeoJSON file at `path` under `limits` (it is mapped and let go of
+    /// as it is read: the file is never resident at once).
     public static func sourceHash(geojsonPath path: String, limits: RequestLimits) throws(FileError) -> UInt64 {
         let input = try MappedFile(path: path)
-        let h = ZoneSetCompiler.sourceHash(input.bytes, limits: limits)
-        input.dropResidentPages()
-        return h
+        var hasher = ZoneSetFormat.ContentHasher()
+        var at = 0
+        while at < input.bytes.count {
+            let end = min(input.bytes.count, at + ZoneSetFormat.releaseChunk)
+            hasher.add(UnsafeRawBufferPointer(rebasing: input.bytes[at ..< end]))
+            input.dropResidentPages(offset: at, length: end - at)
+            at = end
+        }
+        return ZoneSetCompiler.sourceHash(contentHash: hasher.finish(), limits: limits)
     }
 }
 

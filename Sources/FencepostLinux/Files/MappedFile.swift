@@ -45,6 +45,16 @@ public final class MappedFile {
         guard end > 0 else { return }
         _ = system_madvise(UnsafeMutableRawPointer(mutating: p), end, MADV_DONTNEED_VALUE)
     }
+
+    /// As ``dropResidentPages()``, for the pages that hold bytes `offset ..< offset + length`
+    /// (widened to whole pages: a page dropped too many is read again when touched).
+    public func dropResidentPages(offset: Int, length: Int) {
+        guard let p = bytes.baseAddress, length > 0, offset < bytes.count else { return }
+        let page = 4096
+        let start = max(0, offset) / page * page
+        let end = min(bytes.count, offset + length)
+        _ = system_madvise(UnsafeMutableRawPointer(mutating: p + start), end - start, MADV_DONTNEED_VALUE)
+    }
 }
 
 /// A failed file operation: the path, the C function and its `errno`.

@@ -38,10 +38,15 @@ public struct ZoneSet: @unchecked Sendable {
     /// Checks `bytes` and reads its header.
     /// - Throws: ``ZoneSetError``: corrupt or truncated, older (rebuild), newer (refused).
     /// - Complexity: O(file size): the checksum and one pass over the entries and zones.
-    /// - Parameter verifyChecksum: false only for a file this process family has just written
-    ///   and read back (the agent's swap after a build in a child): the structure is still
-    ///   checked, so reading stays safe, but the O(size) checksum pass stays out of the loop turn.
-    public init(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool = true) throws(ZoneSetError) {
+    /// - Parameters:
+    ///   - verifyChecksum: false only for a file this process family has just written and read
+    ///     back (the agent's swap after a build in a child): the structure is still checked, so
+    ///     reading stays safe, but the O(size) checksum pass stays out of the loop turn.
+    ///   - release: called with (offset, length) of byte ranges the checks are done with, every
+    ///     few megabytes: a caller that mapped the file lets go of those pages, so opening a set
+    ///     never makes the whole file resident at once.
+    public init(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool = true,
+                release: (_ offset: Int, _ length: Int) -> Void = { _, _ in }) throws(ZoneSetError) {
         #if _endian(big)
         throw .bigEndianHost
         #else
@@ -62,7 +67,7 @@ public struct ZoneSet: @unchecked Sendable {
         guard u64(24) == UInt64(size) else { throw .corrupt("truncated or extended: \(size) bytes, the header says \(u64(24))") }
         checksum = u64(16)
         if verifyChecksum {
-            guard ZoneSetFormat.checksum(of: bytes) == checksum else { throw .corrupt("checksum mismatch") }
+            guard ZoneSetFormat.checksum(of: bytes, release: release) == checksum else { throw .corrupt("checksum mismatch") }
         }
         sourceHash = u64(32)
         count = Int(u32(40)); polygonCount = Int(u32(44)); entryCount = Int(u32(48))
@@ -100,7 +105,12 @@ public struct ZoneSet: @unchecked Sendable {
         }
         guard level == levels, total == nodeCount else { throw .corrupt("\(levels) levels, \(nodeCount) nodes for \(leafCount) leaves") }
         // Every reference points inside its section.
+        let chunk = 1 << 16
         for e in 0 ..< entryCount {
+            if e % chunk == chunk - 1 {
+                release(base(.slots) + 4 * (e + 1 - chunk), 4 * chunk)
+                release(base(.geometry) + 32 * (e + 1 - chunk), 32 * chunk)
+            }
             let slot = u32(base(.slots) + 4 * e) & ~RegionIndex.multiple
             guard Int(slot) < count else { throw .corrupt("entry \(e) names zone \(slot)") }
             let r = Double(bitPattern: u64(base(.geometry) + 32 * e + 24))
@@ -119,7 +129,13 @@ public struct ZoneSet: @unchecked Sendable {
                 previous = s
             }
         }
+        release(base(.slots), sections[ZoneSetFormat.Section.slots.rawValue].length)
+        release(base(.geometry), sections[ZoneSetFormat.Section.geometry.rawValue].length)
         for z in 0 ..< count {
+            if z % chunk == chunk - 1 {
+                release(base(.zones) + ZoneSetFormat.zoneRecordSize * (z + 1 - chunk), ZoneSetFormat.zoneRecordSize * chunk)
+                release(base(.lookup) + 16 * (z + 1 - chunk), 16 * chunk)
+            }
             let at = base(.zones) + ZoneSetFormat.zoneRecordSize * z
             let kind = bytes[at]
             guard kind <= 1 else { throw .corrupt("zone \(z) kind \(kind)") }

@@ -1,10 +1,22 @@
 // Building a zone-set file: zones are added one at a time (the caller streams them from its
-// source), held as compact 80-byte rows plus their strings, and written once at the end with the
-// packed R-tree over them. See ZoneSetFormat.swift for the layout.
+// source) into flat columns, and written once at the end with the packed R-tree over them. See
+// ZoneSetFormat.swift for the layout.
 //
-// Memory at 1M circles: rows 80 MB, strings ~10 MB, the id table for replacement ~40 MB, then
-// `RegionIndex`'s bulk load (~200 B per entry while it sorts) — about 330 MB at the peak; the
-// output is streamed to the sink in chunks, never held as one array.
+// Memory at 1M circles (the board's unit allows 256 MB): per zone an 80-byte row, its strings
+// (~10 B) and a 16-byte id key; per index entry only its zone (4 B) — ~110 MB, in `BuildBuffer`s
+// that grow by `realloc` (never two copies resident). An entry's box and exact geometry are not
+// kept: they are computed again from the zone's row whenever they are needed (`EntrySource`,
+// the same arithmetic as the in-memory index, so the same bits), which costs a few passes of
+// trigonometry (~0.1 s each at 1M) and saves 64 B per entry. `finish` works in place: replaced
+// zones are found by sorting the id keys (no hash table of ids), the columns are compacted where
+// they lie, the Hilbert sort needs 32 B per entry while it runs, and the tree's leaves and nodes
+// are packed one leaf at a time from the sorted order (~9 B per entry). The image holds no second
+// copy of anything; it is written in chunks.
+//
+// Before (1M circles, `fencepost zones build`): 592 MB peak — rows copied once more to drop the
+// replaced ones, a dictionary of ids, `RegionIndex`'s own bulk load (~200 B per entry), the
+// GeoJSON hashed in a second pass that made all of it resident, the written file read back
+// whole.
 import Position
 
 /// What a zone's notification says.
@@ -36,8 +48,9 @@ public struct ZoneSetBytes: ZoneSetSink {
 
 /// Collects zones, then writes a zone set.
 public struct ZoneSetBuilder {
+    /// A zone as its record in the file (80 bytes; `ZoneSetFormat.ZoneField`).
     struct Row {
-        var kind: UInt8          // 0 circle, 1 polygon, 0xFF replaced by a later zone of the same id
+        var kind: UInt8          // 0 circle, 1 polygon
         var flags: UInt8
         var level: UInt8
         var polygon: UInt32      // into `polygonList` while building
@@ -47,30 +60,36 @@ public struct ZoneSetBuilder {
         var fingerprint: UInt64
     }
 
-    var rows: [Row] = []
-    var strings: [UInt8] = []
+    /// A zone's id hash and row (after `finish`: its zone number); sorted, the lookup section.
+    struct IDKey {
+        var hash: UInt64
+        var row: UInt32
+    }
+
+    var rows = BuildBuffer<Row>()
+    var strings = BuildBuffer<UInt8>()
+    var ids = BuildBuffer<IDKey>()
+    /// Per index entry (one per zone, two for a cap across the antimeridian), in the order added:
+    /// its row (after `finish`: zone number), with `RegionIndex.multiple` for two entries.
+    var entryZones = BuildBuffer<UInt32>()
     var polygonList: [PolygonRegion] = []
-    var position: [String: Int32] = [:]
     var sounds: [String: (UInt32, UInt32)] = [:]
-    var replaced = 0
 
     public init() {}
 
-    /// Zones added so far (a zone replaced by a later one of the same id counts once).
-    public var count: Int { rows.count - replaced }
+    /// Zones added so far; a zone given again under the same id counts each time until
+    /// ``finish(sourceHash:)`` replaces it.
+    public var added: Int { rows.count }
 
     /// Adds `region` with its notification content. The same identifier again replaces the earlier
     /// zone (which gives up its place: the later definition and position count, as in a GeoJSON
-    /// file).
+    /// file); replacements are resolved by ``finish(sourceHash:)``.
     /// - Complexity: amortised O(1) (O(vertices) for a polygon).
     public mutating func add(_ region: Region, content: ZoneContent) {
         precondition(rows.count < Int(Int32.max) >> 1, "a zone set holds fewer than 2³⁰ zones")
-        if let earlier = position[region.identifier] {
-            rows[Int(earlier)].kind = 0xFF
-            replaced += 1
-        }
-        position[region.identifier] = Int32(rows.count)
+        let number = UInt32(rows.count)
         let id = intern(region.identifier)
+        ids.append(IDKey(hash: ZoneSetFormat.idHash(region.identifier.utf8), row: number))
         let title = content.title == region.identifier ? id : intern(content.title)
         let sound: (UInt32, UInt32)
         if let s = sounds[content.sound] { sound = s } else { sound = intern(content.sound); sounds[content.sound] = sound }
@@ -93,79 +112,174 @@ public struct ZoneSetBuilder {
             row.latitude = c.latitude; row.longitude = c.longitude
         }
         rows.append(row)
+        let cap = region.shape.boundingCap
+        if GeoBox.covering(center: cap.center, angularRadius: cap.angle).1 == nil {
+            entryZones.append(number)
+        } else {
+            entryZones.append(number | RegionIndex.multiple)
+            entryZones.append(number | RegionIndex.multiple)
+        }
     }
 
     private mutating func intern(_ s: String) -> (UInt32, UInt32) {
         let start = UInt32(strings.count)
-        strings.append(contentsOf: s.utf8)
+        var s = s
+        s.withUTF8 { strings.append(contentsOf: $0) }
         return (start, UInt32(strings.count) - start)
     }
 
+    /// Whether rows `a` and `b` have the same id.
+    private func sameID(_ a: UInt32, _ b: UInt32) -> Bool {
+        let x = rows[Int(a)].id, y = rows[Int(b)].id
+        guard x.1 == y.1 else { return false }
+        let s = strings.elements
+        for i in 0 ..< Int(x.1) where s[Int(x.0) + i] != s[Int(y.0) + i] { return false }
+        return true
+    }
+
     /// The finished set, ready to write; `sourceHash` names what it was built from.
-    /// - Complexity: O(n) plus the index's radix sort; ~1 s at 1M circles.
+    /// - Complexity: O(n log n) for the id sort plus O(n) for the rest; ~1 s at 1M circles.
+    ///   Memory: the columns, compacted in place, plus 24 B per entry during the Hilbert sort.
     public consuming func finish(sourceHash: UInt64) -> ZoneSetImage {
-        position = [:]   // not needed any more: give its memory back before the index is built
         sounds = [:]
-        var live: [Row] = []
-        live.reserveCapacity(count)
+        let n = rows.count
+        // Replaced zones: in each run of equal id hashes (sorted by row), a row is replaced when a
+        // later row of the run has the same id.
+        var sorted = ids.elements
+        sorted.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.row < $1.row }
+        let replaced: UInt32 = .max
+        let number = BuildBuffer<UInt32>(repeating: 0, count: n)
+        var i = 0
+        while i < n {
+            var j = i + 1
+            while j < n, ids[j].hash == ids[i].hash { j += 1 }
+            if j - i > 1 {
+                var kept: [UInt32] = []   // rows of distinct ids, later ones first
+                for k in stride(from: j - 1, through: i, by: -1) {
+                    let row = ids[k].row
+                    if kept.contains(where: { sameID($0, row) }) { number[Int(row)] = replaced } else { kept.append(row) }
+                }
+            }
+            i = j
+        }
+        var live: UInt32 = 0
+        for r in 0 ..< n where number[r] != replaced { number[r] = live; live += 1 }
+        // Rows and polygons, compacted in place (a polygon keeps its zone's order).
         var polygons: [PolygonRegion] = []
-        for var r in rows where r.kind != 0xFF {
-            if r.kind == 1 {
-                let p = polygonList[Int(r.polygon)]
-                r.polygon = UInt32(polygons.count)
-                polygons.append(p)
+        var w = 0
+        for r in 0 ..< n where number[r] != replaced {
+            var row = rows[r]
+            if row.kind == 1 {
+                polygons.append(polygonList[Int(row.polygon)])
+                row.polygon = UInt32(polygons.count - 1)
             }
-            live.append(r)
+            rows[w] = row; w += 1
         }
-        rows = []
+        rows.truncate(to: w)
         polygonList = []
-        let shapes = live.lazy.enumerated().map { (k, r) -> (slot: Int32, shape: RegionShape) in
-            r.kind == 1 ? (Int32(k), .polygon(polygons[Int(r.polygon)]))
-                : (Int32(k), .circle(try! CircularRegion(center: Coordinate(latitude: r.latitude, longitude: r.longitude), radius: r.radius)))
+        // The lookup: sorted by hash, then row, hence by zone number.
+        w = 0
+        for k in 0 ..< n where number[Int(ids[k].row)] != replaced {
+            ids[w] = IDKey(hash: ids[k].hash, row: number[Int(ids[k].row)]); w += 1
         }
-        let index = RegionIndex(shapes)
+        ids.truncate(to: w)
+        // Entries of the zones that stay, renumbered.
+        w = 0
+        for e in 0 ..< entryZones.count {
+            let tagged = entryZones[e]
+            let zone = number[Int(tagged & ~RegionIndex.multiple)]
+            guard zone != replaced else { continue }
+            entryZones[w] = zone | (tagged & RegionIndex.multiple); w += 1
+        }
+        entryZones.truncate(to: w)
+        number.removeAll()
+        let entries = EntrySource(zones: entryZones, rows: rows, polygons: polygons)
         var bounds = (Double.infinity, -Double.infinity, Double.infinity, -Double.infinity)
-        for (_, shape) in shapes {
-            let cap = shape.boundingCap
-            let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
-            for box in [a] + (b.map { [$0] } ?? []) {
-                bounds = (min(bounds.0, box.minLatitude), max(bounds.1, box.maxLatitude),
-                          min(bounds.2, box.minLongitude), max(bounds.3, box.maxLongitude))
-            }
+        for e in 0 ..< w {
+            let box = entries.box(e)
+            bounds = (min(bounds.0, box.minLatitude), max(bounds.1, box.maxLatitude),
+                      min(bounds.2, box.minLongitude), max(bounds.3, box.maxLongitude))
         }
-        let strings = self.strings
-        var lookup: [(UInt64, UInt32)] = []
-        lookup.reserveCapacity(live.count)
-        strings.withUnsafeBufferPointer { s in
-            for (k, r) in live.enumerated() {
-                lookup.append((ZoneSetFormat.idHash(s[Int(r.id.0) ..< Int(r.id.0 + r.id.1)]), UInt32(k)))
-            }
-        }
-        lookup.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        return ZoneSetImage(index: index, rows: live, strings: strings, lookup: lookup, bounds: bounds, sourceHash: sourceHash)
+        // The packed tree over the entries in Hilbert order.
+        let order = RegionIndex.hilbertOrder(count: w) { entries.box($0) }
+        let tree = RegionIndex.packTree(entryCount: w) { entries.box(Int(order[$0])) }
+        return ZoneSetImage(tree: tree, order: order, entries: entries, strings: strings, lookup: ids,
+                            bounds: bounds, sourceHash: sourceHash)
     }
 }
 
-/// A built zone set, not yet written.
+/// The index entries of a set being built, each computed from its zone's row when asked for:
+/// the box and exact geometry `RegionIndex` would hold for that zone's shape, bit for bit.
+struct EntrySource {
+    /// Per entry: zone number, with `RegionIndex.multiple` when the zone has two entries (they
+    /// are adjacent: the first gets the cap's first box, the second the other).
+    let zones: BuildBuffer<UInt32>
+    let rows: BuildBuffer<ZoneSetBuilder.Row>
+    let polygons: [PolygonRegion]
+
+    var count: Int { zones.count }
+
+    /// Whether entry `e` is the second of its zone's two.
+    @inline(__always)
+    private func isSecond(_ e: Int) -> Bool {
+        let z = zones[e]
+        return z & RegionIndex.multiple != 0 && e > 0 && zones[e - 1] == z
+    }
+
+    /// Entry `e`'s box (that of its zone's bounding cap, as `RegionIndex.init` covers it).
+    /// - Complexity: O(1): a few trigonometric calls.
+    func box(_ e: Int) -> GeoBox {
+        let row = rows[Int(zones[e] & ~RegionIndex.multiple)]
+        let cap: (center: Coordinate, angle: Double)
+        if row.kind == 0 {
+            cap = (Coordinate(latitude: row.latitude, longitude: row.longitude), row.radius / Geodesy.earthRadius)
+        } else {
+            let p = polygons[Int(row.polygon)]
+            cap = (p.center, p.boundingAngle)
+        }
+        let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
+        return isSecond(e) ? b! : a
+    }
+
+    /// Entry `e`'s exact geometry: a circle's centre vector and squared chord, or the plane
+    /// centre and number of a polygon.
+    func geometry(_ e: Int) -> RegionIndex.EntryGeometry {
+        let row = rows[Int(zones[e] & ~RegionIndex.multiple)]
+        if row.kind == 0 {
+            // The row's values were a valid circle when it was added.
+            let c = try! CircularRegion(center: Coordinate(latitude: row.latitude, longitude: row.longitude), radius: row.radius)
+            return RegionIndex.EntryGeometry(center: c.centerVector, radius: c.chord2Radius)
+        }
+        return RegionIndex.EntryGeometry(center: polygons[Int(row.polygon)].plane.center, radius: -Double(row.polygon) - 1)
+    }
+}
+
+/// A built zone set, not yet written: the builder's columns, compacted, and the packed tree.
 public struct ZoneSetImage {
-    let index: RegionIndex
-    let rows: [ZoneSetBuilder.Row]
-    let strings: [UInt8]
-    let lookup: [(UInt64, UInt32)]
+    let tree: RegionIndex.PackedTree
+    /// Entry k of the file is entry `order[k]` of `entries`.
+    let order: [UInt32]
+    let entries: EntrySource
+    var polygons: [PolygonRegion] { entries.polygons }
+    var rows: BuildBuffer<ZoneSetBuilder.Row> { entries.rows }
+    let strings: BuildBuffer<UInt8>
+    let lookup: BuildBuffer<ZoneSetBuilder.IDKey>
     let bounds: (Double, Double, Double, Double)
     public let sourceHash: UInt64
 
     /// Number of zones.
     public var zoneCount: Int { rows.count }
 
+    /// Entry slots in the file: the leaves' 16 lanes each (the last leaf padded).
+    private var paddedEntries: Int { tree.leaves.count * 16 }
+
     /// The section lengths, in file order.
     private var lengths: [Int] {
-        let p = index.parts
-        let points = p.polygons.reduce(0) { $0 + $1.points.count }
-        let ringStarts = p.polygons.reduce(0) { $0 + $1.ringStarts.count }
+        let points = polygons.reduce(0) { $0 + $1.points.count }
+        let ringStarts = polygons.reduce(0) { $0 + $1.ringStarts.count }
         return [
-            p.nodes.count * 256, p.levelStart.count * 4, p.leaves.count * 128, p.frames.count * 16,
-            p.slots.count * 4, p.geometry.count * 32, p.polygons.count * ZoneSetFormat.polygonRecordSize,
+            tree.nodes.count * 256, tree.levelStart.count * 4, tree.leaves.count * 128, tree.frames.count * 16,
+            paddedEntries * 4, paddedEntries * 32, polygons.count * ZoneSetFormat.polygonRecordSize,
             points * 16, ringStarts * 4, points * 16, rows.count * ZoneSetFormat.zoneRecordSize,
             strings.count, lookup.count * ZoneSetFormat.lookupRecordSize,
         ]
@@ -178,12 +292,12 @@ public struct ZoneSetImage {
         return offset
     }
 
-    /// Writes the file to `sink`, in order, in chunks of at most a few hundred kilobytes beyond
-    /// the index's own arrays.
+    /// Writes the file to `sink`, in order, in chunks of a few hundred kilobytes: the entries
+    /// are gathered into Hilbert order as they are written.
     /// - Complexity: O(file size), twice (the checksum goes first, in the header).
     /// - Precondition: a little-endian host. The index sections are written as the host holds
     ///   them, so a big-endian host would write a file every board reads wrong; it stops here
-    ///   instead (and ``ZoneSet/init(_:)`` refuses to read there).
+    ///   instead (and ``ZoneSet/init(_:verifyChecksum:release:)`` refuses to read there).
     public func write<S: ZoneSetSink>(to sink: inout S) throws(S.Failure) {
         #if _endian(big)
         preconditionFailure("zone sets are little-endian; this host is big-endian and cannot write one")
@@ -201,7 +315,6 @@ public struct ZoneSetImage {
     }
 
     private func emit<S: ZoneSetSink>(checksum: UInt64, into sink: inout S) throws(S.Failure) {
-        let p = index.parts
         let lengths = self.lengths
         // Header.
         var header = [UInt8](repeating: 0, count: ZoneSetFormat.headerSize)
@@ -215,12 +328,12 @@ public struct ZoneSetImage {
         put(UInt64(fileSize), 24)
         put(sourceHash, 32)
         put(UInt32(rows.count), 40)
-        put(UInt32(p.polygons.count), 44)
-        put(UInt32(p.entryCount), 48)
-        put(UInt32(p.levelStart.count), 52)
+        put(UInt32(polygons.count), 44)
+        put(UInt32(order.count), 48)
+        put(UInt32(tree.levelStart.count), 52)
         put(bounds.0.bitPattern, 56); put(bounds.1.bitPattern, 64); put(bounds.2.bitPattern, 72); put(bounds.3.bitPattern, 80)
-        put(UInt32(p.leaves.count), 88)
-        put(UInt32(p.nodes.count), 92)
+        put(UInt32(tree.leaves.count), 88)
+        put(UInt32(tree.nodes.count), 92)
         put(UInt32(lengths[ZoneSetFormat.Section.points.rawValue] / 16), 96)
         put(UInt32(lengths[ZoneSetFormat.Section.ringStarts.rawValue] / 4), 100)
         put(UInt32(strings.count), 104)
@@ -244,17 +357,27 @@ public struct ZoneSetImage {
             written += a.count * MemoryLayout<T>.stride
             try pad()
         }
-        // Index sections, as the index holds them (a little-endian host: see write(to:)).
-        try raw(p.nodes)
-        try raw(p.levelStart.map { UInt32($0).littleEndian })
-        try raw(p.leaves)
-        try raw(p.frames)
-        try raw(p.slots)
-        try raw(p.geometry)
-        // Polygons, their plane points, ring starts and vertices.
+        // The tree, as `RegionIndex` holds it (a little-endian host: see write(to:)).
+        try raw(tree.nodes)
+        try raw(tree.levelStart.map { UInt32($0).littleEndian })
+        try raw(tree.leaves)
+        try raw(tree.frames)
+        // Entries in Hilbert order; the last leaf's empty lanes are zeros.
         var chunk = Chunk()
+        for k in 0 ..< paddedEntries {
+            chunk.u32(k < order.count ? entries.zones[Int(order[k])] : 0)
+            try chunk.flushIfFull(into: &sink, written: &written)
+        }
+        try chunk.flush(into: &sink, written: &written); try pad()
+        for k in 0 ..< paddedEntries {
+            let g = k < order.count ? entries.geometry(Int(order[k])) : RegionIndex.EntryGeometry(center: Vec3(x: 0, y: 0, z: 0), radius: 0)
+            chunk.f64(g.center.x); chunk.f64(g.center.y); chunk.f64(g.center.z); chunk.f64(g.radius)
+            try chunk.flushIfFull(into: &sink, written: &written)
+        }
+        try chunk.flush(into: &sink, written: &written); try pad()
+        // Polygons, their plane points, ring starts and vertices.
         var firstRing: UInt32 = 0, firstPoint: UInt32 = 0
-        for poly in p.polygons {
+        for poly in polygons {
             chunk.f64(poly.plane.center.x); chunk.f64(poly.plane.center.y); chunk.f64(poly.plane.center.z)
             chunk.f64(poly.boundingAngle)
             chunk.u32(firstRing); chunk.u32(UInt32(poly.ringStarts.count - 1))
@@ -263,24 +386,25 @@ public struct ZoneSetImage {
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
-        for poly in p.polygons {
+        for poly in polygons {
             for q in poly.points { chunk.f64(q.x); chunk.f64(q.y) }
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
-        for poly in p.polygons {
+        for poly in polygons {
             for s in poly.ringStarts { chunk.u32(firstPoint + UInt32(s)) }
             firstPoint += UInt32(poly.points.count)
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
-        for poly in p.polygons {
+        for poly in polygons {
             for ring in poly.rings { for c in ring { chunk.f64(c.latitude); chunk.f64(c.longitude) } }
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
         // Zones.
-        for r in rows {
+        for z in 0 ..< rows.count {
+            let r = rows[z]
             chunk.u8(r.kind); chunk.u8(r.flags); chunk.u8(r.level); chunk.u8(0)
             chunk.u32(r.polygon)
             chunk.u32(r.id.0); chunk.u32(r.id.1); chunk.u32(r.title.0); chunk.u32(r.title.1); chunk.u32(r.sound.0); chunk.u32(r.sound.1)
@@ -289,9 +413,12 @@ public struct ZoneSetImage {
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
-        try raw(strings)
-        for (h, z) in lookup {
-            chunk.u64(h); chunk.u32(z); chunk.u32(0)
+        try sink.write(strings.bytes)
+        written += strings.count
+        try pad()
+        for k in 0 ..< lookup.count {
+            let key = lookup[k]
+            chunk.u64(key.hash); chunk.u32(key.row); chunk.u32(0)
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
