@@ -203,8 +203,10 @@ public struct ZoneSetBuilder {
         // The packed tree over the entries in Hilbert order.
         let order = RegionIndex.hilbertOrder(count: w) { entries.box($0) }
         let tree = RegionIndex.packTree(entryCount: w) { entries.box(Int(order[$0])) }
-        return ZoneSetImage(tree: tree, order: order, entries: entries, strings: strings, lookup: ids,
-                            bounds: bounds, sourceHash: sourceHash)
+        let image = ZoneSetImage(tree: tree, order: order, entries: entries, strings: strings, lookup: ids,
+                                 bounds: bounds, sourceHash: sourceHash)
+        image._checkInvariants()
+        return image
     }
 }
 
@@ -269,6 +271,37 @@ public struct ZoneSetImage {
 
     /// Number of zones.
     public var zoneCount: Int { rows.count }
+
+    /// Debug builds: the lookup is sorted by (hash, zone) and names every zone once; every entry
+    /// names a zone, a zone's two entries are adjacent; polygon numbers are in range; the order
+    /// is a permutation of the entries. Compiles to nothing in release.
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(lookup.count == rows.count, "lookup \(lookup.count) for \(rows.count) zones")
+        var seen = [Bool](repeating: false, count: rows.count)
+        for k in 0 ..< lookup.count {
+            let key = lookup[k]
+            precondition(Int(key.row) < rows.count && !seen[Int(key.row)], "lookup \(k) names zone \(key.row)")
+            seen[Int(key.row)] = true
+            if k > 0 { precondition((lookup[k - 1].hash, lookup[k - 1].row) < (key.hash, key.row), "lookup unsorted at \(k)") }
+        }
+        var e = 0
+        while e < entries.count {
+            let z = entries.zones[e]
+            precondition(Int(z & ~RegionIndex.multiple) < rows.count, "entry \(e) names zone \(z)")
+            if z & RegionIndex.multiple != 0 {
+                precondition(e + 1 < entries.count && entries.zones[e + 1] == z, "entry \(e): the second of two is missing")
+                e += 2
+            } else {
+                e += 1
+            }
+        }
+        for z in 0 ..< rows.count where rows[z].kind == 1 { precondition(Int(rows[z].polygon) < polygons.count, "zone \(z) polygon") }
+        var placed = [Bool](repeating: false, count: order.count)
+        for i in order { precondition(!placed[Int(i)], "entry \(i) twice in the order"); placed[Int(i)] = true }
+        precondition(order.count == entries.count && tree.leaves.count == (order.count + 15) / 16, "tree shape")
+        #endif
+    }
 
     /// Entry slots in the file: the leaves' 16 lanes each (the last leaf padded).
     private var paddedEntries: Int { tree.leaves.count * 16 }
@@ -363,7 +396,7 @@ public struct ZoneSetImage {
         try raw(tree.leaves)
         try raw(tree.frames)
         // Entries in Hilbert order; the last leaf's empty lanes are zeros.
-        var chunk = Chunk()
+        let chunk = Chunk()
         for k in 0 ..< paddedEntries {
             chunk.u32(k < order.count ? entries.zones[Int(order[k])] : 0)
             try chunk.flushIfFull(into: &sink, written: &written)
@@ -426,22 +459,43 @@ public struct ZoneSetImage {
     }
 }
 
-/// Little-endian encoding into a reused buffer, written out in pieces of ~256 KiB.
-private struct Chunk {
-    var buffer: [UInt8] = []
-    mutating func u8(_ v: UInt8) { buffer.append(v) }
-    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
-    mutating func f64(_ v: Double) { u64(v.bitPattern) }
-    mutating func zeros(_ n: Int) { buffer.append(contentsOf: repeatElement(0, count: n)) }
-    mutating func flushIfFull<S: ZoneSetSink>(into sink: inout S, written: inout Int) throws(S.Failure) {
-        if buffer.count >= 1 << 18 { try flush(into: &sink, written: &written) }
+/// Little-endian encoding into a reused buffer, written out in pieces of ~256 KiB. Values are
+/// stored in place (`storeBytes`), not appended to an array: the writer runs this for every
+/// field of every zone, twice (the checksum pass and the write).
+private final class Chunk {
+    private var base: UnsafeMutableRawPointer
+    private var capacity = 1 << 18 + 4096
+    private(set) var count = 0
+
+    init() { base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16) }
+    deinit { base.deallocate() }
+
+    /// Room for `n` more bytes (a polygon's vertices go in whole, however many).
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: 2 * (count + n), alignment: 16)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+        capacity = 2 * (count + n)
     }
-    mutating func flush<S: ZoneSetSink>(into sink: inout S, written: inout Int) throws(S.Failure) {
-        guard !buffer.isEmpty else { return }
-        try writeBytes(buffer, &sink)
-        written += buffer.count
-        buffer.removeAll(keepingCapacity: true)
+
+    func u8(_ v: UInt8) { reserve(1); base.storeBytes(of: v, toByteOffset: count, as: UInt8.self); count += 1 }
+    func u32(_ v: UInt32) { reserve(4); base.storeBytes(of: v.littleEndian, toByteOffset: count, as: UInt32.self); count += 4 }
+    func u64(_ v: UInt64) { reserve(8); base.storeBytes(of: v.littleEndian, toByteOffset: count, as: UInt64.self); count += 8 }
+    func f64(_ v: Double) { u64(v.bitPattern) }
+    func zeros(_ n: Int) { reserve(n); (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: n); count += n }
+
+    func flushIfFull<S: ZoneSetSink>(into sink: inout S, written: inout Int) throws(S.Failure) {
+        if count >= 1 << 18 { try flush(into: &sink, written: &written) }
+    }
+
+    func flush<S: ZoneSetSink>(into sink: inout S, written: inout Int) throws(S.Failure) {
+        guard count > 0 else { return }
+        try sink.write(UnsafeRawBufferPointer(start: base, count: count))
+        written += count
+        count = 0
     }
 }
 
