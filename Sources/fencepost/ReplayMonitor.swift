@@ -41,7 +41,12 @@ enum ReplayMonitor {
         regions.reserveCapacity(zones.count)
         for z in zones { regions.append(try region(z)) }
         monitor.add(contentsOf: regions)
+        return events(monitor: &monitor, fixes: fixes)
+    }
 
+    /// All events of `fixes` for the regions and zone set `monitor` holds, as ``events(zones:fixes:)``
+    /// reports them (the same loop for a monitor that maps a zone set, as the agent's does).
+    static func events(monitor: inout RegionMonitor, fixes: [Fix]) -> [ReplayEvent] {
         var out: [ReplayEvent] = []
         var batch: [RegionEvent] = []
         var last: (time: Double, coordinate: Coordinate)? = nil
