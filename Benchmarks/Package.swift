@@ -65,6 +65,7 @@ let package = Package(
             "GeofenceBenchmarks",
             dependencies: [
                 .product(name: "Geofencing", package: root),
+                .product(name: "FencepostLinux", package: root),
                 .product(name: "Position", package: root),
                 .product(name: "FencepostWorkloads", package: root),
             ]

@@ -4,13 +4,23 @@
 // circles within 10 km of Berlin. Plus the index build at 1M, its bytes per circle, and the whole
 // RegionMonitor per fix at 1M.
 //
+// Zone sets (issue 11): the same 1M circles built into a zone-set file, written, mapped read-only
+// as the agent maps it, and queried from the mapping ("Zone set query (mapped)"), against the
+// brute-force scan of the same circles and points; and the RegionMonitor per fix over that mapped
+// set, as the agent runs it, against a brute-force scan of every circle per fix of the same drive.
+//
 // Index queries: each iteration is 1,000 queries (`scalingFactor: .kilo`), so scaled figures are ns
 // per query. Brute force: each iteration is one query. mallocCountTotal is per iteration.
 
 import Benchmark
+import FencepostLinux
 import FencepostWorkloads
 import Geofencing
 import Position
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let benchmarks: @Sendable () -> Void = {
     #if DEBUG
@@ -78,6 +88,40 @@ let benchmarks: @Sendable () -> Void = {
                               footprint / million.count)
     }
 
+    // The zone set of the 1M circles, as a file mapped read-only (ZoneSetFiles in the agent).
+    let zoneSetPath = "/tmp/fencepost-bench-\(getpid()).zones"
+    let mapped: MappedFile = {
+        var builder = ZoneSetBuilder()
+        for (i, c) in million.enumerated() {
+            builder.add(try! Region.circle("z\(i)", center: c.center, radius: c.radius), content: ZoneContent(title: "z\(i)"))
+        }
+        let bytes = builder.finish(sourceHash: 0).bytes
+        let fd = try! FileDescriptor.createForWriting(zoneSetPath)
+        try! bytes.withUnsafeBytes { try fd.writeAll($0) }
+        try! fd.close()
+        let file = try! MappedFile(path: zoneSetPath)
+        unlink(zoneSetPath)
+        return file
+    }()
+    let zoneSet = try! ZoneSet(mapped.bytes)
+    let millionPoints = GeofenceWorkload.queries(count: 4096, spread: .uniform, near: million)
+    Benchmark(
+        "Zone set query (mapped), 1000000 circles, uniform",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 10_000)
+    ) { benchmark in
+        var results: [Int32] = []
+        results.reserveCapacity(64)
+        var i = 0
+        for _ in benchmark.scaledIterations {
+            zoneSet.query(millionPoints[i & 4095], into: &results)
+            blackHole(results.count)
+            i &+= 1
+        }
+        blackHole(mapped)
+    }
+
     var monitor = RegionMonitor()
     monitor.add(contentsOf: GeofenceWorkload.regions(million))
     let drive = GeofenceWorkload.drive(count: 36_000, spread: .uniform)
@@ -101,6 +145,45 @@ let benchmarks: @Sendable () -> Void = {
             state.monitor.process(fix, at: Double(state.step), into: &events)
             state.events &+= events.count
             state.step += 1
+        }
+    }
+
+    // The agent's monitor: the zones are the mapped set (no catalog regions).
+    var zoneMonitor = RegionMonitor()
+    zoneMonitor.replaceZoneSet(zoneSet)
+    zoneMonitor.process(drive[0], at: 0, into: &scratch)
+    nonisolated(unsafe) var zoneState = (monitor: zoneMonitor, step: 1, events: 0)
+    Benchmark(
+        "RegionMonitor.process per fix, 1M circles as a mapped zone set",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
+    ) { benchmark in
+        var events: [RegionEvent] = []
+        events.reserveCapacity(64)
+        for _ in benchmark.scaledIterations {
+            let phase = zoneState.step % (2 * drive.count - 2)
+            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
+            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
+            events.removeAll(keepingCapacity: true)
+            zoneState.monitor.process(fix, at: Double(zoneState.step), into: &events)
+            zoneState.events &+= events.count
+            zoneState.step += 1
+        }
+        blackHole(mapped)
+    }
+
+    // Its baseline: no index, every circle tested at every fix of the same drive.
+    Benchmark(
+        "Brute-force scan per fix, 1M circles (RegionMonitor baseline)",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(1), maxIterations: 1_000)
+    ) { benchmark in
+        var i = 1
+        for _ in benchmark.scaledIterations {
+            if let p = drive[i % drive.count].coordinate { blackHole(GeofenceWorkload.bruteForceCount(million, p)) }
+            i &+= 1
         }
     }
 }
