@@ -50,6 +50,9 @@ elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
 switches() { awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v+n}' /proc/"$1"/status; }
 start() { # start NAME → PID; waits for "running:"
+  # Empty the logs first: the shell truncates them in the child, after this script may already
+  # have read a previous run's "running:" (a restart then measured 0.0 s).
+  : > "$DIR/$1/out"; : > "$DIR/$1/err"
   $PRIORITY "$BIN" $RUN --config "$DIR/$1/fencepost.toml" > "$DIR/$1/out" 2> "$DIR/$1/err" &
   PID=$!
   i=0; until grep -q "running:" "$DIR/$1/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || { echo "no start"; cat "$DIR/$1/err"; exit 1; }; done
