@@ -69,7 +69,8 @@ struct ZonesCommand: ParsableCommand {
             }
             if terminal { writeStandardError("\n") }
             let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
-            print("\(output): \(built.zones) zones, \(built.bytes) bytes, source hash \(hex(built.sourceHash)), built in \(seconds.formatted1) s")
+            let peak = Memory.peakResidentKilobytes().map { ", peak \($0) kB resident" } ?? ""
+            print("\(output): \(built.zones) zones, \(built.bytes) bytes, source hash \(hex(built.sourceHash)), built in \(seconds.formatted1) s\(peak)")
         }
     }
 

@@ -31,7 +31,8 @@ public enum ZoneSetBuildCommand {
         if ifChanged, ZoneSetFiles.isCurrent(output, geojsonPath: input, limits: limits) { return ZoneSetFiles.unchangedStatus }
         do {
             let built = try ZoneSetFiles.build(geojsonPath: input, output: output, limits: limits)
-            try? FileDescriptor.standardOutput.writeAll("\(output): \(built.zones) zones, \(built.bytes) bytes\n")
+            let peak = Memory.peakResidentKilobytes().map { ", peak \($0) kB resident" } ?? ""
+            try? FileDescriptor.standardOutput.writeAll("\(output): \(built.zones) zones, \(built.bytes) bytes\(peak)\n")
             return 0
         } catch {
             try? FileDescriptor.standardError.writeAll("fencepost-agent zones build: \(error)\n")

@@ -6,4 +6,22 @@ import CFencepostLinux
 public enum Memory {
     /// Returns the heap's free pages to the kernel. The corresponding C function is `malloc_trim`.
     public static func releaseFreePages() { _ = cfl_malloc_trim() }
+
+    /// This process's peak resident set so far, kB (`VmHWM` of `/proc/self/status`: the memory
+    /// of this executable image alone, which a parent's `wait4` rusage is not after a `vfork`-
+    /// style spawn); nil when it cannot be read.
+    public static func peakResidentKilobytes() -> Int? {
+        guard let text = try? FileDescriptor.readFile("/proc/self/status", maximumBytes: 1 << 16) else { return nil }
+        var line: [UInt8] = []
+        for b in text + [10] {
+            if b != 10 { line.append(b); continue }
+            if line.starts(with: Array("VmHWM:".utf8)) {
+                var value = 0, digits = 0
+                for c in line where c >= 48 && c <= 57 { value = value * 10 + Int(c - 48); digits += 1 }
+                return digits > 0 ? value : nil
+            }
+            line.removeAll(keepingCapacity: true)
+        }
+        return nil
+    }
 }
