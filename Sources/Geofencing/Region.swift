@@ -28,6 +28,19 @@ public struct CircularRegion: Hashable, Sendable {
         chord2Radius = 4 * sin(half) * sin(half)
     }
 
+    /// The centre as a unit vector (Earth-centred axes): what the index's exact test compares.
+    @inlinable public var centerUnitVector: (x: Double, y: Double, z: Double) { (centerVector.x, centerVector.y, centerVector.z) }
+
+    /// The squared chord (unit sphere) of the radius: `p` is inside when the squared chord between
+    /// its unit vector and ``centerUnitVector`` is at most this (the index's exact test).
+    @inlinable public var radiusSquaredChord: Double { chord2Radius }
+
+    /// The unit vector of `p` (Earth-centred axes), as the index computes it for a query.
+    @inlinable public static func unitVector(_ p: Coordinate) -> (x: Double, y: Double, z: Double) {
+        let v = Vec3(p)
+        return (v.x, v.y, v.z)
+    }
+
     /// Great-circle distance from `p` to the boundary, metres: negative inside.
     /// - Complexity: O(1): one `asin` and a square root.
     @inlinable

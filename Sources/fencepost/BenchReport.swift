@@ -142,6 +142,8 @@ struct BenchTable {
             versus = BenchFormat.ratio(s) + (base.contains("brute force") ? " vs brute force" : " vs \(base)")
         } else if r.benchCase.name.contains("brute force") {
             versus = "(baseline)"
+        } else if r.benchCase.name.contains("haversine") {
+            versus = "(naive baseline)"
         }
         return line([r.benchCase.name, r.benchCase.size, BenchFormat.duration(m.p50), BenchFormat.duration(m.p90),
                      BenchFormat.duration(m.p99), ops, versus]) + "\n"
