@@ -40,21 +40,23 @@ let package = Package(
         .target(name: "TimingWheel"),
         .target(name: "FencepostJSON"),
         .target(name: "ConfigFile", dependencies: ["FencepostJSON"]),
-        .target(name: "Position", dependencies: ["CivilTime"]),
-        .target(name: "Geofencing", dependencies: ["Position", "CivilTime"]),
+        .target(name: "Position", dependencies: ["CivilTime", "CLibm"]),
+        .target(name: "Geofencing", dependencies: ["Position", "CivilTime", "CLibm"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
         // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
-        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "LocalNotifications", "Position", "SeededRandom"]),
+        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "LocalNotifications", "Position", "SeededRandom", "CLibm"]),
         // The one seeded generator of simulations, tests and workloads.
-        .target(name: "SeededRandom"),
+        .target(name: "SeededRandom", dependencies: ["CLibm"]),
+        // math.h for the cores in the Embedded Swift build, which has no Glibc module (board/cross-build).
+        .target(name: "CLibm"),
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "Position"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
-        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA"]),
+        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),

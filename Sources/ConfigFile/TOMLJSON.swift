@@ -19,7 +19,7 @@ extension TOMLValue {
         case .float(let d): .number(d)
         case .boolean(let b): .bool(b)
         case .dateTime(let s): .string(s)
-        case .array(let a): .array(a.map(\.json))
+        case .array(let a): .array(a.map { $0.json })
         case .table(let t): t.json
         }
     }

@@ -89,7 +89,7 @@ public struct TOMLTable: Sendable, Equatable {
         return nil
     }
 
-    public var keys: [String] { entries.map(\.key) }
+    public var keys: [String] { entries.map { $0.key } }
 
     /// Follows a dotted path of keys through nested tables ("gpio", "buzzer", "pin").
     public func value(at path: [String]) -> TOMLValue? {

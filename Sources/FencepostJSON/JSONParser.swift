@@ -151,7 +151,7 @@ struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            if seen == nil && members.count >= 16 { seen = Set(members.lazy.map(\.key)) }
+            if seen == nil && members.count >= 16 { seen = Set(members.lazy.map { $0.key }) }
             let duplicate: Bool
             if seen != nil { duplicate = !seen!.insert(key).inserted } else { duplicate = members.contains { $0.key == key } }
             if duplicate { throw error("duplicate key \"\(key)\"", at: keyOffset) }

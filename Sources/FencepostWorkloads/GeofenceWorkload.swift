@@ -6,6 +6,8 @@ import Position
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// The geofence workload, shared by `Benchmarks/GeofenceBenchmarks` and the on-device

@@ -20,7 +20,7 @@ public enum NMEAWorkload {
     public static func log(repeating drives: [[UInt8]], size: Int = defaultSize) -> [UInt8] {
         precondition(drives.contains { !$0.isEmpty }, "no drive data")
         var out: [UInt8] = []
-        out.reserveCapacity(size + (drives.map(\.count).max() ?? 0) + 1)
+        out.reserveCapacity(size + (drives.map { $0.count }.max() ?? 0) + 1)
         while out.count < size {
             for drive in drives where !drive.isEmpty {
                 out += drive

@@ -4,6 +4,8 @@ import Position
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// A circle on the Earth: centre and radius in metres (Core Location's `CLCircularRegion` geometry).

@@ -41,6 +41,8 @@ import Position
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 public struct RegionIndex: Sendable {

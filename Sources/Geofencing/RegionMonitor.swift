@@ -51,12 +51,15 @@
 // tunnel. After unknownTimeout seconds without a good fix, regions that were Inside report
 // `unknown` and become Unknown; the next good fix resolves them against their last known state
 // (inside again: no event; outside: exit).
+import CivilTime
 import Position
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// What a region monitor reports.

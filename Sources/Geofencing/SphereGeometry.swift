@@ -13,6 +13,8 @@ import Position
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// A point of the unit sphere (Earth-centred, Earth-fixed axes, radius 1).

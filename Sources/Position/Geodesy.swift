@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// Great-circle geometry on a sphere of the WGS 84 mean radius. Errors against the ellipsoid are

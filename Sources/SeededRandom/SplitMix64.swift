@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fast, seedable generator.

@@ -273,7 +273,13 @@ final class _WheelStorage<Payload> {
         let newCapacity = min(Int(Int32.max), max(minimumCapacity, 16, capacity &* 2))
         let newNodes = UnsafeMutableRawPointer.allocate(
             byteCount: newCapacity &* _WheelNodeLayout<Payload>.stride, alignment: _WheelNodeLayout<Payload>.alignment)
-        if _isBitwiseTakable(Payload.self) {
+        // Embedded Swift has no metatype values: there every payload is moved node by node.
+        #if hasFeature(Embedded)
+        let bitwiseTakable = false
+        #else
+        let bitwiseTakable = _isBitwiseTakable(Payload.self)
+        #endif
+        if bitwiseTakable {
             newNodes.copyMemory(from: nodes, byteCount: highWater &* _WheelNodeLayout<Payload>.stride)
         } else {
             for n in 0 ..< highWater {

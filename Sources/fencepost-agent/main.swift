@@ -4,18 +4,24 @@ import FencepostAgent
 import FencepostLinux
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+let arguments = Array(processArguments().dropFirst())
 if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
     exit(ZoneSetBuildCommand.run(Array(arguments.dropFirst(2))))
 }
 
-switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(Array(CommandLine.arguments.dropFirst())) }) {
+switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(arguments) }) {
 case .success(.help):
     try? FileDescriptor.standardOutput.writeAll(AgentArguments.helpText)
 case .success(.version):
     try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
+case .success(.selfCheck(let seed)):
+    let report = SelfCheck.run(seed: seed)
+    for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
+    exit(report.passed ? 0 : 1)
 case .success(.run(let configPath, let console)):
     exit(AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent"))
 case .failure(let error):

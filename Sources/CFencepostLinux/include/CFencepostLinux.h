@@ -6,6 +6,33 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+// The rest of libc FencepostLinux uses. The normal build gets these through Glibc as well; the
+// Embedded Swift build has no Glibc module and sees libc only through this header.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
@@ -45,5 +72,18 @@ int cfl_gps_stream(struct gps_data_t *data, unsigned int flags);
 int cfl_gps_read(struct gps_data_t *data, char *message, int length);
 int cfl_gps_close(struct gps_data_t *data);
 const char *cfl_gps_errstr(int code);
+
+
+/// For the Embedded Swift build, which cannot import C's `errno` macro or call variadic functions:
+/// the thread's errno, read and set; `open` with a mode; `fcntl` with an int argument; the
+/// process's arguments (saved by a constructor at start, as glibc passes them to it).
+int cfl_errno(void);
+/// `offsetof(struct sockaddr_un, sun_path)` (a key path in Swift, which Embedded Swift lacks).
+static const int cfl_sun_path_offset = __builtin_offsetof(struct sockaddr_un, sun_path);
+void cfl_set_errno(int value);
+int cfl_open(const char *path, int flags, unsigned int mode);
+int cfl_fcntl(int fd, int command, int argument);
+int cfl_argc(void);
+char **cfl_argv(void);
 
 #endif

@@ -18,7 +18,7 @@ extension AgentConfigurationParser {
     }
 
     func readGPS(_ s: ConfigSection) throws(ConfigError) -> GPSConfiguration {
-        try s.checkKeys(allowed: ["source", "uere"] + Self.gpsKeys.flatMap(\.keys))
+        try s.checkKeys(allowed: ["source", "uere"] + Self.gpsKeys.flatMap { $0.keys })
         let source = try s.string("source") ?? "none"
         guard let row = Self.gpsKeys.first(where: { $0.source == source }) else {
             throw s.error("source", "\"\(source)\" is not one of " + Self.gpsKeys.map { "\"\($0.source)\"" }.joined(separator: ", "))

@@ -1,6 +1,7 @@
 // The top level of the config file, [socket], [engine] and [alerts]; the other sections are read
 // by the extensions in +Hardware.swift and +Requests.swift.
 import ConfigFile
+import FencepostLinux
 import LocalNotifications
 
 /// Reads one config file into an ``AgentConfiguration``; every error is a ``ConfigError`` with the

@@ -2,10 +2,12 @@
 // JSON decoder (a request reads the same in TOML as in JSON), then pass the same rules.
 import Annunciator
 import ConfigFile
+import FencepostLinux
 import FencepostJSON
 import Geofencing
 import LocalNotifications
 import TrackFormats
+import Position
 
 extension AgentConfigurationParser {
     // MARK: [[category]]
@@ -30,14 +32,27 @@ extension AgentConfigurationParser {
 
     /// The category decoder names its keys `category.…`; the path already says so.
     static func trimCategoryPrefix(_ m: String) -> String {
-        m.replacing("\"category.", with: "\"")
+        // By hand: String.replacing is not in Embedded Swift's stdlib.
+        let bytes = Array(m.utf8), prefix = Array("\"category.".utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            if i + prefix.count <= bytes.count && bytes[i..<i + prefix.count].elementsEqual(prefix) {
+                out.append(UInt8(ascii: "\""))
+                i += prefix.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: [[request]]
 
     func readRequests(_ top: ConfigSection, patterns: [BuzzerPattern], categories: [NotificationCategory],
                       limits: RequestLimits) throws(ConfigError) -> [NotificationRequest] {
-        let soundNames = BuzzerPattern.builtIns.map(\.name) + patterns.map(\.name)
+        let soundNames = BuzzerPattern.builtIns.map { $0.name } + patterns.map { $0.name }
         var requests: [NotificationRequest] = []
         var lines: [Int] = []
         for (k, t) in (try top.sections("request") ?? []).enumerated() {

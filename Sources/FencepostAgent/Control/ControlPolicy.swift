@@ -1,6 +1,7 @@
 // Who may talk to the agent: checked once per connection with the peer's SO_PEERCRED
 // credentials, before any line is read.
 import FencepostLinux
+import FencepostJSON
 
 /// The users and groups allowed on the control socket. Root is always allowed.
 public struct ControlPolicy: Sendable {

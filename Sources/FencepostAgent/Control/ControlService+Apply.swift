@@ -124,7 +124,7 @@ extension ControlService {
             if call.center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
         }
         old = [:]
-        result.removed = before.records.lazy.map(\.id).filter { !seen.contains($0) }
+        result.removed = before.records.lazy.map { $0.id }.filter { !seen.contains($0) }
         let removePending = result.removed.filter { call.center.engine.isPending($0) }
         let newCategories = categories.flatMap { $0 == call.center.engine.categories ? nil : $0 }
         guard !toAdd.isEmpty || !result.removed.isEmpty || newCategories != nil else { return result }

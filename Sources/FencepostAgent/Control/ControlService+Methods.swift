@@ -35,7 +35,7 @@ extension ControlService {
             return out
         }
         return .object([("added", .array(requests.map { .string($0.identifier) })),
-                         ("evicted", .array(out.outcomes.filter { $0.kind == .evicted }.map(\.json)))])
+                         ("evicted", .array(out.outcomes.filter { $0.kind == .evicted }.map { $0.json }))])
     }
 
     static func decode(_ items: [(path: String, value: JSONValue)]) throws(RPCError) -> [NotificationRequest] {
@@ -106,7 +106,7 @@ extension ControlService {
     /// `delivered` `{}` → `[delivery…]`, oldest first.
     func delivered(_ call: inout Call) throws(RPCError) -> JSONValue {
         try call.keys([])
-        return .array(call.center.engine.delivered.map(\.json))
+        return .array(call.center.engine.delivered.map { $0.json })
     }
 
     /// `removeDelivered` `{"ids":[…]}` or `{"all":true}` → `{"removed":[ids]}`; their signals stop.
@@ -162,7 +162,7 @@ extension ControlService {
                 try e.setCategories(categories)
             }
         }
-        return .array(call.center.engine.categories.map(\.json))
+        return .array(call.center.engine.categories.map { $0.json })
     }
 
     static func decodeCategories(_ list: [JSONValue], path: String) throws(RPCError) -> [NotificationCategory] {

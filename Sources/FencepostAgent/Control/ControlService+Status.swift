@@ -3,6 +3,7 @@
 import CivilTime
 import FencepostJSON
 import LocalNotifications
+import Geofencing
 
 extension ControlService {
     /// Pending requests in one `status` answer when no `limit` is given.

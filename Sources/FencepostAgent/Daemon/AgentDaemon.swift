@@ -21,6 +21,8 @@ import LocalNotifications
 import Position
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// Why the daemon could not start or had to stop.
@@ -92,6 +94,8 @@ public final class AgentDaemon {
     var turns = LoopTurnWatch()
     var slowTurnLines = RepeatLimiter()
     var lastSlowTurn: UInt64 = 0
+    /// The time of the fix being processed, for the log of the location deliveries it causes.
+    var fixTime: WallInstant?
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -394,7 +398,7 @@ public final class AgentDaemon {
             let after = SystemClocks.boottimeNow().nanosecondsSinceBoot
             // Only signals that began at once count: one queued behind a playing pattern waits by design.
             if signalled, d.outcome == .onTime { statistics.recordSignal(regionEvent: d.regionEvent != nil, signalledAt: after) }
-            log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")")
+            log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")\(d.regionEvent != nil ? fixTime.map { " (fix \($0))" } ?? "" : "")")
             hook.run(d, at: now)
         }
         for o in out.outcomes { log.info("\(o.kind.rawValue) \(o.requestIdentifier): \(o.detail)") }
@@ -405,8 +409,10 @@ public final class AgentDaemon {
     func handleFixes(_ fixes: [Fix]) {
         for fix in fixes {
             statistics.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            fixTime = fix.time
             perform { $0.process(fix, clock: clock) }
             statistics.fixArrival = nil
+            fixTime = nil
         }
         if !fixes.isEmpty { updateStatusLine() }
     }

@@ -2,6 +2,7 @@
 // in its environment, killed when it outlives its time limit.
 import FencepostLinux
 import LocalNotifications
+import FencepostJSON
 
 /// Runs the configured hook and keeps track of the children until they end — also across a
 /// reload that changes or removes the hook (children started before are still reaped and held to

@@ -7,6 +7,7 @@ import CivilTime
 import FencepostLinux
 import NMEA
 import Position
+import Geofencing
 
 /// Where fixes come from, and the state of that source.
 final class GPSFeed {

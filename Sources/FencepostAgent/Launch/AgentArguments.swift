@@ -11,6 +11,8 @@ public enum AgentArguments: Equatable, Sendable {
     case run(configPath: String, console: Bool)
     case help
     case version
+    /// Run the seeded core checks (`--self-check [--seed N]`) and exit.
+    case selfCheck(seed: UInt64)
 
     /// The default configuration path (the systemd unit's).
     public static let defaultConfigPath = "/etc/fencepost/fencepost.toml"
@@ -21,6 +23,8 @@ public enum AgentArguments: Equatable, Sendable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> AgentArguments {
         var config = defaultConfigPath
         var console = false
+        var selfCheck = false
+        var seed = SelfCheck.defaultSeed
         var i = 0
         while i < arguments.count {
             let a = arguments[i]
@@ -28,6 +32,13 @@ public enum AgentArguments: Equatable, Sendable {
             case "-h", "--help", "help": return .help
             case "--version": return .version
             case "--console": console = true
+            case "--self-check": selfCheck = true
+            case "--seed":
+                guard i + 1 < arguments.count, let n = UInt64(arguments[i + 1]) else {
+                    throw UsageError("--seed needs a number: --self-check --seed 42")
+                }
+                seed = n
+                i += 1
             case "--config", "-c":
                 guard i + 1 < arguments.count, !arguments[i + 1].isEmpty else {
                     throw UsageError("\(a) needs a file: \(a) /etc/fencepost/fencepost.toml")
@@ -46,6 +57,7 @@ public enum AgentArguments: Equatable, Sendable {
             }
             i += 1
         }
+        if selfCheck { return .selfCheck(seed: seed) }
         return .run(configPath: config, console: console)
     }
 
@@ -64,6 +76,10 @@ public enum AgentArguments: Equatable, Sendable {
           -c, --config <file>  The configuration file (TOML). Check it first with
                                `fencepost check-config FILE`. (default: \(defaultConfigPath))
           --console            Print pin changes on standard output instead of driving GPIO.
+          --self-check         Check the cores against simple references (next fire, geofence
+                               index, timing wheel, NMEA) and exit: 0 when all agree, 1 if not.
+                               The last line is a digest of every answer (the same on every
+                               machine). --seed N picks other cases.
           --version            Print the version.
           -h, --help           Show this help.
 

@@ -44,7 +44,7 @@ public final class DurableNotificationCenter {
         meta = loaded.meta
         let clock = clockFromMeta(loaded.meta)
         let (snapshot, problems) = StoreMapping.engineSnapshot(taking: &loaded, limits: fresh.configuration.limits)
-        unreadableRows = problems.map(\.description)
+        unreadableRows = problems.map { $0.description }
         engine = fresh
         restoreOutput = engine.restore(snapshot, clock: clock)
         // A configured request whose row cannot be read is lost to the engine: `apply` must not
@@ -67,12 +67,10 @@ public final class DurableNotificationCenter {
     /// If the commit fails the engine's memory is ahead of the file: the caller must stop (the
     /// process exits and systemd restarts it from the last commit) — see ``StoreError``.
     /// `meta` values and `store` changes are written in the same transaction, after the engine's.
-    public func perform<E: Error>(meta extra: [(String, String)] = [], store extraChanges: [StoreChange] = [],
-                                  _ operation: (inout NotificationEngine) throws(E) -> EngineOutput) throws(CenterError) -> EngineOutput {
+    public func perform(meta extra: [(String, String)] = [], store extraChanges: [StoreChange] = [],
+                        _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(CenterError) -> EngineOutput {
         let out: EngineOutput
-        do { out = try operation(&engine) } catch let e as RequestError { throw .request(e) } catch {
-            preconditionFailure("engine operations throw RequestError only: \(error)")
-        }
+        do { out = try operation(&engine) } catch { throw .request(error) }
         if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty {
             // Rows made as they are written: an apply of a million zones never holds them all.
             var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges

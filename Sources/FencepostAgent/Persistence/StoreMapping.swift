@@ -87,6 +87,14 @@ enum StoreMapping {
         var description: String { "\(what) \"\(id)\" in the state file cannot be read and is left as it is: \(reason)" }
     }
 
+    /// Parses JSON text and decodes it; the failure is the parser's or the decoder's message (one
+    /// typed error at a time: Embedded Swift has no `any Error`).
+    static func decode<T>(_ text: String, _ decoder: (JSONValue) throws(RequestError) -> T) -> (value: T?, reason: String) {
+        let json: JSONValue
+        do { json = try JSONValue.parse(text) } catch { return (nil, "\(error)") }
+        do { return (try decoder(json), "") } catch { return (nil, "\(error)") }
+    }
+
     /// The engine's snapshot from the store's, with the rows that could not be read.
     static func engineSnapshot(_ s: StoreSnapshot, limits: RequestLimits = RequestLimits()) -> (EngineSnapshot, [Unreadable]) {
         var rows = s
@@ -106,34 +114,36 @@ enum StoreMapping {
         for i in rows.indices {
             let row = rows[i]
             rows[i] = StoredRequest(id: "", json: "", state: "")
-            do {
-                let r = try NotificationRequest(json: try JSONValue.parse(row.json))
+            let r = Self.decode(row.json) { (j) throws(RequestError) -> NotificationRequest in
+                let r = try NotificationRequest(json: j)
                 try r.validate(limits: limits)
-                let p = try TriggerProgress(json: try JSONValue.parse(row.state))
-                requests.append((r, p))
-            } catch {
-                problems.append(Unreadable(what: "request", id: row.id, reason: "\(error)"))
+                return r
+            }
+            let p: (value: TriggerProgress?, reason: String) = r.value == nil ? (nil, "") : Self.decode(row.state, TriggerProgress.init(json:))
+            if let request = r.value, let progress = p.value {
+                requests.append((request, progress))
+            } else {
+                problems.append(Unreadable(what: "request", id: row.id, reason: r.value == nil ? r.reason : p.reason))
             }
         }
         rows = []
         var delivered: [DeliveredNotification] = []
         for row in s.deliveries {
-            do {
-                var d = try DeliveredNotification(json: try JSONValue.parse(row.json))
-                d.response = row.response
-                d.respondedAt = row.respondedAt.flatMap { $0 == 0 ? nil : WallInstant(secondsSinceEpoch: $0) }
-                delivered.append(d)
-            } catch {
-                problems.append(Unreadable(what: "delivery", id: row.deliveryID, reason: "\(error)"))
+            let decoded = Self.decode(row.json, DeliveredNotification.init(json:))
+            guard var d = decoded.value else {
+                problems.append(Unreadable(what: "delivery", id: row.deliveryID, reason: decoded.reason))
+                continue
             }
+            d.response = row.response
+            d.respondedAt = row.respondedAt.flatMap { $0 == 0 ? nil : WallInstant(secondsSinceEpoch: $0) }
+            delivered.append(d)
         }
         var categories: [NotificationCategory] = []
         for row in s.categories {
-            do {
-                // NotificationCategory(json:) checks each action's snooze range.
-                categories.append(try NotificationCategory(json: try JSONValue.parse(row.json)))
-            } catch {
-                problems.append(Unreadable(what: "category", id: row.id, reason: "\(error)"))
+            // NotificationCategory(json:) checks each action's snooze range.
+            let decoded = Self.decode(row.json, NotificationCategory.init(json:))
+            if let c = decoded.value { categories.append(c) } else {
+                problems.append(Unreadable(what: "category", id: row.id, reason: decoded.reason))
             }
         }
         let generation = s.meta[nextGenerationKey].flatMap { Int64($0) }.flatMap { try? InputRanges.count($0, nextGenerationKey) } ?? 1

@@ -9,6 +9,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 import CFencepostLinux
 

@@ -3,6 +3,8 @@ import CGPIOD
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// libgpiod v1 calls in three layers (swift-system's pattern): internal `_…` functions returning

@@ -5,6 +5,8 @@ import Position
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// Why talking to gpsd failed.

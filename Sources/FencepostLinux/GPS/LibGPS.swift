@@ -4,6 +4,8 @@ import CGPS
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// libgps calls in three layers (swift-system's pattern): internal `_…` functions returning

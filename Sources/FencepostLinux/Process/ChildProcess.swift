@@ -3,6 +3,8 @@
 // TERM/INT/HUP for its signalfd, and a child must not inherit that (it would ignore `kill`).
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// A child process started by ``ChildProcess/spawn(_:environment:)``.

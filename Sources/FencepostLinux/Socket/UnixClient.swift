@@ -3,6 +3,9 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
+import CivilTime
 #endif
 
 /// A blocking Unix stream client for one-line requests and answers.

@@ -4,6 +4,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// A listening Unix stream socket, nonblocking. Register ``descriptor`` with the ``EventLoop``
@@ -73,7 +75,7 @@ public final class UnixListener {
         case .failure(.noEntry): return
         case .failure(let e): throw UnixSocketError(path: path, reason: .system(operation: "lstat", errno: e))
         }
-        guard st.st_mode & S_IFMT == S_IFSOCK else { throw UnixSocketError(path: path, reason: .notASocket) }
+        guard st.st_mode & mode_t(S_IFMT) == mode_t(S_IFSOCK) else { throw UnixSocketError(path: path, reason: .notASocket) }
         let probe: FileDescriptor
         do throws(Errno) { probe = try retryOnInterrupt { Socket._unix(SOCK_STREAM_VALUE, nonBlocking: true) }.get() } catch {
             throw UnixSocketError(path: path, reason: .system(operation: "socket", errno: error))

@@ -3,6 +3,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// The address of a Unix-domain socket.
@@ -53,7 +55,7 @@ public struct UnixSocketAddress: Hashable, Sendable, CustomStringConvertible {
         case .path(let p): bytes = Array(p.utf8) + [0]
         case .abstract(let n): bytes = [0] + Array(n.utf8)
         }
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
+        let pathOffset = Int(cfl_sun_path_offset)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
         }

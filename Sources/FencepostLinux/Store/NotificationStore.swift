@@ -42,9 +42,10 @@ public final class NotificationStore {
         do { db = try SQLiteDatabase(path: path) } catch { throw StoreError(error) }
         // Read-only checks first: nothing may be written to a file we cannot use.
         do { try db.checkNotNewer(than: StoreSchema.migrations) } catch { throw StoreError(error) }
+        let mode: String
+        do { mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? "" } catch { throw StoreError(error) }
+        guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
         do {
-            let mode = try db.scalarString("PRAGMA journal_mode = WAL") ?? ""
-            guard mode.lowercased() == "wal" else { throw StoreError.walUnavailable(path: path, journalMode: mode) }
             try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
             // The log is checkpointed at sync, after the agent acted, not inside a commit.
             try db.deferCheckpoints()

@@ -10,6 +10,8 @@
 // them would bring the unrelocated file content back.
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 extension Memory {

@@ -1,6 +1,8 @@
 // Making folders for the daemon's files (the demo's; on a board systemd makes them).
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 public enum Directories {

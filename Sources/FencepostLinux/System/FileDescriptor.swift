@@ -3,6 +3,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// A file descriptor: a plain value, as in swift-system. Whoever opens it closes it; the owning

@@ -4,6 +4,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// The kernel's identification, as `uname -srvm` prints it.

@@ -1,6 +1,8 @@
 // Sleeping (the CLI's selftest; the daemon never sleeps outside epoll_wait).
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 public enum Sleep {

@@ -1,6 +1,8 @@
 // Users and groups: the control socket's owner and group.
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// Lookups of users and groups, and ownership of files.

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// The file system calls zone loading needs, in three layers (swift-system's pattern): internal
@@ -25,7 +27,7 @@ enum ZoneFileSystem {
         defer { _ = system_close(fd) }  // close is not retried: Linux releases the descriptor anyway
         var st = stat()
         if case .failure(let e) = retryOnInterrupt({ valueOrErrno(system_fstat(fd, &st)) }) { return .failure(e) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(Errno.isDirectory) }
+        if (st.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) { return .failure(Errno.isDirectory) }
         guard Int(st.st_size) <= maximumFileSize else { return .failure(Errno(rawValue: EFBIG)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(Int(st.st_size), 4096) + 1)
@@ -91,9 +93,9 @@ enum ZoneFileSystem {
         return .success(names.map { name in
             var st = stat()
             guard system_stat(path + "/" + name, &st) == 0 else { return (name, .other, nil) }
-            let kind: EntryKind = switch st.st_mode & S_IFMT {
-            case S_IFDIR: .directory
-            case S_IFREG: .regularFile
+            let kind: EntryKind = switch st.st_mode & mode_t(S_IFMT) {
+            case mode_t(S_IFDIR): .directory
+            case mode_t(S_IFREG): .regularFile
             default: .other
             }
             return (name, kind, FileIdentity(st))

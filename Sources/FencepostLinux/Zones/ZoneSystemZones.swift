@@ -2,9 +2,13 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 import CivilTime
-import Synchronization
+#if !hasFeature(Embedded)
+import Synchronization   // Embedded: FencepostLinux/System/EmbeddedMutex.swift
+#endif
 
 /// The system's time zones: TZif files under a zone directory (design §2), and the device zone
 /// chosen by `TZ` or `/etc/localtime` with glibc's rules.
@@ -166,9 +170,16 @@ public struct SystemZones: Sendable {
 
     /// The part of a path after its last `zoneinfo/`, if any.
     static func identifier(fromPath path: String) -> String? {
-        guard let r = path.ranges(of: "zoneinfo/").last else { return nil }
-        let id = String(path[r.upperBound...])
-        return id.isEmpty ? nil : id
+        let bytes = Array(path.utf8), marker = Array("zoneinfo/".utf8)
+        var start = bytes.count - marker.count
+        while start >= 0 {   // the last occurrence (String.ranges(of:) is not in Embedded Swift)
+            if bytes[start..<start + marker.count].elementsEqual(marker) {
+                let id = String(decoding: bytes[(start + marker.count)...], as: UTF8.self)
+                return id.isEmpty ? nil : id
+            }
+            start -= 1
+        }
+        return nil
     }
 
     static func hasTZifMagic(path: String) -> Bool {

@@ -35,7 +35,7 @@ extension NotificationEngine {
         default:
             guard let a = category?.action(action) else {
                 let known = [ActionIdentifier.default, ActionIdentifier.dismiss, ActionIdentifier.snooze]
-                    + (category?.actions.map(\.identifier).filter { $0 != ActionIdentifier.snooze } ?? [])
+                    + (category?.actions.map { $0.identifier }.filter { $0 != ActionIdentifier.snooze } ?? [])
                 throw RequestError(.unknownAction, "action \"\(action)\" is not one of \(known.joined(separator: ", ")) for delivered notification \"\(identifier)\"")
             }
             snooze = a.snoozeSeconds

@@ -1,5 +1,6 @@
 // Time: clock readings, trust and steps, the two wheels, and the shell's next wakeup.
 import CivilTime
+import Geofencing
 import Position
 import TimingWheel
 

@@ -178,7 +178,7 @@ public struct NotificationEngine {
     public mutating func add(_ request: NotificationRequest, clock: EngineClock) throws(RequestError) -> EngineOutput {
         try request.validate(limits: configuration.limits)
         if let c = request.content.categoryIdentifier, !categoryList.contains(where: { $0.identifier == c }) {
-            let known = categoryList.isEmpty ? "none are registered" : "registered: " + categoryList.map(\.identifier).joined(separator: ", ")
+            let known = categoryList.isEmpty ? "none are registered" : "registered: " + categoryList.map { $0.identifier }.joined(separator: ", ")
             throw RequestError(.unknownCategory, "content.categoryIdentifier \"\(c)\" is not a registered category (\(known))")
         }
         let entry = try makeEntry(request, generation: nextGeneration, clock: clock)
@@ -361,7 +361,7 @@ public struct NotificationEngine {
     /// Removes every delivered notification; their signals stop.
     public mutating func removeAllDelivered() -> EngineOutput {
         var out = EngineOutput()
-        out.acknowledged = deliveredList.filter { !$0.isAcknowledged }.map(\.identifier)
+        out.acknowledged = deliveredList.filter { !$0.isAcknowledged }.map { $0.identifier }
         deliveredList.removeAll()
         out.changes.append(.removeAllDeliveries)
         return out

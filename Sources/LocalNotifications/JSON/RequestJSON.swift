@@ -64,7 +64,7 @@ extension NotificationRequest {
         content.threadIdentifier = try c.string("threadIdentifier")
         if let level = try c.string("interruptionLevel") {
             guard let l = InterruptionLevel(rawValue: level) else {
-                throw RequestError(.malformed, "unknown content.interruptionLevel \"\(level)\" (\(InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw RequestError(.malformed, "unknown content.interruptionLevel \"\(level)\" (\(InterruptionLevel.allCases.map { $0.rawValue }.joined(separator: ", ")))")
             }
             content.interruptionLevel = l
         }
@@ -83,7 +83,7 @@ extension NotificationRequest {
         var t = CalendarTrigger(match: try CalendarMatch(json: m, path: c.field("match")), zoneIdentifier: try c.string("tz"), repeats: try c.bool("repeats") ?? false)
         if let p = try c.string("policy") {
             guard let policy = MatchingPolicy(rawValue: p) else {
-                throw RequestError(.malformed, "unknown trigger.calendar.policy \"\(p)\" (\(MatchingPolicy.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw RequestError(.malformed, "unknown trigger.calendar.policy \"\(p)\" (\(MatchingPolicy.allCases.map { $0.rawValue }.joined(separator: ", ")))")
             }
             t.policy = policy
         }
