@@ -3,6 +3,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 @inline(__always) func system_mmap_read(_ fd: Int32, _ length: Int) -> UnsafeMutableRawPointer? {
