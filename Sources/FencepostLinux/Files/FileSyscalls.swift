@@ -9,7 +9,7 @@ import CFencepostLinux
 
 @inline(__always) func system_mmap_read(_ fd: Int32, _ length: Int) -> UnsafeMutableRawPointer? {
     let p = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0)
-    return p == MAP_FAILED ? nil : p
+    return p == UnsafeMutableRawPointer(bitPattern: -1) ? nil : p   // MAP_FAILED (a C cast: not imported in Embedded Swift)
 }
 @inline(__always) func system_munmap(_ p: UnsafeMutableRawPointer, _ length: Int) -> Int32 { munmap(p, length) }
 @inline(__always) func system_madvise(_ p: UnsafeMutableRawPointer, _ length: Int, _ advice: Int32) -> Int32 { madvise(p, length, advice) }

@@ -3,9 +3,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif hasFeature(Embedded)
-import CFencepostLinux
 #endif
+import CFencepostLinux
 
 /// The address of a Unix-domain socket.
 public struct UnixSocketAddress: Hashable, Sendable, CustomStringConvertible {
