@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// The Embedded Swift builds of the agent (board/cross-build), each made once per test run: for
+/// this machine (x86_64, run natively) and for 64-bit ARM (run under qemu-aarch64-static).
+enum EmbeddedBuilds {
+    /// What the aarch64 build and its emulation need (board/install-deps installs them).
+    static let crossTools = ["/usr/bin/aarch64-linux-gnu-gcc", "/usr/bin/qemu-aarch64-static"]
+    static let crossToolsPresent = crossTools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    /// CI (.ci/run) sets this: there a missing cross toolchain is a failure, not a skip.
+    static let required = ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1"
+    static let enabled = crossToolsPresent || required
+    static let skipReason: Comment = "the cross toolchain (gcc-aarch64-linux-gnu, qemu-user-static) is not installed: run board/install-deps"
+
+    struct BuildFailed: Error, CustomStringConvertible { var description: String }
+
+    static let x86_64 = build("x86_64")
+    static let aarch64 = build("aarch64")
+
+    /// Runs `board/cross-build arch`; its last line of output is the binary.
+    static func build(_ arch: String) -> Result<URL, BuildFailed> {
+        let script = DaemonProcess.root.appendingPathComponent("board/cross-build")
+        guard let out = try? ChildProcess.run([arch], environment: [:], executable: script) else {
+            return .failure(BuildFailed(description: "board/cross-build \(arch) could not be started"))
+        }
+        let path = out.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        guard out.status == 0, FileManager.default.isExecutableFile(atPath: path) else {
+            return .failure(BuildFailed(description: "board/cross-build \(arch) failed (\(out.status)):\n\(out.stderr.suffix(6000))"))
+        }
+        return .success(URL(fileURLWithPath: path))
+    }
+
+    /// Runs an aarch64 binary under qemu (board/run-aarch64).
+    static func runAArch64(_ binary: URL, _ arguments: [String]) throws -> ChildProcess.Output {
+        try ChildProcess.run([binary.path] + arguments,
+                             executable: DaemonProcess.root.appendingPathComponent("board/run-aarch64"))
+    }
+}
+
+@Suite(.enabled(if: EmbeddedBuilds.enabled, EmbeddedBuilds.skipReason), .serialized)
+struct EmbeddedBuildTests {
+    /// The self-check's digest covers every answer of the seeded core checks: a difference in
+    /// floating point, byte order or word size between the builds changes it.
+    @Test func selfCheckPassesWithTheSameDigestInEveryBuild() throws {
+        try #require(EmbeddedBuilds.crossToolsPresent, EmbeddedBuilds.skipReason)
+        let host = try ChildProcess.run(["--self-check"], executable: try #require(ChildProcess.agentBinary))
+        let embedded = try EmbeddedBuilds.x86_64.get()
+        let arm = try EmbeddedBuilds.aarch64.get()
+        let x86 = try ChildProcess.run(["--self-check"], executable: embedded)
+        let qemu = try EmbeddedBuilds.runAArch64(arm, ["--self-check"])
+        for (name, out) in [("host", host), ("embedded x86_64", x86), ("aarch64 under qemu", qemu)] {
+            #expect(out.status == 0, "\(name):\n\(out.stdout)\(out.stderr)")
+            #expect(out.stdout.split(separator: "\n").last?.hasPrefix("digest ") == true, "\(name):\n\(out.stdout)")
+        }
+        let digest = { (o: ChildProcess.Output) in o.stdout.split(separator: "\n").last.map(String.init) ?? "" }
+        #expect(digest(x86) == digest(host), "embedded x86_64:\n\(x86.stdout)\nhost:\n\(host.stdout)")
+        #expect(digest(qemu) == digest(host), "aarch64:\n\(qemu.stdout)\nhost:\n\(host.stdout)")
+        // Every check ran: four report lines besides the seed and the digest.
+        #expect(host.stdout.split(separator: "\n").filter { $0.contains(" cases, ok") }.count == 4, "\(host.stdout)")
+    }
+
+    /// The cross-built agent is an ARM binary, and the README's demo run by it under qemu gives the
+    /// same deliveries, in the same order, at the same drive times (the fix in each location
+    /// delivery's log line) as the host build.
+    @Test func theDemoUnderQemuDeliversAsTheHostBuildDoes() throws {
+        try #require(EmbeddedBuilds.crossToolsPresent, EmbeddedBuilds.skipReason)
+        let arm = try EmbeddedBuilds.aarch64.get()
+        let header = try FileHandle(forReadingFrom: arm).read(upToCount: 20) ?? Data()
+        #expect(header.count == 20 && header.prefix(4) == Data([0x7f, 0x45, 0x4c, 0x46]) && header[4] == 2
+                && header[18] == 0xb7 && header[19] == 0, "not a 64-bit ELF for aarch64 (EM_AARCH64 = 183)")
+
+        let host = try runDemo { config in
+            try ChildProcess.run(["--config", config], executable: try #require(ChildProcess.agentBinary))
+        }
+        let qemu = try runDemo { config in try EmbeddedBuilds.runAArch64(arm, ["--config", config]) }
+        #expect(host.status == 0, "\(host.stderr)")
+        #expect(qemu.status == 0, "\(qemu.stderr)")
+        let deliveries = { (o: ChildProcess.Output) in o.stderr.split(separator: "\n").filter { $0.contains(" delivered ") } }
+        let expected = deliveries(host)
+        // The demo's zones and interval (README): depot enter and exit, school zone, customer, the timer.
+        #expect(expected.count >= 5, "\(host.stderr)")
+        #expect(expected.filter { $0.contains(" (fix 2009-07-07T") }.count >= 4, "\(host.stderr)")
+        #expect(deliveries(qemu) == expected, "aarch64 under qemu:\n\(qemu.stderr)\nhost:\n\(host.stderr)")
+    }
+
+    /// board/demo copied to a fresh folder (its state and socket paths moved there), run by `run`.
+    func runDemo(_ run: (String) throws -> ChildProcess.Output) throws -> ChildProcess.Output {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("fp-demo-\(UUID().uuidString.prefix(8))")
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        let demo = DaemonProcess.root.appendingPathComponent("board/demo")
+        for name in ["zones.geojson", "duesseldorf-2009-07-07.nmea"] {
+            try fm.copyItem(at: demo.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+        }
+        var config = try String(contentsOf: demo.appendingPathComponent("fencepost.toml"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "/tmp/fencepost-demo/", with: dir.path + "/")
+        #expect(!config.contains("/tmp/fencepost-demo"))
+        let path = dir.appendingPathComponent("fencepost.toml").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        return try run(path)
+    }
+}
