@@ -39,6 +39,8 @@ import Position
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// Settings of a ``FixGate``.

@@ -28,7 +28,7 @@ public struct NMEASentence {
 
     /// Calls `body` with the sentence bytes.
     @inlinable
-    public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
 

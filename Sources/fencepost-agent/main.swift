@@ -22,6 +22,18 @@ case .success(.selfCheck(let seed)):
     let report = SelfCheck.run(seed: seed)
     for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
     exit(report.passed ? 0 : 1)
+case .success(.checkConfig(let path, let quiet)):
+    switch Result(catching: { () throws(AgentConfigurationError) in try ConfigCheck.check(path: path, zones: SystemZones()) }) {
+    case .success(let checked):
+        if !quiet {
+            try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n")
+        }
+    case .failure(let error):
+        try? FileDescriptor.standardError.writeAll("<3>\(error)\n")
+        exit(78)
+    }
+case .success(.bench(let seconds)):
+    for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
 case .success(.run(let configPath, let console)):
     exit(AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent"))
 case .failure(let error):

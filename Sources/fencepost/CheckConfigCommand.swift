@@ -46,46 +46,16 @@ struct CheckConfigCommand: ParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         let config: AgentConfiguration
-        do {
-            config = try AgentConfiguration.parse(text, path: file, zoneFileReader: InputFiles.readZones)
-        } catch {
+        let tables: Int
+        do { (config, tables) = try ConfigCheck.check(text: text, path: file, zones: SystemZones()) } catch {
             writeStandardError("\(error)\n")
             throw ExitCode(78)  // EX_CONFIG
         }
-        // Zone requests follow the [[request]] tables; count the tables to tell them apart.
-        let document = try? ConfigSection.parse(text)
-        // No [[request]] table at all is zero tables (it used to count every zone as a request).
-        let tables = ((try? document?.sections("request")) ?? nil) ?? []
-        if let problem = Self.unknownZone(config, document: document, tables: tables, zones: SystemZones()) {
-            writeStandardError("\(problem)\n")
-            throw ExitCode(78)  // EX_CONFIG
-        }
         if quiet { return }
-        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables.count)) } catch {
+        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables)) } catch {
             writeStandardError("fencepost check-config: \(error)\n")
             throw ExitCode(74)
         }
-    }
-
-    /// The first time zone name the system does not know (the device zone, a calendar trigger's
-    /// `tz`), as the error `fencepost run` (or the engine, for a request) would give, at its line.
-    static func unknownZone(_ c: AgentConfiguration, document: ConfigSection?, tables: [ConfigSection],
-                            zones: SystemZones) -> AgentConfigurationError? {
-        if let name = c.timeZone {
-            do throws(ZoneError) { _ = try zones.rules(named: name) } catch {
-                return AgentConfigurationError(path: c.path, line: document?.value("time_zone")?.line,
-                                               message: "time_zone: \(error)")
-            }
-        }
-        for (k, request) in c.requests.enumerated() {
-            guard case .calendar(let t) = request.trigger, let name = t.zoneIdentifier else { continue }
-            do throws(ZoneError) { _ = try zones.rules(named: name) } catch {
-                let table = k < tables.count ? tables[k] : nil
-                return AgentConfigurationError(path: c.path, line: table?.table.value(at: ["trigger", "calendar", "tz"])?.line ?? table?.line,
-                                               message: "request[\(k)] (id \"\(request.identifier)\"): trigger.calendar.tz: \(error)")
-            }
-        }
-        return nil
     }
 
     /// One line per topic:

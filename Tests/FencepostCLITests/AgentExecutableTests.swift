@@ -77,4 +77,63 @@ import Testing
         #expect(lines.last?.hasPrefix("digest ") == true && lines.last?.count == 23, "\(a.stdout)")
         #expect(lines.last != b.stdout.split(separator: "\n").last)
     }
+
+    /// `--bench`: one line per case with a time per operation, MB/s for NMEA, and a checksum; a
+    /// duration out of range is a usage error that says what to give.
+    @Test func benchTimesEveryCaseAndRefusesABadDuration() throws {
+        let out = try agent(["--bench", "--seconds", "0.05"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let lines = out.stdout.split(separator: "\n")
+        #expect(lines.count == 3, "\(out.stdout)")
+        for name in ["next-fire", "geofence index query, 100000 circles", "nmea"] {
+            let line = lines.first { $0.hasPrefix(name) }
+            #expect(line?.contains(" ns/op") == true && line?.contains("(checksum ") == true, "\(name): \(out.stdout)")
+            #expect(line?.contains("n/a") == false, "\(out.stdout)")
+        }
+        #expect(lines.first { $0.hasPrefix("nmea") }?.contains(" MB/s") == true, "\(out.stdout)")
+        for bad in ["0", "-1", "x"] {
+            let refused = try agent(["--bench", "--seconds", bad])
+            #expect(refused.status == 64, "\(bad): \(refused.stderr)")
+            #expect(refused.stderr.contains("--seconds needs a duration"), "\(refused.stderr)")
+        }
+    }
+
+    /// `--check-config`, what the unit's ExecReload= runs (a board with only the cross-built agent
+    /// has no `fencepost`): the same verdict and line as `fencepost check-config` on good files, a
+    /// typo, an unknown time zone and a bad zone file.
+    @Test func checkConfigAgreesWithTheCLI() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[6,51]},"properties":{"radius":30}},{"type":"Feature","id":"b","geometry":{"type":"Point","coordinates":[6,51.1]},"properties":{"radius":30}}]}"#.utf8)
+            .write(to: dir.appendingPathComponent("zones.geojson"))
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[6,95]},"properties":{"radius":30}}]}"#.utf8)
+            .write(to: dir.appendingPathComponent("bad.geojson"))
+        let base = "state = \"\(dir.path)/s.sqlite\"\n\n[gpio]\nbackend = \"console\"\n"
+        let request = "\n[[request]]\nid = \"r\"\ncontent = { title = \"T\" }\ntrigger = { calendar = { match = { hour = 7 }, repeats = true, tz = \"Europe/Berlin\" } }\n"
+        let files: [(name: String, text: String, valid: Bool, line: String?)] = [
+            ("good", "zones = \"zones.geojson\"\n" + base + request, true, nil),
+            ("typo", base + "buzer = 18\n", false, ":5:"),
+            ("zone", "time_zone = \"Mars/Olympus\"\n" + base, false, ":1:"),
+            ("tz", base + request.replacingOccurrences(of: "Europe/Berlin", with: "Europe/Nowhere"), false, ":9:"),
+            ("geojson", "zones = \"bad.geojson\"\n" + base, false, ":1:"),
+        ]
+        for f in files {
+            let path = dir.appendingPathComponent("\(f.name).toml").path
+            try Data(f.text.utf8).write(to: URL(fileURLWithPath: path))
+            let lean = try agent(["--check-config", "--config", path])
+            let cli = try ChildProcess.run(["check-config", path])
+            #expect(lean.status == (f.valid ? 0 : 78), "\(f.name): \(lean.stderr)")
+            #expect(cli.status == lean.status, "\(f.name): \(cli.stderr)")
+            if let line = f.line {
+                #expect(lean.stderr.contains("\(f.name).toml\(line)"), "\(f.name): \(lean.stderr)")
+                #expect(cli.stderr.contains("\(f.name).toml\(line)"), "\(f.name): \(cli.stderr)")
+            } else {
+                #expect(lean.stdout == "\(path): OK (1 requests, 2 zones)\n", "\(lean.stdout)")
+                let quiet = try agent(["--check-config", "--quiet", "--config", path])
+                #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+            }
+        }
+        #expect(try agent(["--quiet"]).status == 64)
+    }
 }

@@ -61,7 +61,7 @@ import Testing
             #expect(lines.contains("DeviceAllow=\(device) rw"), "no DeviceAllow for \(device)")
         }
         let reload = lines.filter { $0.hasPrefix("ExecReload=") }
-        #expect(reload == ["ExecReload=/usr/local/bin/fencepost check-config --quiet /etc/fencepost/fencepost.toml",
+        #expect(reload == ["ExecReload=/usr/local/bin/fencepost-agent --check-config --quiet --config /etc/fencepost/fencepost.toml",
                            "ExecReload=/bin/kill -HUP $MAINPID"])
         for key in ["ProtectProc=invisible", "ProcSubset=pid", "IPAddressDeny=any", "IPAddressAllow=localhost"] {
             #expect(lines.contains(key), "missing \(key)")

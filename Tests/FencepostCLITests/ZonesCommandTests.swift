@@ -46,6 +46,30 @@ import Testing
         #expect(inYard.stdout.contains("  yard  inside"), "\(inYard.stdout)")
     }
 
+    /// `fencepost-agent zones build` (what a SIGHUP runs) exits as `fencepost zones build` does, by
+    /// what failed: it chose by the message's text, so an unreadable GeoJSON gave 65, not 66.
+    @Test func theAgentsBuildExitsAsTheCLIs() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = dir.appendingPathComponent("zones.geojson")
+        try Data(Self.geojson(circles: 3).utf8).write(to: good)
+        let bad = dir.appendingPathComponent("bad.geojson")
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[6,91]},"properties":{"radius":30}}]}"#.utf8).write(to: bad)
+        let cases: [(input: String, output: String, status: Int32)] = [
+            (dir.appendingPathComponent("absent.geojson").path, dir.appendingPathComponent("a.set").path, 66),
+            (bad.path, dir.appendingPathComponent("b.set").path, 65),
+            (good.path, dir.appendingPathComponent("no-such-folder/c.set").path, 74),
+            (good.path, dir.appendingPathComponent("d.set").path, 0),
+        ]
+        let agent = try #require(ChildProcess.agentBinary, "fencepost-agent not built")
+        for c in cases {
+            let cli = try ChildProcess.run(["zones", "build", c.input, "-o", c.output])
+            let lean = try ChildProcess.run(["zones", "build", c.input, "-o", c.output], executable: agent)
+            #expect(cli.status == c.status, "fencepost \(c.input): \(cli.stderr)")
+            #expect(lean.status == c.status, "fencepost-agent \(c.input): \(lean.stderr)")
+        }
+    }
+
     /// Exit codes by what failed, and a `--limit` below 1 refused (it trapped in `prefix`).
     @Test func exitCodesSayWhatFailed() throws {
         let dir = try Self.folder()

@@ -84,7 +84,7 @@ public struct GPSDiagnostics: Sendable, Equatable {
     }
 
     /// The `status` JSON object's GPS diagnostics fields.
-    public var jsonFields: [(String, JSONValue)] {
+    public var jsonFields: [(key: String, value: JSONValue)] {
         func number(_ d: Double?) -> JSONValue { d.map(JSONValue.number) ?? .null }
         func integer(_ i: Int?) -> JSONValue { i.map { .integer(Int64($0)) } ?? .null }
         return [

@@ -8,11 +8,14 @@
 //           the loop keeps delivering; when it ends well the new set is mapped and swapped in, and
 //           zones that are unchanged keep their state. A failed build keeps the old set and logs
 //           why. A SIGHUP during a build builds again when it ends.
+import CivilTime
 import FencepostLinux
 import Geofencing
 import LocalNotifications
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// A zone-set build running in a child process.

@@ -14,6 +14,7 @@
 // A reply larger than the socket buffer is finished by writable events. A client that pipelines
 // requests and never reads stops being read once its queue is full, and is closed when the queue
 // makes no progress for `writeTimeout`. The bounds are in ControlLimits.swift.
+import FencepostJSON
 import FencepostLinux
 
 /// The listening control socket and its open connections, registered with the daemon's loop.
@@ -182,7 +183,7 @@ final class ControlConnections {
         // Whether the framer ran out of whole lines: only then are bytes it holds a line the
         // client has not finished. Lines waiting behind a full output queue are whole.
         var needsLineEnd = false
-        while !failed {
+        reading: while !failed {
             needsLineEnd = false
             while !c.closeAfterFlush, c.socket.pendingOutputCount < limits.maximumQueuedOutput {
                 guard let framed = c.framer.next() else { needsLineEnd = true; break }
@@ -199,9 +200,12 @@ final class ControlConnections {
             if c.closeAfterFlush || c.peerClosed || c.socket.pendingOutputCount >= limits.maximumQueuedOutput
                 || reads >= limits.readsPerTurn { break }
             let r: SocketRead
-            do { r = try buffer.withUnsafeMutableBytes { b throws(Errno) in try c.socket.read(into: b) } } catch {
+            // A Result inside: withUnsafeMutableBytes rethrows untyped, which Embedded Swift refuses.
+            switch buffer.withUnsafeMutableBytes({ b in Result { () throws(Errno) in try c.socket.read(into: b) } }) {
+            case .success(let read): r = read
+            case .failure:
                 failed = true
-                break
+                break reading
             }
             reads += 1
             switch r {

@@ -172,7 +172,12 @@ final class GPSFeed {
         if let port = serial {
             reading: while true {
                 let r: SerialRead
-                do { r = try readBuffer.withUnsafeMutableBytes { b throws(SerialPortError) in try port.read(into: b, hangupReported: reported || hangup) } } catch {
+                // A Result inside: withUnsafeMutableBytes rethrows untyped, which Embedded Swift refuses.
+                switch readBuffer.withUnsafeMutableBytes({ b in
+                    Result { () throws(SerialPortError) in try port.read(into: b, hangupReported: reported || hangup) }
+                }) {
+                case .success(let read): r = read
+                case .failure(let error):
                     disconnected(at: now, "\(error)")
                     break reading
                 }

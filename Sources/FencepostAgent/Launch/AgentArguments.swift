@@ -13,6 +13,10 @@ public enum AgentArguments: Equatable, Sendable {
     case version
     /// Run the seeded core checks (`--self-check [--seed N]`) and exit.
     case selfCheck(seed: UInt64)
+    /// Check the configuration as a start would (`--check-config [--quiet]`) and exit.
+    case checkConfig(configPath: String, quiet: Bool)
+    /// Time the hot paths (`--bench [--seconds S]`) and exit.
+    case bench(seconds: Double)
 
     /// The default configuration path (the systemd unit's).
     public static let defaultConfigPath = "/etc/fencepost/fencepost.toml"
@@ -24,6 +28,10 @@ public enum AgentArguments: Equatable, Sendable {
         var config = defaultConfigPath
         var console = false
         var selfCheck = false
+        var bench = false
+        var checkConfig = false
+        var quiet = false
+        var seconds = 1.0
         var seed = SelfCheck.defaultSeed
         var i = 0
         while i < arguments.count {
@@ -33,6 +41,15 @@ public enum AgentArguments: Equatable, Sendable {
             case "--version": return .version
             case "--console": console = true
             case "--self-check": selfCheck = true
+            case "--bench": bench = true
+            case "--check-config": checkConfig = true
+            case "--quiet", "-q": quiet = true
+            case "--seconds":
+                guard i + 1 < arguments.count, let s = Double(arguments[i + 1]), s > 0, s <= 3600 else {
+                    throw UsageError("--seconds needs a duration in seconds, 0 < S ≤ 3600: --bench --seconds 2")
+                }
+                seconds = s
+                i += 1
             case "--seed":
                 guard i + 1 < arguments.count, let n = UInt64(arguments[i + 1]) else {
                     throw UsageError("--seed needs a number: --self-check --seed 42")
@@ -57,7 +74,13 @@ public enum AgentArguments: Equatable, Sendable {
             }
             i += 1
         }
+        if [selfCheck, bench, checkConfig].filter({ $0 }).count > 1 {
+            throw UsageError("--self-check, --bench and --check-config are separate runs: give one")
+        }
+        if quiet && !checkConfig { throw UsageError("--quiet goes with --check-config") }
+        if checkConfig { return .checkConfig(configPath: config, quiet: quiet) }
         if selfCheck { return .selfCheck(seed: seed) }
+        if bench { return .bench(seconds: seconds) }
         return .run(configPath: config, console: console)
     }
 
@@ -80,6 +103,14 @@ public enum AgentArguments: Equatable, Sendable {
                                index, timing wheel, NMEA) and exit: 0 when all agree, 1 if not.
                                The last line is a digest of every answer (the same on every
                                machine). --seed N picks other cases.
+          --check-config       Check the configuration file (and its zones' GeoJSON, its time
+                               zone names) as a start would, and exit: 0 valid, 78 not, with
+                               FILE:LINE: message. --quiet prints nothing when it is valid.
+                               The unit's ExecReload= runs it, so a bad file fails the reload.
+          --bench              Time the hot paths in this binary and exit: next fire (daily,
+                               Europe/Berlin), a geofence query among 100k circles, NMEA
+                               parsing in MB/s (medians; --seconds S per case, default 1). For
+                               comparing builds on one machine; `fencepost bench` has more.
           --version            Print the version.
           -h, --help           Show this help.
 

@@ -7,7 +7,8 @@ import LocalNotifications
 /// The lean agent's `zones build`.
 public enum ZoneSetBuildCommand {
     /// Runs `zones build` with `arguments` (after "zones build"); returns the exit status:
-    /// 0 built, 64 usage, 65 a bad feature, 74 the set cannot be written.
+    /// 0 built, 64 usage, 65 a bad feature, 66 the GeoJSON cannot be read, 74 the set cannot be
+    /// written (the codes of `fencepost zones build`).
     public static func run(_ arguments: [String]) -> Int32 {
         var input: String?, output: String?
         var limits = RequestLimits()
@@ -36,7 +37,11 @@ public enum ZoneSetBuildCommand {
             return 0
         } catch {
             try? FileDescriptor.standardError.writeAll("fencepost-agent zones build: \(error)\n")
-            return error.message.contains("cannot write") ? 74 : 65
+            switch error.kind {
+            case .input: return 66
+            case .content: return 65
+            case .output: return 74
+            }
         }
     }
 }

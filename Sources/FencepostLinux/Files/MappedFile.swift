@@ -1,6 +1,11 @@
 // A file mapped read-only (a zone set, a large GeoJSON being read): its pages come from the page
 // cache and count as file-backed memory, which the kernel can drop and read again at any time —
 // not as the process's own (anonymous) memory.
+#if canImport(Glibc)
+import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
+#endif
 
 /// A whole file mapped read-only, unmapped when the value goes.
 public final class MappedFile {

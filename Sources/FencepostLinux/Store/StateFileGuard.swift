@@ -21,6 +21,8 @@
 // at the first commit.
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// The identity of the state file and its directory, checked after each commit.
@@ -121,7 +123,7 @@ public struct StateFileGuard: Sendable {
     }
 
     static func fileInfo(_ path: String) -> (device: UInt64, inode: UInt64, size: Int64)? {
-        var st = Glibc.stat()
+        var st = stat()
         guard _stat(path, &st) == 0 else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino), Int64(st.st_size))
     }
@@ -129,7 +131,7 @@ public struct StateFileGuard: Sendable {
     // MARK: Shims (the only code here that calls libc)
 
     /// The corresponding C function is `stat`.
-    static func _stat(_ path: String, _ st: inout Glibc.stat) -> Int32 { stat(path, &st) }
+    static func _stat(_ path: String, _ st: inout stat) -> Int32 { stat(path, &st) }
     /// The corresponding C function is `access`.
     static func _access(_ path: String, _ mode: Int32) -> Int32 { access(path, mode) }
 }

@@ -2,6 +2,8 @@
 // below it, so that accepting a client never takes the last descriptors a commit or a hook needs.
 #if canImport(Glibc)
 import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 /// The open-descriptor limit.

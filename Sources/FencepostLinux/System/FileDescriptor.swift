@@ -64,7 +64,7 @@ public struct FileDescriptor: Hashable, Sendable {
         var expected = 0
         if regularOnly {
             let st = try fd.status()
-            guard st.st_mode & S_IFMT == S_IFREG else { throw Errno.notRegularFile }
+            guard st.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { throw Errno.notRegularFile }
             guard st.st_size <= maximumBytes else { throw Errno.fileTooLarge }
             expected = Int(st.st_size)
         }
