@@ -6,6 +6,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif hasFeature(Embedded)
+import CFencepostLinux
 #endif
 
 extension SignalReceiver {

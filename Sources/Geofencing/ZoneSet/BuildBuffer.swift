@@ -7,6 +7,8 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#elseif hasFeature(Embedded)
+import CLibm
 #endif
 
 /// A growable buffer of trivial elements (no references), freed when the last owner lets go.
