@@ -39,7 +39,14 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A value in `range`.
     @inlinable
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int {
+        // What Int.random(in:using:) does on a 64-bit machine, with 64-bit draws on every machine:
+        // the stdlib draws a word (UInt), so a 32-bit board got other numbers from the same seed
+        // (found by the armhf build's self-check digest).
+        let delta = UInt64(bitPattern: Int64(range.upperBound) &- Int64(range.lowerBound))
+        if delta == UInt64.max { return Int(truncatingIfNeeded: next()) }
+        return Int(truncatingIfNeeded: Int64(range.lowerBound) &+ Int64(bitPattern: next(upperBound: delta &+ 1)))
+    }
 
     /// `true` with probability `p`.
     @inlinable
@@ -47,7 +54,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// One element of a non-empty array.
     @inlinable
-    public mutating func pick<T>(_ xs: [T]) -> T { xs[Int.random(in: 0 ..< xs.count, using: &self)] }
+    public mutating func pick<T>(_ xs: [T]) -> T { xs[int(0 ... xs.count - 1)] }
 
     /// Uniform in `[lo, hi)`.
     @inlinable
