@@ -82,7 +82,9 @@ import Testing
         log.split(separator: "\n").compactMap { line in
             guard let d = line.range(of: "delivered "), let on = line.range(of: " on ", options: .backwards) else { return nil }
             let id = line[d.upperBound...].prefix { $0 != "/" }
-            return "\(id) \(line[on.upperBound...])"
+            // A location delivery's line ends with the time of the fix that caused it: " (fix …)".
+            let event = line[on.upperBound...].prefix { $0 != " " }
+            return "\(id) \(event)"
         }
     }
 
