@@ -76,6 +76,11 @@ public enum AgentLauncher {
 
     /// Reads and parses a configuration file; errors name the file and line.
     public static func load(_ path: String, checkZones: Bool = false) throws(AgentConfigurationError) -> AgentConfiguration {
+        try AgentConfiguration.parse(try text(path), path: path, zoneFileReader: InputFiles.readZones, checkZones: checkZones)
+    }
+
+    /// A configuration file's text: bounded, and strict UTF-8 (an error names the file and line).
+    static func text(_ path: String) throws(AgentConfigurationError) -> String {
         let bytes: [UInt8]
         do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
             throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
@@ -84,6 +89,6 @@ public enum AgentLauncher {
         do { text = try StrictUTF8.decode(bytes) } catch {
             throw AgentConfigurationError(path: path, line: error.line, message: error.description)
         }
-        return try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones, checkZones: checkZones)
+        return text
     }
 }

@@ -3,7 +3,6 @@
 // the file parsed as a start would, every zone checked, and every time zone name looked up.
 import CivilTime
 import ConfigFile
-import FencepostJSON
 import FencepostLinux
 import LocalNotifications
 
@@ -27,15 +26,7 @@ public enum ConfigCheck {
     /// read or is not UTF-8 is a problem at the file.
     public static func check(path: String, zones: SystemZones) throws(AgentConfigurationError)
         -> (configuration: AgentConfiguration, requestTables: Int) {
-        let bytes: [UInt8]
-        do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
-            throw AgentConfigurationError(path: path, line: nil, message: "cannot read the file: \(error)")
-        }
-        let text: String
-        do { text = try StrictUTF8.decode(bytes) } catch {
-            throw AgentConfigurationError(path: path, line: error.line, message: error.description)
-        }
-        return try check(text: text, path: path, zones: zones)
+        return try check(text: try AgentLauncher.text(path), path: path, zones: zones)
     }
 
     /// The first time zone name the system does not know (the device zone, a calendar trigger's
