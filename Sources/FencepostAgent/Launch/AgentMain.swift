@@ -1,0 +1,54 @@
+// `fencepost-agent`'s command line: what its `main.swift` runs, here so that the executable module
+// is one call. In Embedded Swift every function body is available to a client module, so the
+// executable module would otherwise take in and optimize the whole agent a second time (an extra
+// minute per cross-build); `@export(interface)` gives the client only the symbol.
+import FencepostLinux
+#if canImport(Glibc)
+import Glibc
+#elseif hasFeature(Embedded)
+import CFencepostLinux
+#endif
+
+/// The agent's command line (`fencepost-agent --help`).
+public enum AgentMain {
+    /// Runs the command the arguments name (without the program name) and returns the process's
+    /// exit status: 0, 1 for a failed self-check, 64 for a usage error, 78 for a configuration
+    /// that does not check, or the daemon's or `zones build`'s own status.
+    @export(interface)
+    public static func run(_ arguments: [String]) -> Int32 {
+        if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
+            return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)))
+        }
+        switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(arguments) }) {
+        case .success(.help):
+            try? FileDescriptor.standardOutput.writeAll(AgentArguments.helpText)
+            return 0
+        case .success(.version):
+            try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
+            return 0
+        case .success(.selfCheck(let seed)):
+            let report = SelfCheck.run(seed: seed)
+            for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
+            return report.passed ? 0 : 1
+        case .success(.checkConfig(let path, let quiet)):
+            switch Result(catching: { () throws(AgentConfigurationError) in try ConfigCheck.check(path: path, zones: SystemZones()) }) {
+            case .success(let checked):
+                if !quiet {
+                    try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n")
+                }
+                return 0
+            case .failure(let error):
+                try? FileDescriptor.standardError.writeAll("<3>\(error)\n")
+                return 78
+            }
+        case .success(.bench(let seconds)):
+            for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
+            return 0
+        case .success(.run(let configPath, let console)):
+            return AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent")
+        case .failure(let error):
+            try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(error)\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
+            return 64
+        }
+    }
+}
