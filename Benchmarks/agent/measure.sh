@@ -3,7 +3,8 @@
 # 1k triggers and with many zones, wakeups in 60 s idle, due-time → GPIO latency, binary size.
 #
 #   Benchmarks/agent/measure.sh [path/to/fencepost-agent] [zones for the large case, default 1000000]
-#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, latency, fixes, large)
+#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, latency, fixes, large, reload)
+#   (reload, not in the default: deliveries due every second while SIGHUP rebuilds the large set)
 #
 # Build first: swift build -c release --static-swift-stdlib --product fencepost-agent
 # (the daemon the systemd unit runs; `fencepost run` — pass .build/release/fencepost — is the same
@@ -140,4 +141,94 @@ if has large; then
     sleep 2
     echo "idle after the rebuild: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
+fi
+
+if has reload; then
+    # Deliveries on time during SIGHUP rebuilds: the large set, one calendar trigger due every
+    # second, and REBUILDS (default 3) SIGHUPs, each with a changed GeoJSON (every radius), built
+    # in a child and swapped in. Each log line is stamped with the wall clock as it appears (the
+    # file polled every 2 ms); a trigger is due at its whole second, so a delivery's lateness is
+    # its line's stamp minus that second (the log line follows the GPIO change, in the same turn).
+    # The two GeoJSON files are written and synced before the agent starts and swapped by a hard
+    # link: a GeoJSON written just before the SIGHUP (EDIT=sed: `sed -i` on it) is on its way to
+    # the disk meanwhile, and on ext4 the agent's next commit waits for it (see Benchmarks/README).
+    gen reload "$LARGE" 0 60 0
+    R=$DIR/reload
+    if [ "${EDIT:-}" != sed ]; then
+        cp "$R/zones.geojson" "$R/zones-a.geojson"
+        sed 's/"radius": /"radius": 1/' "$R/zones.geojson" > "$R/zones-b.geojson"
+        sync
+    fi
+    # The first start builds the set in process: the ticks due meanwhile come at once after it,
+    # and their patterns would queue behind each other for the rest of the run. A restart maps
+    # the set built (under a second) and starts with no backlog.
+    start reload
+    kill -TERM $PID; wait $PID || true
+    start reload
+    python3 -c '
+import sys, time
+src, dst = sys.argv[1], sys.argv[2]
+with open(src, "rb") as f, open(dst, "w") as out:
+    buf = b""
+    while True:
+        chunk = f.read()
+        if not chunk:
+            time.sleep(0.002); continue
+        t = time.time()
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        for l in lines: out.write("%.6f %s\n" % (t, l.decode(errors="replace")))
+        out.flush()
+' "$DIR/reload/err" "$DIR/reload/stamped" &
+    WATCH=$!
+    L0=$(cut -d' ' -f1-3 /proc/loadavg)
+    k=0
+    while [ $k -lt "${REBUILDS:-3}" ]; do
+        k=$((k+1))
+        sleep 3
+        if [ "${EDIT:-}" = sed ]; then
+            if [ $((k % 2)) -eq 1 ]; then sed -i 's/"radius": /"radius": 1/' "$R/zones.geojson"
+            else sed -i 's/"radius": 1/"radius": /' "$R/zones.geojson"; fi
+        elif [ $((k % 2)) -eq 1 ]; then ln -f "$R/zones-b.geojson" "$R/zones.geojson"
+        else ln -f "$R/zones-a.geojson" "$R/zones.geojson"; fi
+        kill -HUP $PID
+        i=0; until [ "$(grep -c 'zone set rebuilt\|keeping the previous zone set' "$DIR/reload/err")" -ge $k ]; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || break; done
+    done
+    sleep 3
+    kill -TERM $PID; wait $PID || true
+    sleep 0.1; kill $WATCH; wait $WATCH 2>/dev/null || true
+    echo "reload: $k SIGHUP rebuilds of $LARGE zones (GeoJSON ${EDIT:-synced, swapped by a link}), a calendar trigger due every second (load average $L0 → $(cut -d' ' -f1-3 /proc/loadavg))"
+    python3 - "$DIR/reload/stamped" <<'PY'
+import math, re, sys
+inside, outside, windows, start = [], [], [], None
+delivered = {}
+first = None
+for line in open(sys.argv[1]):
+    t, text = line.split(" ", 1)
+    t = float(t)
+    if first is None: first = t
+    if t == first: continue     # the log before the watcher began (the start)
+    if "builds the zone set if the zones changed" in text: start = t
+    # A window ends with the swap turn: "swapped in" is logged last in it.
+    elif start is not None and ("zone set swapped in" in text or "keeping the previous zone set" in text):
+        windows.append((start, t)); start = None
+    m = re.search(r"delivered minutely-(\d+)[/ ]", text)
+    if m:
+        s = math.floor(t); s -= (s - int(m.group(1))) % 60      # the trigger's due second
+        delivered[s] = t - s
+        (inside if start is not None else outside).append(t - s)
+def summary(xs):
+    if not xs: return "none"
+    xs = sorted(xs)
+    q = lambda p: xs[min(len(xs) - 1, int(p * len(xs)))] * 1000
+    return f"{len(xs)} deliveries, lateness p50 {q(0.5):.1f} ms, p99 {q(0.99):.1f} ms, max {xs[-1] * 1000:.1f} ms"
+due = [s for a, b in windows for s in range(math.ceil(a), math.floor(b))]
+missing = [s for s in due if s not in delivered]
+print(f"reload: during the rebuilds ({', '.join(f'{b - a:.1f} s' for a, b in windows)}): {summary(inside)}; "
+      f"{len(due) - len(missing)} of the {len(due)} seconds due meanwhile delivered")
+print(f"reload: outside them: {summary(outside)}")
+PY
+    grep -o 'zone set rebuilt.*\|zone set swapped in.*' "$DIR/reload/err" || true
+    [ -z "${KEEP:-}" ] || { cp "$DIR/reload/stamped" "$KEEP"; cp "$DIR/reload/out" "$KEEP.gpio"; }
+    grep "latency\|longest loop turn:\|loop turn took" "$DIR/reload/err" || true
 fi

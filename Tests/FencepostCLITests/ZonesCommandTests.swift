@@ -70,6 +70,39 @@ import Testing
         }
     }
 
+    /// `--retain-replaced` (what a SIGHUP's build runs): the set being replaced stays as a second
+    /// link, `OUT.replaced`, the same file the agent still maps, so that letting it go frees no
+    /// blocks in the agent's loop; the next such build removes that one and keeps the set it
+    /// replaces in turn. A build without the flag keeps nothing.
+    @Test func retainReplacedKeepsTheReplacedSetUntilTheNextBuild() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let agent = try #require(ChildProcess.agentBinary, "fencepost-agent not built")
+        let input = dir.appendingPathComponent("zones.geojson"), output = dir.appendingPathComponent("state.zones")
+        let kept = output.path + ".replaced"
+        func inode(_ path: String) -> UInt64? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value
+        }
+        func build(_ circles: Int, retain: Bool) throws {
+            try Data(Self.geojson(circles: circles).utf8).write(to: input)
+            let r = try ChildProcess.run(["zones", "build", input.path, "-o", output.path] + (retain ? ["--retain-replaced"] : []), executable: agent)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        try build(10, retain: true)        // nothing to replace: nothing kept
+        #expect(!FileManager.default.fileExists(atPath: kept))
+        let first = try #require(inode(output.path))
+        try build(20, retain: true)
+        #expect(inode(kept) == first, "the replaced set is not kept")
+        let second = try #require(inode(output.path))
+        #expect(second != first)
+        try build(30, retain: true)
+        #expect(inode(kept) == second, "the kept set is not the one just replaced")
+        let info = try ChildProcess.run(["zones", "info", kept])
+        #expect(info.stdoutLines.contains("zones       21 (20 circles, 1 polygons)"), "\(info.stdout)")
+        try build(40, retain: false)
+        #expect(inode(kept) == second, "a build without the flag touched the kept set")
+    }
+
     /// Exit codes by what failed, and a `--limit` below 1 refused (it trapped in `prefix`).
     @Test func exitCodesSayWhatFailed() throws {
         let dir = try Self.folder()

@@ -61,6 +61,10 @@ int cfl_clock_synchronized(void);
 /// `malloc_trim(0)`: gives the heap's free pages back to the kernel (malloc.h is not in Glibc's module).
 int cfl_malloc_trim(void);
 
+/// `sync_file_range(fd, offset, count, WAIT_BEFORE | WRITE | WAIT_AFTER)`: writes that range of the
+/// file to the disk and waits for it (a _GNU_SOURCE call). Returns 0, or -1 with errno.
+int cfl_write_out_range(int fd, long long offset, long long count);
+
 /// libgps, loaded at first use (libgps_loader.c). `cfl_gps_load` returns NULL when loaded, else
 /// why not (dlerror's text); the other calls are gps_open, gps_stream, gps_read, gps_close and
 /// gps_errstr, valid only after a successful load. `FENCEPOST_LIBGPS` names another file to load.

@@ -7,7 +7,8 @@
 //   SIGHUP  a changed GeoJSON is built by a child process (`<this executable> zones build`), so
 //           the loop keeps delivering; when it ends well the new set is mapped and swapped in, and
 //           zones that are unchanged keep their state. A failed build keeps the old set and logs
-//           why. A SIGHUP during a build builds again when it ends.
+//           why. A SIGHUP during a build builds again when it ends. The replaced set is kept as
+//           STATE.zones.replaced until the next build or start, so that unmapping it is cheap.
 import CivilTime
 import FencepostLinux
 import Geofencing
@@ -37,6 +38,8 @@ extension AgentDaemon {
             if zoneSet != nil { swapZoneSet(nil, note: "no zones configured") }
             return true
         }
+        // The set the last SIGHUP replaced, kept for that agent's swap: nothing maps it now.
+        AtomicFile.removeRetained(ZoneSetFiles.retainedPath(forSet: zoneSetPath))
         startup.step("zone set: reading \(source)")
         let hash: UInt64
         do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits) } catch {
@@ -118,8 +121,10 @@ extension AgentDaemon {
             log.info("SIGHUP: a zone-set build is running; the GeoJSON is looked at again when it ends")
             return
         }
+        // --retain-replaced: the set this agent maps is kept under a second name, so that letting
+        // it go after the swap frees no blocks in the loop turn (~80 ms at 1M zones).
         let arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
-                         "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed"]
+                         "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed", "--retain-replaced"]
         do {
             let child = try ChildProcess.spawn(arguments, environment: [])
             zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source,
@@ -140,11 +145,16 @@ extension AgentDaemon {
         let turn = Double(longestTurn / 10_000) / 100
         if end == .exited(0) || end == .exited(ZoneSetFiles.unchangedStatus) {
             do {
+                let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
                 let loaded = try LoadedZoneSet(path: zoneSetPath, verifyChecksum: false)
+                let opened = SystemClocks.boottimeNow().nanosecondsSinceBoot
                 if let current = zoneSet, current.set.checksum == loaded.set.checksum {
                     log.info("SIGHUP: zones unchanged (\(current.set.count) zones)")
                 } else {
                     swapZoneSet(loaded, note: "zone set rebuilt in \((seconds * 10).rounded() / 10) s: \(loaded.set.count) zones from \(job.source); longest loop turn meanwhile \(turn) ms")
+                    // This turn's own work (its length is in the loop's figures, not in "meanwhile").
+                    let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                    log.info("zone set swapped in \(LoopTurnWatch.milliseconds(done &- begin)) (mapped and checked in \(LoopTurnWatch.milliseconds(opened &- begin)))")
                 }
             } catch {
                 log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")

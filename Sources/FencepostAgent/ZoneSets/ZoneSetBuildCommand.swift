@@ -1,4 +1,5 @@
-// `fencepost-agent zones build IN -o OUT [--max-radius M]`: the agent's own build of a zone set,
+// `fencepost-agent zones build IN -o OUT [--max-radius M] [--if-changed] [--retain-replaced]`: the
+// agent's own build of a zone set,
 // the command a SIGHUP runs as a child process (so `fencepost run` and the lean agent both can:
 // `fencepost zones build` takes the same arguments).
 import FencepostLinux
@@ -12,7 +13,7 @@ public enum ZoneSetBuildCommand {
     public static func run(_ arguments: [String]) -> Int32 {
         var input: String?, output: String?
         var limits = RequestLimits()
-        var ifChanged = false
+        var ifChanged = false, retainReplaced = false
         var i = 0
         while i < arguments.count {
             let a = arguments[i]
@@ -21,8 +22,9 @@ public enum ZoneSetBuildCommand {
                 limits.maximumRadius = r; i += 2; continue
             }
             if a == "--if-changed" { ifChanged = true; i += 1; continue }
+            if a == "--retain-replaced" { retainReplaced = true; i += 1; continue }
             if input == nil, !a.hasPrefix("-") { input = a; i += 1; continue }
-            try? FileDescriptor.standardError.writeAll("usage: fencepost-agent zones build IN.geojson -o OUT [--max-radius METRES] [--if-changed]\n")
+            try? FileDescriptor.standardError.writeAll("usage: fencepost-agent zones build IN.geojson -o OUT [--max-radius METRES] [--if-changed] [--retain-replaced]\n")
             return 64
         }
         guard let input, let output else {
@@ -31,7 +33,7 @@ public enum ZoneSetBuildCommand {
         }
         if ifChanged, ZoneSetFiles.isCurrent(output, geojsonPath: input, limits: limits) { return ZoneSetFiles.unchangedStatus }
         do {
-            let built = try ZoneSetFiles.build(geojsonPath: input, output: output, limits: limits)
+            let built = try ZoneSetFiles.build(geojsonPath: input, output: output, limits: limits, retainReplaced: retainReplaced)
             let peak = Memory.peakResidentKilobytes().map { ", peak \($0) kB resident" } ?? ""
             try? FileDescriptor.standardOutput.writeAll("\(output): \(built.zones) zones, \(built.bytes) bytes\(peak)\n")
             return 0

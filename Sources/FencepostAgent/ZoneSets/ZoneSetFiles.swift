@@ -51,6 +51,11 @@ public enum ZoneSetFiles {
     /// Where the agent keeps the set built from its `zones` file: next to the state file.
     public static func setPath(forState statePath: String) -> String { statePath + ".zones" }
 
+    /// Where a build run for a running agent keeps the set it replaces (a hard link), so that the
+    /// agent's letting go of its mapping does not free the file's blocks in its loop turn (see
+    /// `AtomicFile`); the next such build, or the agent's next start, removes it.
+    public static func retainedPath(forSet path: String) -> String { path + ".replaced" }
+
     /// What a build did.
     public struct Built: Sendable {
         public var zones: Int
@@ -64,8 +69,11 @@ public enum ZoneSetFiles {
     /// - Parameters:
     ///   - name: the GeoJSON's name in messages.
     ///   - progress: (features read, bytes read of total) while reading.
+    ///   - retainReplaced: a running agent maps `output`: keep the replaced set at
+    ///     ``retainedPath(forSet:)`` (and remove the one kept by the previous build).
     /// - Complexity: O(n); the GeoJSON is mapped and its pages are let go as the reader passes them.
     public static func build(geojsonPath: String, name: String? = nil, output: String, limits: RequestLimits,
+                             retainReplaced: Bool = false,
                              progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
         let input: MappedFile
         do { input = try MappedFile(path: geojsonPath) } catch {
@@ -81,7 +89,7 @@ public enum ZoneSetFiles {
                 input.dropResidentPages()
             }
             input.dropResidentPages()
-            return try write(image, to: output)
+            return try write(image, to: output, retaining: retainReplaced ? retainedPath(forSet: output) : nil)
         }
         let built = try compileAndWrite()
         // Read back what was written: the agent that swaps it in need not checksum it again.
@@ -103,10 +111,10 @@ public enum ZoneSetFiles {
     /// The exit status of `zones build --if-changed` when the set was current.
     public static let unchangedStatus: Int32 = 3
 
-    /// Writes `image` to `output` atomically.
-    public static func write(_ image: ZoneSetImage, to output: String) throws(ZoneSetBuildError) -> Built {
+    /// Writes `image` to `output` atomically (the replaced file kept at `retaining`, if given).
+    public static func write(_ image: ZoneSetImage, to output: String, retaining: String? = nil) throws(ZoneSetBuildError) -> Built {
         let file: AtomicFile
-        do { file = try AtomicFile(replacing: output) } catch { throw ZoneSetBuildError(.output, "cannot write the zone set: \(error)") }
+        do { file = try AtomicFile(replacing: output, retaining: retaining) } catch { throw ZoneSetBuildError(.output, "cannot write the zone set: \(error)") }
         var sink = FileSink(file: file)
         do {
             try image.write(to: &sink)
