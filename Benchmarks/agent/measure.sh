@@ -136,8 +136,8 @@ if has large; then
     sed -i 's/"radius": /"radius": 1/' "$DIR/large/zones.geojson"
     T0=$(date +%s.%N)
     kill -HUP $PID
-    i=0; until grep -q "zone set rebuilt\|keeping the previous zone set" "$DIR/large/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || break; done
-    echo "SIGHUP rebuild: $(grep -o 'zone set rebuilt.*' "$DIR/large/err" || grep 'keeping' "$DIR/large/err") (signal → swapped $(elapsed "$T0") s)"
+    i=0; until grep -q "zone set swapped in\|keeping the previous zone set" "$DIR/large/err" 2>/dev/null; do sleep 0.2; i=$((i+1)); [ $i -lt 3000 ] || break; done
+    echo "SIGHUP rebuild: $(grep -o 'zone set rebuilt.*' "$DIR/large/err" || grep 'keeping' "$DIR/large/err") (signal → swapped $(elapsed "$T0") s); $(grep -o 'zone set swapped in.*' "$DIR/large/err")"
     sleep 2
     echo "idle after the rebuild: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
