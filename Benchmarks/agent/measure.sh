@@ -26,12 +26,25 @@ import json, random, sys, os
 out, zones, cal, secondly, speed, root = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 os.makedirs(out, exist_ok=True)
 rng = random.Random(20261121)
+# ROUTE=1: the zones 3° further south (none on the demo drive) plus 35 m zones on every 12th fix
+# of the drive (entry only), as in the fixes part: a crossing every ~1.2 s at 10×.
+route = os.environ.get("ROUTE") == "1"
 with open(f"{out}/zones.geojson", "w") as f:
     f.write('{"type":"FeatureCollection","features":[')
     for i in range(zones):
-        lat, lon = 51.0 + rng.random() * 0.5, 6.5 + rng.random() * 0.5
+        lat, lon = (48.0 if route else 51.0) + rng.random() * 0.5, 6.5 + rng.random() * 0.5
         f.write(("," if i else "") + json.dumps({"type": "Feature", "id": f"z{i}", "geometry": {"type": "Point", "coordinates": [lon, lat]},
                                                   "properties": {"radius": 50 + rng.random() * 250}}))
+    if route:
+        points = []
+        for line in open(f"{root}/board/demo/duesseldorf-2009-07-07.nmea", encoding="ascii", errors="replace"):
+            g = line.strip().split(",")
+            if g[0].endswith("GGA") and len(g) > 6 and g[2] and g[4] and g[6] != "0":
+                lat = int(g[2][:2]) + float(g[2][2:]) / 60; lon = int(g[4][:3]) + float(g[4][3:]) / 60
+                points.append((lat if g[3] == "N" else -lat, lon if g[5] == "E" else -lon))
+        for i, (lat, lon) in enumerate(points[12::12]):
+            f.write("," + json.dumps({"type": "Feature", "id": f"p{i}", "geometry": {"type": "Point", "coordinates": [round(lon, 6), round(lat, 6)]},
+                                      "properties": {"radius": 35, "notifyOnEntry": True, "notifyOnExit": False}}))
     f.write("]}")
 gps = f'[gps]\nsource = "replay"\nfile = "{root}/board/demo/duesseldorf-2009-07-07.nmea"\nspeed = {speed}\nexit_at_end = false\n' if speed != "0" else ""
 with open(f"{out}/fencepost.toml", "w") as f:
@@ -152,7 +165,9 @@ if has reload; then
     # The two GeoJSON files are written and synced before the agent starts and swapped by a hard
     # link: a GeoJSON written just before the SIGHUP (EDIT=sed: `sed -i` on it) is on its way to
     # the disk meanwhile, and on ext4 the agent's next commit waits for it (see Benchmarks/README).
-    gen reload "$LARGE" 0 60 0
+    # ROUTE=1: also the demo drive replayed at 10×, crossing a 35 m zone every ~1.2 s (the large
+    # set moved off its way): location deliveries during the rebuilds too.
+    if [ "${ROUTE:-}" = 1 ]; then gen reload "$LARGE" 0 60 10; else gen reload "$LARGE" 0 60 0; fi
     R=$DIR/reload
     if [ "${EDIT:-}" != sed ]; then
         cp "$R/zones.geojson" "$R/zones-a.geojson"
@@ -197,12 +212,13 @@ with open(src, "rb") as f, open(dst, "w") as out:
     sleep 3
     kill -TERM $PID; wait $PID || true
     sleep 0.1; kill $WATCH; wait $WATCH 2>/dev/null || true
-    echo "reload: $k SIGHUP rebuilds of $LARGE zones (GeoJSON ${EDIT:-synced, swapped by a link}), a calendar trigger due every second (load average $L0 → $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "reload: $k SIGHUP rebuilds of $LARGE zones (GeoJSON ${EDIT:-synced, swapped by a link}), a calendar trigger due every second$([ "${ROUTE:-}" = 1 ] && echo ", the demo drive at 10×") (load average $L0 → $(cut -d' ' -f1-3 /proc/loadavg))"
     python3 - "$DIR/reload/stamped" <<'PY'
-import math, re, sys
+import calendar, math, re, sys
 inside, outside, windows, start = [], [], [], None
 delivered = {}
 first = None
+crossings = []
 for line in open(sys.argv[1]):
     t, text = line.split(" ", 1)
     t = float(t)
@@ -212,6 +228,13 @@ for line in open(sys.argv[1]):
     # A window ends with the swap turn: "swapped in" is logged last in it.
     elif start is not None and ("zone set swapped in" in text or "keeping the previous zone set" in text):
         windows.append((start, t)); start = None
+    # A zone entry's line ends with its fix's GNSS time; the replay at 10× puts fix time f at
+    # wall time (f - f0) / 10 + c for an unknown c: entries are compared after removing the
+    # smallest stamp - f / 10 (their lateness relative to the most punctual one).
+    e = re.search(r"delivered p\d+/.* on enter \(fix (\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)Z\)", text)
+    if e:
+        y, mo, d, h, mi, se = (int(x) for x in e.groups())
+        crossings.append((t - calendar.timegm((y, mo, d, h, mi, se)) / 10, start is not None))
     m = re.search(r"delivered minutely-(\d+)[/ ]", text)
     if m:
         s = math.floor(t); s -= (s - int(m.group(1))) % 60      # the trigger's due second
@@ -227,6 +250,12 @@ missing = [s for s in due if s not in delivered]
 print(f"reload: during the rebuilds ({', '.join(f'{b - a:.1f} s' for a, b in windows)}): {summary(inside)}; "
       f"{len(due) - len(missing)} of the {len(due)} seconds due meanwhile delivered")
 print(f"reload: outside them: {summary(outside)}")
+if crossings:
+    c0 = min(c for c, _ in crossings)
+    for during in (True, False):
+        xs = sorted((c - c0) * 1000 for c, w in crossings if w == during)
+        if xs: print(f"reload: zone entries (ROUTE=1) {'during the rebuilds' if during else 'outside them'}: {len(xs)}, "
+                     f"lateness relative to the most punctual entry p50 {xs[len(xs) // 2]:.1f} ms, max {xs[-1]:.1f} ms")
 PY
     grep -o 'zone set rebuilt.*\|zone set swapped in.*' "$DIR/reload/err" || true
     [ -z "${KEEP:-}" ] || { cp "$DIR/reload/stamped" "$KEEP"; cp "$DIR/reload/out" "$KEEP.gpio"; }
