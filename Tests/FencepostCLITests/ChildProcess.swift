@@ -50,8 +50,12 @@ enum ChildProcess {
 
     /// Runs `fencepost arguments…` with `input` on standard input (through a file, so that neither
     /// side blocks on a full pipe) and collects both outputs.
+    ///
+    /// A child still running after `timeLimit` seconds is killed (SIGKILL): its status is then
+    /// ``timedOut`` and its standard error ends with a line that says so and names the command, so
+    /// that a hang is a failure with a name instead of a test run that never ends.
     static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"],
-                    executable: URL? = nil) throws -> Output {
+                    executable: URL? = nil, timeLimit: Double = 600) throws -> Output {
         guard let binary = executable ?? binary else { throw NotFound() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -74,13 +78,24 @@ enum ChildProcess {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        let deadline = Date().addingTimeInterval(timeLimit)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let killed = process.isRunning
+        if killed { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try stdin.close(); try stdout.close(); try stderr.close()
+        var errors = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        if killed {
+            errors += "\n[test harness: \(binary.lastPathComponent) \(arguments.joined(separator: " ")) was still running after \(Int(timeLimit)) s; killed]\n"
+        }
         return Output(
-            status: process.terminationStatus,
+            status: killed ? timedOut : process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            stderr: errors)
     }
+
+    /// The status ``run(_:input:environment:executable:timeLimit:)`` gives a child it killed.
+    static let timedOut: Int32 = -9
 
     struct NotFound: Error, CustomStringConvertible {
         var description: String { "fencepost binary not found next to the test bundle; set FENCEPOST_BINARY" }

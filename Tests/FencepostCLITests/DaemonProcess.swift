@@ -107,9 +107,10 @@ final class DaemonProcess {
         return (p.terminationStatus, Date().timeIntervalSince(start))
     }
 
-    /// Runs a CLI command against this daemon's socket.
+    /// Runs a CLI command against this daemon's socket (killed after 120 s: the CLI gives up on
+    /// a silent daemon after 30).
     func cli(_ arguments: [String], input: String = "") throws -> ChildProcess.Output {
-        try ChildProcess.run(arguments + ["--socket", socket], input: input)
+        try ChildProcess.run(arguments + ["--socket", socket], input: input, timeLimit: 120)
     }
 
     /// The console lines `+S.sss s  NAME (BCM n) on|off`, parsed.

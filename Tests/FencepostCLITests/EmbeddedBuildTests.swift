@@ -71,7 +71,8 @@ enum EmbeddedBuilds {
     static func build(_ arguments: [String]) -> Result<URL, BuildFailed> {
         let script = DaemonProcess.root.appendingPathComponent("board/cross-build")
         let name = arguments.joined(separator: " ")
-        guard let out = try? ChildProcess.run(arguments, environment: [:], executable: script) else {
+        // A cold build takes 3-8 min on two cores, more when the other tests run beside it.
+        guard let out = try? ChildProcess.run(arguments, environment: [:], executable: script, timeLimit: 2400) else {
             return .failure(BuildFailed(description: "board/cross-build \(name) could not be started"))
         }
         let path = out.stdout.split(separator: "\n").last.map(String.init) ?? ""

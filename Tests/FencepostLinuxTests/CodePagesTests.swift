@@ -9,7 +9,7 @@ import Testing
         return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
     }
 
-    @Test func parsesExecutableFileMappingsWithTheirPrivatePages() {
+    @Test func parsesReadOnlyFileMappingsWithTheirPrivatePages() {
         let smaps = """
             55e33f04a000-55e33f926000 r-xp 00000000 fd:01 123 /usr/bin/fencepost-agent
             Size:               9072 kB
@@ -22,10 +22,18 @@ import Testing
             Rss:                   8 kB
             Anonymous:             4 kB
             7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]
+            7f0000005000-7f0000006000 rw-p 00002000 fd:01 456 /usr/lib/with text relocations.so
+            Anonymous:             4 kB
+            7f0000008000-7f000000a000 r--p 00000000 fd:01 789 /var/lib/fencepost/state.db.zones
+            Anonymous:             0 kB
+            7f000000b000-7f000000c000 rw-s 00000000 fd:01 790 /var/lib/fencepost/state.db-shm
+            Anonymous:             0 kB
             """
-        #expect(ExecutableMapping.parse(smaps) == [
-            ExecutableMapping(start: 0x55e33f04a000, end: 0x55e33f926000, path: "/usr/bin/fencepost-agent", anonymousKilobytes: 0),
-            ExecutableMapping(start: 0x7f0000002000, end: 0x7f0000004000, path: "/usr/lib/with text relocations.so", anonymousKilobytes: 4),
+        #expect(ReadOnlyFileMapping.parse(smaps) == [
+            ReadOnlyFileMapping(start: 0x55e33f04a000, end: 0x55e33f926000, path: "/usr/bin/fencepost-agent", anonymousKilobytes: 0),
+            ReadOnlyFileMapping(start: 0x55e33f926000, end: 0x55e33f963000, path: "/usr/bin/fencepost-agent", anonymousKilobytes: 12),
+            ReadOnlyFileMapping(start: 0x7f0000002000, end: 0x7f0000004000, path: "/usr/lib/with text relocations.so", anonymousKilobytes: 4),
+            ReadOnlyFileMapping(start: 0x7f0000008000, end: 0x7f000000a000, path: "/var/lib/fencepost/state.db.zones", anonymousKilobytes: 0),
         ])
     }
 

@@ -230,7 +230,7 @@ public final class AgentDaemon {
         center.store.releaseMemory()
         Memory.releaseFreePages()
         let code = Memory.releaseCodePages()
-        log.info("start-up memory released: heap trimmed, \(code.mappings) code mappings (\(code.bytes / 1024) KiB) dropped from the page table")
+        log.info("start-up memory released: heap trimmed, \(code.mappings) read-only file mappings (\(code.bytes / 1024) KiB) dropped from the page table")
 
         while exitCode == nil {
             armTimers()

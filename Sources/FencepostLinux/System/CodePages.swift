@@ -1,12 +1,14 @@
-// Dropping the code pages the start-up used from the page table, so that the idle agent's resident
-// size is the code its loop runs, not everything that ran once (the configuration parser, the
-// GeoJSON reader, the schema migration, SQLite's query planner …).
+// Dropping the code and read-only data pages the start-up used from the page table, so that the
+// idle agent's resident size is the code its loop runs, not everything that ran once (the
+// configuration parser, the GeoJSON reader, the schema migration, SQLite's query planner, the
+// dynamic linker's walk through every library's symbol tables …).
 //
-// Each executable file mapping (`r-xp` in /proc/self/maps) that holds no private copy of a page
-// (`Anonymous: 0 kB` in /proc/self/smaps: nothing was written into it, so the file is its exact
-// content) gets `madvise(MADV_DONTNEED)`: its pages leave this process's page table but stay in
-// the kernel's page cache; the next call into them is a minor fault that maps them back from
-// memory, no disk read. A mapping with private pages (text relocations) is left alone: dropping
+// Each read-only file mapping (`r-xp` or `r--p` in /proc/self/maps: code, constants, symbol
+// tables, a mapped zone set) that holds no private copy of a page (`Anonymous: 0 kB` in
+// /proc/self/smaps: nothing was written into it, so the file is its exact content) gets
+// `madvise(MADV_DONTNEED)`: its pages leave this process's page table but stay in the kernel's
+// page cache; the next use is a minor fault that maps them back from memory, no disk read. A
+// mapping with private pages (text relocations, RELRO after relocation) is left alone: dropping
 // them would bring the unrelocated file content back.
 #if canImport(Glibc)
 import Glibc
@@ -17,15 +19,17 @@ import CFencepostLinux
 extension Memory {
     /// What ``releaseCodePages()`` did.
     public struct CodePagesReleased: Sendable {
-        /// Executable file mappings advised, and their total size in bytes.
+        /// Read-only file mappings advised, and their total size in bytes.
         public var mappings: Int
         public var bytes: Int
-        /// Executable mappings skipped because they hold private (written) pages.
+        /// Read-only file mappings skipped because they hold private (written) pages.
         public var skipped: Int
     }
 
-    /// Drops the pages of the executable file mappings from this process's page table (they stay
-    /// in the page cache). Call after start-up, when the code that will run again is the loop's.
+    /// Drops the pages of the read-only file mappings (code, constants, symbol tables) from this
+    /// process's page table (they stay in the page cache). Call after start-up, when the code that
+    /// will run again is the loop's; link with `-z now`, or the first call of each library function
+    /// afterwards walks the symbol tables back in.
     /// The corresponding C function is `madvise(MADV_DONTNEED)`.
     ///
     /// - Complexity: reads /proc/self/smaps once (tens of mappings).
@@ -34,7 +38,7 @@ extension Memory {
         var result = CodePagesReleased(mappings: 0, bytes: 0, skipped: 0)
         guard let bytes = try? FileDescriptor.readFile("/proc/self/smaps") else { return result }
         let text = String(decoding: bytes, as: UTF8.self)
-        for mapping in ExecutableMapping.parse(text) {
+        for mapping in ReadOnlyFileMapping.parse(text) {
             guard mapping.anonymousKilobytes == 0 else { result.skipped += 1; continue }
             let length = mapping.end - mapping.start
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
@@ -47,18 +51,18 @@ extension Memory {
     }
 }
 
-/// An executable, file-backed mapping of /proc/self/smaps.
-struct ExecutableMapping: Equatable {
+/// A read-only (executable or not), private, file-backed mapping of /proc/self/smaps.
+struct ReadOnlyFileMapping: Equatable {
     var start: Int
     var end: Int
     var path: String
     /// The mapping's `Anonymous:` field: pages written (copied on write), kB.
     var anonymousKilobytes: Int
 
-    /// The `r-xp` mappings of a file (path beginning with '/') in smaps text.
-    static func parse(_ smaps: String) -> [ExecutableMapping] {
-        var out: [ExecutableMapping] = []
-        var current: ExecutableMapping?
+    /// The `r-xp` and `r--p` mappings of a file (path beginning with '/') in smaps text.
+    static func parse(_ smaps: String) -> [ReadOnlyFileMapping] {
+        var out: [ReadOnlyFileMapping] = []
+        var current: ReadOnlyFileMapping?
         for line in smaps.split(separator: "\n", omittingEmptySubsequences: true) {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = fields.first else { continue }
@@ -66,10 +70,10 @@ struct ExecutableMapping: Equatable {
                 if let c = current { out.append(c) }
                 current = nil
                 let range = first.split(separator: "-")
-                guard fields[1] == "r-xp", fields.count >= 6, fields[5].hasPrefix("/"),
+                guard fields[1] == "r-xp" || fields[1] == "r--p", fields.count >= 6, fields[5].hasPrefix("/"),
                       range.count == 2, let s = Int(range[0], radix: 16), let e = Int(range[1], radix: 16), e > s
                 else { continue }
-                current = ExecutableMapping(start: s, end: e, path: fields[5...].joined(separator: " "), anonymousKilobytes: -1)
+                current = ReadOnlyFileMapping(start: s, end: e, path: fields[5...].joined(separator: " "), anonymousKilobytes: -1)
             } else if first == "Anonymous:", fields.count >= 2, current != nil {
                 current!.anonymousKilobytes = Int(fields[1]) ?? -1
             }
