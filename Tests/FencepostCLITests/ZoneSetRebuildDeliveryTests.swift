@@ -1,5 +1,6 @@
 import FencepostLinux
 import Foundation
+import SeededRandom
 import Testing
 
 /// Deliveries stay on time while a SIGHUP rebuilds a changed zone set in a child process
@@ -13,16 +14,37 @@ import Testing
 /// `reload` part gives the figures), so only a loop that waits for the build, or for the swap,
 /// fails it.
 @Suite struct ZoneSetRebuildDeliveryTests {
-    /// Circle zones: enough that a debug build of the changed set takes several seconds.
-    static let zoneCount = 200_000
+    /// Circle zones, each with a 2.5 KB property the build reads past: the child's build of the
+    /// changed set (~50 MB of GeoJSON) takes seconds even in a debug build, while the swap turn,
+    /// which checks every zone of the new set (O(zones), ~9 µs a zone in a debug build under the
+    /// full suite's load: 1.8 s for 200k zones), stays short. The test is about the loop during the
+    /// build; the swap turn's length at 1M is measured by measure.sh (21 ms in a release build).
+    static let zoneCount = 20_000
+
+    /// `count` circle zones around Düsseldorf with padding; `moved` gets another centre.
+    static func zones(_ count: Int, seed: UInt64, moved: Int? = nil) -> String {
+        var rng = SplitMix64(seed: seed)
+        let pad = String(repeating: "x", count: 2_500)
+        var features: [String] = []
+        features.reserveCapacity(count)
+        for i in 0 ..< count {
+            var lat = 51 + rng.uniform(0, 0.5), lon = 6.5 + rng.uniform(0, 0.5)
+            let radius = 50 + rng.uniform(0, 250)
+            if i == moved { lat = 51.9; lon = 7.1 }
+            features.append(#"{"type":"Feature","id":"z\#(i)","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"radius":\#(radius),"note":"\#(pad)"}}"#)
+        }
+        return #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+    }
 
     @Test func deliveriesDueDuringARebuildAreOnTime() async throws {
         let seed: UInt64 = 11
         let run = try await ZoneSetReplayAgreementTests.onOwnThread { try Self.run(seed: seed) }
         let window = try #require(run.window, "seed \(seed): no rebuild seen; log:\n\(run.log)")
-        // The check means something only when seconds fell due during the rebuild.
-        let due = Array(Int(window.start.rounded(.up)) ..< Int(window.end.rounded(.down)))
-        #expect(due.count >= 2, "seed \(seed): the rebuild took \(window.end - window.start) s; log:\n\(run.log)")
+        // The check means something only when a second fell due during the rebuild (it takes
+        // several seconds; one is enough).
+        let first = Int(window.start.rounded(.up)), end = max(first, Int(window.end.rounded(.down)))
+        let due = Array(first ..< end)
+        #expect(!due.isEmpty, "seed \(seed): the rebuild took \(window.end - window.start) s; log:\n\(run.log)")
         let missing = due.filter { run.lateness[$0] == nil }
         #expect(missing.isEmpty, "seed \(seed): no delivery for the seconds \(missing) due during the rebuild; log:\n\(run.log)")
         for s in due {
@@ -47,7 +69,7 @@ import Testing
     static func run(seed: UInt64) throws -> Run {
         let d = try DaemonProcess()
         let zonesFile = d.dir.appendingPathComponent("zones.geojson")
-        try Data(DaemonZonesTests.zones(zoneCount, seed: seed).utf8).write(to: zonesFile)
+        try Data(Self.zones(zoneCount, seed: seed).utf8).write(to: zonesFile)
         var body = "zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n"
         for i in 0 ..< 60 {
             body += "[[request]]\nid = \"tick-\(i)\"\ncontent = { title = \"Tick \(i)\" }\n"
@@ -87,7 +109,7 @@ import Testing
             }
         }
         stamp(until: { false }, timeout: 3)
-        try Data(DaemonZonesTests.zones(zoneCount, seed: seed, moved: 5).utf8).write(to: zonesFile)
+        try Data(Self.zones(zoneCount, seed: seed, moved: 5).utf8).write(to: zonesFile)
         d.signal(SIGHUP)
         stamp(until: { stamped.contains { $0.line.contains("zone set swapped in") || $0.line.contains("keeping the previous zone set") } }, timeout: 600)
         stamp(until: { false }, timeout: 2)
