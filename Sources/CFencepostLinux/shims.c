@@ -28,3 +28,9 @@ int cfl_write_out_range(int fd, long long offset, long long count) {
     return sync_file_range(fd, (off_t)offset, (off_t)count,
                            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
 }
+
+#include <spawn.h>
+
+int cfl_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}

@@ -81,8 +81,12 @@ enum ChildProcess {
         let deadline = Date().addingTimeInterval(timeLimit)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         let killed = process.isRunning
-        if killed { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if killed {
+            kill(process.processIdentifier, SIGKILL)
+            _ = process.waitForEnd(timeout: 10)
+        } else {
+            process.waitUntilExit()
+        }
         try stdin.close(); try stdout.close(); try stderr.close()
         var errors = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
         if killed {
@@ -99,5 +103,15 @@ enum ChildProcess {
 
     struct NotFound: Error, CustomStringConvertible {
         var description: String { "fencepost binary not found next to the test bundle; set FENCEPOST_BINARY" }
+    }
+}
+
+extension Process {
+    /// Waits until Foundation sees the process end, polling every 10 ms; false after `timeout`
+    /// seconds (unlike `waitUntilExit`, which has no deadline).
+    func waitForEnd(timeout: Double) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while isRunning && Date() < end { usleep(10_000) }
+        return !isRunning
     }
 }

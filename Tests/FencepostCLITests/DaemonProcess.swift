@@ -28,8 +28,14 @@ final class DaemonProcess {
         errURL = dir.appendingPathComponent("stderr-0")
     }
 
+    /// Kills a daemon still running, waits at most 10 s for Foundation to see it end (it sees a
+    /// child end when the child's end of a socket pair closes: a descriptor leaked into another
+    /// long-lived process once kept that open for minutes), and removes the folder.
     deinit {
-        if let p = process, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        if let p = process, p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            _ = p.waitForEnd(timeout: 10)
+        }
         try? FileManager.default.removeItem(at: dir)
     }
 

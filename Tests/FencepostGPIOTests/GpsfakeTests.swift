@@ -1,3 +1,4 @@
+import CFencepostLinux
 import CivilTime
 import FencepostLinux
 import Foundation
@@ -60,6 +61,10 @@ final class Gpsfake {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else: a descriptor of the test process left in gpsfake (or its gpsd) would keep,
+        // say, the socket pair by which Foundation's Process sees another test's child end open
+        // for as long as gpsfake runs.
+        cfl_spawn_close_from(&actions, 3)
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -64,6 +64,9 @@ int cfl_malloc_trim(void);
 /// `sync_file_range(fd, offset, count, WAIT_BEFORE | WRITE | WAIT_AFTER)`: writes that range of the
 /// file to the disk and waits for it (a _GNU_SOURCE call). Returns 0, or -1 with errno.
 int cfl_write_out_range(int fd, long long offset, long long count);
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34, _GNU_SOURCE): close every descriptor from
+/// `from` on in the child.
+int cfl_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
 /// libgps, loaded at first use (libgps_loader.c). `cfl_gps_load` returns NULL when loaded, else
 /// why not (dlerror's text); the other calls are gps_open, gps_stream, gps_read, gps_close and

@@ -1,11 +1,14 @@
 // Starting and reaping child processes (the delivery hook): posix_spawn with an argv (no shell),
 // a chosen environment, an empty signal mask and default signal dispositions — the daemon blocks
-// TERM/INT/HUP for its signalfd, and a child must not inherit that (it would ignore `kill`).
+// TERM/INT/HUP for its signalfd, and a child must not inherit that (it would ignore `kill`). Every
+// descriptor above standard error is closed in the child: one left open by a library without
+// O_CLOEXEC (or opened by another thread between its creation and fcntl) would otherwise live on
+// in a long-running child, and whoever waits for that descriptor's end-of-file (a pipe's reader,
+// Foundation's Process watching its socket pair) would wait for the child instead.
 #if canImport(Glibc)
 import Glibc
-#elseif hasFeature(Embedded)
-import CFencepostLinux
 #endif
+import CFencepostLinux
 
 /// A child process started by ``ChildProcess/spawn(_:environment:)``.
 public struct ChildProcess: Hashable, Sendable {
@@ -25,8 +28,8 @@ public struct ChildProcess: Hashable, Sendable {
 
     /// Starts `arguments[0]` (an absolute path, or a name looked up in `PATH`) with `arguments`
     /// as its argv and exactly `environment` as its environment. Standard input is /dev/null;
-    /// standard output and error are the daemon's.
-    /// The corresponding C function is `posix_spawnp`.
+    /// standard output and error are the daemon's; no other descriptor is inherited.
+    /// The corresponding C functions are `posix_spawnp` and `posix_spawn_file_actions_addclosefrom_np`.
     public static func spawn(_ arguments: [String], environment: [String]) throws(Errno) -> ChildProcess {
         precondition(!arguments.isEmpty, "spawn needs a program")
         var attributes = posix_spawnattr_t()
@@ -42,6 +45,7 @@ public struct ChildProcess: Hashable, Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        cfl_spawn_close_from(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) }; for p in envp { free(p) } }
