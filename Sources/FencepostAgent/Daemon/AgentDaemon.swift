@@ -92,6 +92,8 @@ public final class AgentDaemon {
     var buttonFailures = RepeatLimiter()
     /// How long loop turns take and on what.
     var turns = LoopTurnWatch()
+    /// When to give memory back after deliveries and control traffic.
+    var idleRelease = IdleRelease()
     var slowTurnLines = RepeatLimiter()
     var lastSlowTurn: UInt64 = 0
     /// The time of the fix being processed, for the log of the location deliveries it causes.
@@ -227,9 +229,7 @@ public final class AgentDaemon {
         syncState()
         startup.ready()   // serving: state, requests, zone set and GPS in place
         updateStatusLine()
-        center.store.releaseMemory()
-        Memory.releaseFreePages()
-        let code = Memory.releaseCodePages()
+        let code = releaseMemory()
         log.info("start-up memory released: heap trimmed, \(code.mappings) read-only file mappings (\(code.bytes / 1024) KiB) dropped from the page table")
 
         while exitCode == nil {
@@ -281,12 +281,18 @@ public final class AgentDaemon {
                 let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
                 switch event.token {
                 case .monotonicTimer, .wallTimer: break     // their work is in handleTime
-                default: turns.note({ served?.description ?? what }, from: mark, to: done)
+                default:
+                    turns.note({ served?.description ?? what }, from: mark, to: done)
+                    idleRelease.worked(at: done)
                 }
                 mark = done
             }
             handleTime()
             statistics.wakeDue = nil
+            if idleRelease.isDue(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) {
+                let code = releaseMemory()
+                log.debug("idle \(idleRelease.quiet / 1_000_000_000) s after work: heap trimmed, \(code.mappings) read-only file mappings dropped from the page table")
+            }
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
@@ -303,6 +309,21 @@ public final class AgentDaemon {
         }
         shutDown()
         return exitCode ?? 0
+    }
+
+    /// Gives memory back after start-up and after work (see ``IdleRelease``): the engine's spare
+    /// array room, SQLite's caches, the control read buffer, the heap's free pages, then the
+    /// read-only file pages from the page table (last: reading /proc/self/smaps allocates, and
+    /// the trim gives that back too). Idle pages come back as minor faults from the page cache.
+    /// - Complexity: O(requests) for the engine's copy when it shrinks; one read of smaps.
+    @discardableResult
+    func releaseMemory() -> Memory.CodePagesReleased {
+        center.releaseSpareCapacity()
+        center.store.releaseMemory()
+        clients.releaseIdleMemory()
+        let code = Memory.releaseCodePages()
+        Memory.releaseFreePages()
+        return code
     }
 
     /// Everything due by the clocks: engine timers, replayed fixes, reconnects, patterns, hook limits, watchdog.
@@ -339,6 +360,7 @@ public final class AgentDaemon {
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
+        if let d = idleRelease.deadline { deadlines.append(d) }
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
         if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
@@ -401,6 +423,7 @@ public final class AgentDaemon {
             log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")\(d.regionEvent != nil ? fixTime.map { " (fix \($0))" } ?? "" : "")")
             hook.run(d, at: now)
         }
+        if !out.deliveries.isEmpty { idleRelease.worked(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) }
         for o in out.outcomes { log.info("\(o.kind.rawValue) \(o.requestIdentifier): \(o.detail)") }
         for id in out.acknowledged { try? outputs.acknowledge(id, at: now) }
         if !out.deliveries.isEmpty || !out.acknowledged.isEmpty { updateStatusLine() }

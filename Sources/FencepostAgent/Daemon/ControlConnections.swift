@@ -59,8 +59,9 @@ final class ControlConnections {
     let log: DaemonLog
     private(set) var connections: [UInt32: Connection] = [:]
     private var nextConnectionID: UInt32 = 0
-    /// One read buffer for every connection (the loop has one thread).
-    private var buffer = [UInt8](repeating: 0, count: 65_536)
+    /// One read buffer for every connection (the loop has one thread), made at the first read
+    /// and let go by ``releaseIdleMemory()``: 64 kB of an idle agent's few megabytes.
+    private var buffer: [UInt8] = []
     /// While accept fails for lack of descriptors: the listener is not watched until then.
     private(set) var listenerPausedUntil: UInt64?
     private var acceptBackoff = ReconnectBackoff(initial: 100_000_000, maximum: 2_000_000_000)
@@ -83,6 +84,11 @@ final class ControlConnections {
         self.listener = listener; self.loop = loop; self.policy = policy
         self.maximumMessageBytes = maximumMessageBytes; self.limits = limits; self.log = log
         connectionCap = limits.connectionCap(descriptorLimit: DescriptorLimit.soft)
+    }
+
+    /// Lets go of the read buffer while no connection is open (the loop has been idle a while).
+    func releaseIdleMemory() {
+        if connections.isEmpty { buffer = [] }
     }
 
     /// Open connections.
@@ -199,6 +205,7 @@ final class ControlConnections {
             }
             if c.closeAfterFlush || c.peerClosed || c.socket.pendingOutputCount >= limits.maximumQueuedOutput
                 || reads >= limits.readsPerTurn { break }
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 65_536) }
             let r: SocketRead
             // A Result inside: withUnsafeMutableBytes rethrows untyped, which Embedded Swift refuses.
             switch buffer.withUnsafeMutableBytes({ b in Result { () throws(Errno) in try c.socket.read(into: b) } }) {

@@ -86,6 +86,9 @@ public final class DurableNotificationCenter {
     /// Commit now, fsync at ``sync()``: set by the agent, which acts on an output between the two.
     public var defersSync = false
 
+    /// Gives back the engine's spare array room (after a burst of adds, or when idle).
+    public func releaseSpareCapacity() { engine.releaseSpareCapacity() }
+
     /// Makes every commit so far durable against a power cut (one fsync; nothing when none waits).
     public func sync() throws(CenterError) {
         do { try store.sync() } catch { throw .store(error) }

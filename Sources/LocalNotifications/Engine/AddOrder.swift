@@ -19,6 +19,10 @@ struct AddOrder {
 
     subscript(i: Int) -> Pair { pairs[i] }
 
+    /// Shrinks the pair list to its contents when much of its room is spare (see
+    /// ``NotificationEngine/releaseSpareCapacity()``).
+    mutating func releaseSpareCapacity() { NotificationEngine.shrink(&pairs) }
+
     /// Adds the newest request. Its sequence is larger than every one before.
     mutating func append(sequence: Int64, slot: Int32) {
         #if DEBUG

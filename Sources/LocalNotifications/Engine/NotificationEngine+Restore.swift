@@ -55,8 +55,7 @@ extension NotificationEngine {
                         out.changes.append(.outcome(o))
                     }
                 }
-                entry.calendar = CalendarFields(policy: t.policy, repeatedTime: t.repeatedTime,
-                                                schedule: try? CalendarSchedule(t.match, weekRules: t.weekRules), zone: zone)
+                entry.fixedZone = zone.map(FixedZone.init)
                 if entry.progress.after == nil && wallTrusted {
                     entry.progress.after = clock.wall.secondsSinceEpoch
                     out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))

@@ -172,7 +172,7 @@ extension NotificationEngine {
         if wallTrusted {
             let now = clock.wall.secondsSinceEpoch
             for i in slots.indices {
-                guard var e = slots[i], case .calendar = e.request.trigger, e.zone == nil,
+                guard var e = slots[i], case .calendar = e.request.trigger, e.fixedZone == nil,
                       let after = e.progress.after, after < now else { continue }
                 e.progress.after = now
                 slots[i] = e

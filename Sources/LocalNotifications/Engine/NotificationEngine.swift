@@ -28,33 +28,39 @@ public struct NotificationEngine {
     /// timers) test a byte instead of matching the trigger enum and copying its payload.
     enum Kind: UInt8 { case calendar, interval, location }
 
-    /// The calendar-only parts of an entry, boxed and immutable: inline they made every entry
-    /// ~1 KB, a gigabyte at a million location requests.
-    final class CalendarFields: Sendable {
-        /// The matching and repeated-time policies (copied out of the trigger).
-        let policy: MatchingPolicy
-        let repeatedTime: RepeatedTimePolicy
-        /// nil when the match cannot be compiled (a restored row): the request never fires.
-        let schedule: CalendarSchedule?
-        /// A fixed zone's rules; nil for a floating trigger.
-        let zone: ZoneRules?
-
-        init(policy: MatchingPolicy, repeatedTime: RepeatedTimePolicy, schedule: CalendarSchedule?, zone: ZoneRules?) {
-            self.policy = policy; self.repeatedTime = repeatedTime; self.schedule = schedule; self.zone = zone
-        }
+    /// A calendar trigger's fixed zone, boxed: most triggers float (follow the device zone), and
+    /// an inline `ZoneRules?` would make every slot ~170 bytes larger.
+    final class FixedZone: Sendable {
+        let rules: ZoneRules
+        init(_ rules: ZoneRules) { self.rules = rules }
     }
 
     struct Entry {
         var request: NotificationRequest
         var progress: TriggerProgress
         var kind: Kind
-        /// Calendar triggers only.
-        var calendar: CalendarFields?
-        var policy: MatchingPolicy { calendar?.policy ?? .nextTime }
-        var repeatedTime: RepeatedTimePolicy { calendar?.repeatedTime ?? .first }
-        var schedule: CalendarSchedule? { calendar?.schedule }
+        /// Calendar triggers with a `tz` only: that zone's rules.
+        var fixedZone: FixedZone?
+        /// The matching and repeated-time policies of a calendar trigger.
+        var policy: MatchingPolicy {
+            if case .calendar(let t) = request.trigger { return t.policy }
+            return .nextTime
+        }
+        var repeatedTime: RepeatedTimePolicy {
+            if case .calendar(let t) = request.trigger { return t.repeatedTime }
+            return .first
+        }
+        /// The calendar trigger's compiled match, made again at each use (validation and a few
+        /// comparisons: tens of nanoseconds, once per fire) rather than kept: kept, it was ~400 of
+        /// the ~600 bytes each calendar request cost beside its slot (a boxed copy of the match
+        /// the request already holds, plus its date filter). nil for other kinds, and when the
+        /// match cannot be compiled (a restored row): the request never fires.
+        var schedule: CalendarSchedule? {
+            guard case .calendar(let t) = request.trigger else { return nil }
+            return try? CalendarSchedule(t.match, weekRules: t.weekRules)
+        }
         /// A fixed zone's rules; nil for floating calendar triggers and other kinds.
-        var zone: ZoneRules? { calendar?.zone }
+        var zone: ZoneRules? { fixedZone?.rules }
         var timer: TimerHandle?
         /// Calendar: wall seconds of the next fire; interval: monotonic ms of the next fire.
         var due: Int64?
@@ -212,18 +218,16 @@ public struct NotificationEngine {
         var entry = Entry(request: request, progress: TriggerProgress(generation: generation), kind: Self.kind(of: request.trigger), sequence: 0)
         switch request.trigger {
         case .calendar(let t):
-            let schedule: CalendarSchedule
-            do { schedule = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
+            // Validated here; compiled again at each use (see Entry.schedule).
+            do { _ = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
                 throw RequestError(.calendar, "trigger.calendar.match: \(error)")
             }
-            var zone: ZoneRules? = nil
             if let name = t.zoneIdentifier {
                 guard let rules = zoneLookup(name) else {
                     throw RequestError(.zone, "trigger.calendar.tz \"\(name)\" is not a zone this device knows (an IANA name such as Europe/Berlin)")
                 }
-                zone = rules
+                entry.fixedZone = FixedZone(rules)
             }
-            entry.calendar = CalendarFields(policy: t.policy, repeatedTime: t.repeatedTime, schedule: schedule, zone: zone)
             entry.progress.after = isTrusted(clock) ? clock.wall.secondsSinceEpoch : nil
         case .interval:
             entry.anchorMilliseconds = Int64(clock.monotonicMilliseconds)
