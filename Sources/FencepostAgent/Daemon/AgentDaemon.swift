@@ -318,7 +318,10 @@ public final class AgentDaemon {
     /// - Complexity: O(requests) for the engine's copy when it shrinks; one read of smaps.
     @discardableResult
     func releaseMemory() -> Memory.CodePagesReleased {
+        let before = center.engine.slotStorage
         center.releaseSpareCapacity()
+        let after = center.engine.slotStorage
+        log.debug("engine slots: \(before.count) (\(before.free) free) in room for \(before.capacity), now \(after.capacity)")
         center.store.releaseMemory()
         clients.releaseIdleMemory()
         let code = Memory.releaseCodePages()

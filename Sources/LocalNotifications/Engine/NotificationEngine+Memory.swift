@@ -13,6 +13,9 @@ extension NotificationEngine {
         addOrder.releaseSpareCapacity()
     }
 
+    /// The slot array's length, its room, and the free slots in it (for a debug log line).
+    public var slotStorage: (count: Int, capacity: Int, free: Int) { (slots.count, slots.capacity, freeSlots.count) }
+
     /// Copies `array` into a buffer just large enough when more than an eighth of its room is spare.
     static func shrink<T>(_ array: inout [T]) {
         let spare = array.capacity - array.count

@@ -274,8 +274,13 @@ public struct NotificationEngine {
         if let s = freeSlots.popLast() { slot = s; slots[Int(s)] = entry } else { slot = Int32(slots.count); slots.append(entry) }
         slotOf[entry.request.identifier] = slot
         addOrder.append(sequence: entry.sequence, slot: slot)
-        let current = slots    // read by the check while addOrder changes (no copy: not mutated here)
-        addOrder.compactIfSparse(live: slotOf.count) { current[Int($0.slot)]?.sequence == $0.sequence }
+        do {
+            // A second reference to the slots, read by the check while addOrder changes; it must
+            // end before the slots are written below, or that write copies all of them (a debug
+            // build keeps a local alive to the end of its scope: every insert copied the array).
+            let current = slots
+            addOrder.compactIfSparse(live: slotOf.count) { current[Int($0.slot)]?.sequence == $0.sequence }
+        }
         switch entry.request.trigger {
         case .calendar:
             timeBasedCount += 1
