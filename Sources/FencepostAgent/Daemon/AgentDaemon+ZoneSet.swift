@@ -129,7 +129,7 @@ extension AgentDaemon {
             let child = try ChildProcess.spawn(arguments, environment: [])
             zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source,
                                         started: SystemClocks.boottimeNow().nanosecondsSinceBoot)
-            longestTurn = 0
+            turns.resetLongestSinceMark()
             log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed")
         } catch {
             log.error("SIGHUP: cannot start the zone-set build: \(error); keeping the zone set")
@@ -142,7 +142,7 @@ extension AgentDaemon {
         guard let job = zoneBuild, let end = try? job.child.reap() else { return }
         zoneBuild = nil
         let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - job.started) / 1e9
-        let turn = Double(longestTurn / 10_000) / 100
+        let turn = Double(turns.longestSinceMark / 10_000) / 100
         if end == .exited(0) || end == .exited(ZoneSetFiles.unchangedStatus) {
             do {
                 let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot

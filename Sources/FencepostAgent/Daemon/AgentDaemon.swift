@@ -75,8 +75,6 @@ public final class AgentDaemon {
     var zoneSet: LoadedZoneSet?
     var zoneBuild: ZoneSetBuildJob?
     var zoneBuildAgain = false
-    /// The longest loop turn (epoll return → next wait) since a zone-set build began, nanoseconds.
-    var longestTurn: UInt64 = 0
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
@@ -90,12 +88,10 @@ public final class AgentDaemon {
     var gpioFailures = RepeatLimiter()
     /// The button line failing to read (it stays readable, so this would repeat every loop turn).
     var buttonFailures = RepeatLimiter()
-    /// How long loop turns take and on what.
+    /// How long loop turns take and on what; the warnings about slow ones.
     var turns = LoopTurnWatch()
     /// When to give memory back after deliveries and control traffic.
     var idleRelease = IdleRelease()
-    var slowTurnLines = RepeatLimiter()
-    var lastSlowTurn: UInt64 = 0
     /// The time of the fix being processed, for the log of the location deliveries it causes.
     var fixTime: WallInstant?
 
@@ -300,12 +296,10 @@ public final class AgentDaemon {
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "state sync (fsync)" }, from: mark, to: done)
             if let slow = turns.end(at: done) {
-                log.repeating(.warning, slow, limiter: &slowTurnLines, at: done)
-                lastSlowTurn = done
-            } else if slowTurnLines.isActive && done &- lastSlowTurn >= slowTurnLines.interval {
-                log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &slowTurnLines, at: done)
+                log.repeating(.warning, slow, limiter: &turns.slowLines, at: done)
+            } else if turns.slowLinesMayClear(at: done) {
+                log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &turns.slowLines, at: done)
             }
-            longestTurn = max(longestTurn, SystemClocks.boottimeNow().nanosecondsSinceBoot - turnStart)
         }
         shutDown()
         return exitCode ?? 0

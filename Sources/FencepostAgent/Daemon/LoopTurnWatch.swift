@@ -16,6 +16,13 @@ struct LoopTurnWatch {
     private(set) var longest: (nanoseconds: UInt64, what: String)?
     /// Turns over ``threshold``.
     private(set) var slowTurns = 0
+    /// The warning lines about slow turns: one repeating condition, cleared once turns have been
+    /// fast for the limiter's interval.
+    var slowLines = RepeatLimiter()
+    /// When the last slow turn ended.
+    private(set) var lastSlow: UInt64 = 0
+    /// The longest turn since ``resetLongestSinceMark()`` (a zone-set build began), nanoseconds.
+    private(set) var longestSinceMark: UInt64 = 0
 
     /// A turn begins (after `epoll_wait` returned).
     mutating func begin(at now: UInt64) {
@@ -38,14 +45,25 @@ struct LoopTurnWatch {
     /// is made only for a slow turn or a new longest one.
     mutating func end(at now: UInt64) -> String? {
         let d = now >= start ? now - start : 0
+        longestSinceMark = max(longestSinceMark, d)
         let isLongest = d > (longest?.nanoseconds ?? 0)
         guard isLongest || d > threshold else { return nil }
         let text = parts.isEmpty ? "nothing over 1 ms" : parts.map { "\($0.what) \(Self.milliseconds($0.nanoseconds))" }.joined(separator: ", ")
         if isLongest { longest = (d, text) }
         guard d > threshold else { return nil }
         slowTurns += 1
+        lastSlow = now
         return "loop turn took \(Self.milliseconds(d)): \(text)"
     }
+
+    /// Whether the slow-turn condition may be logged as cleared at `now` (it is on, and no turn
+    /// was slow for the limiter's interval).
+    func slowLinesMayClear(at now: UInt64) -> Bool {
+        slowLines.isActive && now &- lastSlow >= slowLines.interval
+    }
+
+    /// Starts measuring ``longestSinceMark`` again.
+    mutating func resetLongestSinceMark() { longestSinceMark = 0 }
 
     /// `12.3 ms`.
     static func milliseconds(_ ns: UInt64) -> String {
