@@ -3,7 +3,7 @@
 # 1k triggers and with many zones, wakeups in 60 s idle, due-time → GPIO latency, binary size.
 #
 #   Benchmarks/agent/measure.sh [path/to/fencepost-agent] [zones for the large case, default 1000000]
-#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, latency, fixes, large, reload)
+#   PARTS="idle latency" Benchmarks/agent/measure.sh …    only some parts (idle, sparse, latency, fixes, large, reload)
 #   (reload, not in the default: deliveries due every second while SIGHUP rebuilds the large set)
 #
 # Build first: swift build -c release --static-swift-stdlib --product fencepost-agent
@@ -20,10 +20,10 @@ LARGE=${2:-1000000}
 DIR=$(mktemp -d /tmp/fp-measure.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
-gen() { # gen NAME ZONES CALENDAR SECONDLY SPEED
-python3 - "$DIR/$1" "$2" "$3" "$4" "$5" "$(cd "$(dirname "$0")/../.." && pwd)" <<'PY'
+gen() { # gen NAME ZONES CALENDAR SECONDLY SPEED [STEP: the minutely triggers' seconds apart, 1]
+python3 - "$DIR/$1" "$2" "$3" "$4" "$5" "$(cd "$(dirname "$0")/../.." && pwd)" "${6:-1}" <<'PY'
 import json, random, sys, os
-out, zones, cal, secondly, speed, root = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+out, zones, cal, secondly, speed, root, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], int(sys.argv[7])
 os.makedirs(out, exist_ok=True)
 rng = random.Random(20261121)
 # ROUTE=1: the zones 3° further south (none on the demo drive) plus 35 m zones on every 12th fix
@@ -56,7 +56,7 @@ with open(f"{out}/fencepost.toml", "w") as f:
                 f'trigger = {{ calendar = {{ match = {{ hour = {rng.randrange(24)}, minute = {rng.randrange(60)} }}, repeats = true }} }}\n\n')
     for i in range(secondly):
         f.write(f'[[request]]\nid = "minutely-{i}"\ncontent = {{ title = "Tick {i}", sound = "default" }}\n'
-                f'trigger = {{ calendar = {{ match = {{ second = {i % 60} }}, repeats = true }} }}\n\n')
+                f'trigger = {{ calendar = {{ match = {{ second = {(i * step) % 60} }}, repeats = true }} }}\n\n')
 PY
 }
 
@@ -88,6 +88,18 @@ if has idle; then
     echo "idle, 60 s without GPS input: $((S1 - S0)) context switches (wakeups); deliveries in that minute: $(grep -c delivered "$DIR/idle/err" || true)"
     echo "idle, after those 60 s: RSS $(rss $PID) kB"
     kill -TERM $PID; wait $PID || true
+fi
+
+if has sparse; then
+    # A delivery every 15 s, no GPS: each comes after the agent gave its idle memory back (10 s
+    # after the last work), so its code faults back in from the page cache first.
+    gen sparse 100 0 4 0 15
+    printf '\n[log]\nlevel = "debug"\n' >> "$DIR/sparse/fencepost.toml"   # the release's own line
+    start sparse
+    sleep 122
+    kill -TERM $PID; wait $PID || true
+    echo "sparse (a delivery every 15 s, each after the idle release): $(grep -c 'idle 10 s after work' "$DIR/sparse/err" || true) releases logged"
+    grep "latency" "$DIR/sparse/err" | sed 's/^/sparse: /' || echo "sparse: no latency line"
 fi
 
 if has latency; then
