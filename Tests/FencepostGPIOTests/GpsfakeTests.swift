@@ -154,8 +154,9 @@ struct GpsfakeTests {
         return (fixes, nil)
     }
 
+    // No `.timeLimit` (see StatusFollowTests): the waits below have deadlines, and stop() kills
+    // a gpsfake that ignores SIGTERM for 20 s.
     @Test("fixes match our NMEA pipeline; gpsd stopping is a disconnection; reconnecting works",
-          .timeLimit(.minutes(3)),
           .enabled(if: SharedTestData.available && SharedTestData.hasGpsfake,
                    "needs \(SharedTestData.drive.path) (shared test data) and \(SharedTestData.gpsfake) (board/install-deps)"))
     func endToEnd() throws {
