@@ -285,10 +285,7 @@ public final class AgentDaemon {
             }
             handleTime()
             statistics.wakeDue = nil
-            if idleRelease.isDue(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) {
-                let code = releaseMemory()
-                log.debug("idle \(idleRelease.quiet / 1_000_000_000) s after work: heap trimmed, \(code.mappings) read-only file mappings dropped from the page table")
-            }
+            releaseMemoryIfIdle()
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
@@ -303,24 +300,6 @@ public final class AgentDaemon {
         }
         shutDown()
         return exitCode ?? 0
-    }
-
-    /// Gives memory back after start-up and after work (see ``IdleRelease``): the engine's spare
-    /// array room, SQLite's caches, the control read buffer, the heap's free pages, then the
-    /// read-only file pages from the page table (last: reading /proc/self/smaps allocates, and
-    /// the trim gives that back too). Idle pages come back as minor faults from the page cache.
-    /// - Complexity: O(requests) for the engine's copy when it shrinks; one read of smaps.
-    @discardableResult
-    func releaseMemory() -> Memory.CodePagesReleased {
-        let before = center.engine.slotStorage
-        center.releaseSpareCapacity()
-        let after = center.engine.slotStorage
-        log.debug("engine slots: \(before.count) (\(before.free) free) in room for \(before.capacity), now \(after.capacity)")
-        center.store.releaseMemory()
-        clients.releaseIdleMemory()
-        let code = Memory.releaseCodePages()
-        Memory.releaseFreePages()
-        return code
     }
 
     /// Everything due by the clocks: engine timers, replayed fixes, reconnects, patterns, hook limits, watchdog.
