@@ -62,6 +62,23 @@ public struct RegionIndex: Sendable {
         var minLat: SIMD16<Int16>, maxLat: SIMD16<Int16>, minLon: SIMD16<Int16>, maxLon: SIMD16<Int16>
     }
 
+    /// A leaf's frame and what a point query needs to decide its circles from their 16-bit boxes
+    /// alone (see "Circles decided in the leaf" below): 32 B, two to a cache line.
+    @usableFromInline
+    struct LeafFrame: Sendable, BitwiseCopyable {
+        /// (minimum latitude, minimum longitude, scale latitude, scale longitude): a coordinate x
+        /// is (x − minimum) × scale units of the 16-bit boxes.
+        var frame: SIMD4<Float>
+        /// E: units by which a decidable lane's decoded centre and half-extents (from its box) may
+        /// differ from those of its circle's ellipse; measured at build, rounded up.
+        var tolerance: Float
+        /// η: relative band of the planar test around ρ² = 1 (sphere vs plane, rounding).
+        var band: Float
+        /// Bit i: lane i is a circle whose box decides a point query (with `tolerance`, `band`).
+        var decidable: UInt32
+        var reserved: UInt32 = 0
+    }
+
     /// A scaled coordinate (0…65535 in the leaf's frame, anything outside clamped) as the signed
     /// 16-bit value stored in leaves (unit − 32768: SSE compares signed 16-bit lanes natively).
     @inline(__always)
@@ -87,8 +104,8 @@ public struct RegionIndex: Sendable {
     private var levelStart: [Int] = []
     /// Leaf nodes: the boxes of entries 16·i ..< 16·i+16, quantized to 16 bits in the leaf's frame.
     private var leaves: [Leaf] = []
-    /// Per leaf: (minimum latitude, minimum longitude, scale latitude, scale longitude), Float.
-    private var frames: [SIMD4<Float>] = []
+    /// Per leaf: its frame and circle-decision parameters.
+    private var frames: [LeafFrame] = []
     private var entryCount = 0
     private var entrySlots: [UInt32] = []
     private var geometry: [EntryGeometry] = []
@@ -106,6 +123,7 @@ public struct RegionIndex: Sendable {
         var slots: [UInt32] = []
         var geos: [EntryGeometry] = []
         var polys: [PolygonRegion] = []
+        var circles: [DecodableCircle?] = []
         var n = 0
         for (slot, shape) in regions {
             precondition(slot >= 0, "slots are non-negative")
@@ -121,7 +139,12 @@ public struct RegionIndex: Sendable {
             let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
             let s = UInt32(slot) | (b == nil ? 0 : Self.multiple)
             boxes.append(a); slots.append(s); geos.append(geo)
-            if let b { boxes.append(b); slots.append(s); geos.append(geo) }
+            if case .circle(let c) = shape, b == nil {
+                circles.append(DecodableCircle(latitude: c.center.latitude, longitude: c.center.longitude, angle: cap.angle))
+            } else {
+                circles.append(nil)
+            }
+            if let b { boxes.append(b); slots.append(s); geos.append(geo); circles.append(nil) }
         }
         count = n
         polygons = polys
@@ -137,7 +160,7 @@ public struct RegionIndex: Sendable {
             geometry[k] = geos[Int(i)]
         }
         entryCount = e
-        let tree = Self.packTree(entryCount: e) { boxes[Int(order[$0])] }
+        let tree = Self.packTree(entryCount: e, box: { boxes[Int(order[$0])] }, circle: { circles[Int(order[$0])] })
         nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
     }
 
@@ -146,7 +169,7 @@ public struct RegionIndex: Sendable {
         var nodes: [Node] = []
         var levelStart: [Int] = []
         var leaves: [Leaf] = []
-        var frames: [SIMD4<Float>] = []
+        var frames: [LeafFrame] = []
     }
 
     /// The order of `count` boxes on the Hilbert curve of their centres over the data's extent:
@@ -175,7 +198,7 @@ public struct RegionIndex: Sendable {
     /// inner levels above them. One leaf's Float boxes are built at a time, so the memory is that
     /// of the result (~9 B per entry), whatever the number of entries.
     /// - Complexity: O(n).
-    static func packTree(entryCount e: Int, box: (Int) -> GeoBox) -> PackedTree {
+    static func packTree(entryCount e: Int, box: (Int) -> GeoBox, circle: (Int) -> DecodableCircle?) -> PackedTree {
         var tree = PackedTree()
         guard e > 0 else { return tree }
         let leafCount = (e + 15) / 16
@@ -198,7 +221,7 @@ public struct RegionIndex: Sendable {
             }
             let u = node.union
             let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
-            tree.frames.append(SIMD4<Float>(u.0, u.2, scale.x, scale.y))
+            let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
             func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
                 var r = SIMD16<Int16>()
                 for l in 0 ..< 16 {
@@ -208,8 +231,10 @@ public struct RegionIndex: Sendable {
                 }
                 return r
             }
-            tree.leaves.append(Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
-                                    minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1)))
+            let quantizedLeaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
+                                     minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+            tree.leaves.append(quantizedLeaf)
+            tree.frames.append(Self.leafFrame(quantizedLeaf, frame: frame, lanes: Swift.min(16, e - 16 * leaf)) { circle(16 * leaf + $0) })
             if leafCount > 1 {
                 level[leaf >> 4].minLat[leaf & 15] = u.0
                 level[leaf >> 4].maxLat[leaf & 15] = u.1
@@ -240,7 +265,7 @@ public struct RegionIndex: Sendable {
     /// Bytes held by the index (nodes, slots, geometry, polygons), excluding array headers.
     public var memoryFootprint: Int {
         var bytes = nodes.capacity * MemoryLayout<Node>.stride
-            + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * 16
+            + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * MemoryLayout<LeafFrame>.stride
             + entrySlots.capacity * 4 + geometry.capacity * MemoryLayout<EntryGeometry>.stride
             + levelStart.capacity * 8
         for p in polygons {
@@ -294,7 +319,7 @@ public struct RegionIndex: Sendable {
     }
 
     /// The index's parts, for the zone-set writer (same module).
-    var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [SIMD4<Float>], entryCount: Int,
+    var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [LeafFrame], entryCount: Int,
                 slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion]) {
         (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons)
     }
