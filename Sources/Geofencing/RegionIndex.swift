@@ -8,7 +8,8 @@
 //               2.4 m for the whole Earth, so dense clusters still sort finely). Per entry: slot (4 B) + exact geometry (32 B: centre as a unit
 //               vector and the radius's squared chord; polygons point into a side table).
 //   leaves      leaf i holds the boxes of entries 16·i ..< 16·i+16 as 16-bit offsets in the leaf's
-//               own frame (its bounding box, kept per leaf as 4 Floats): 128 B, two cache lines.
+//               own frame (its bounding box, kept per leaf as 4 Floats, with the parameters of
+//               the circle decision in LeafDecision.swift: 32 B): 128 B, two cache lines.
 //   nodes       inner level 1 holds the unions of 16 leaves, level L+1 of 16 level-L nodes; the
 //               root is the single node of the top level. A node is four SIMD16<Float> (min/max
 //               latitude, min/max longitude) = 256 B, so one node test is four vector subtractions and
@@ -17,13 +18,14 @@
 //               rounded outwards and widened by one unit. Rounding is monotone, so a box test never
 //               rejects what the Double boxes accept; the exact test then decides.
 //
-// Sizing at 1M circles: 62,500 leaves (8 MB) + frames (1 MB) + 4,167 inner nodes (1 MB), 4 MB of
-// slots, 32 MB of geometry: ~46 B per circle (target ≤ 64). Depth 5.
+// Sizing at 1M circles: 62,500 leaves (8 MB) + frames (2 MB) + 4,167 inner nodes (1 MB), 4 MB of
+// slots, 32 MB of geometry: ~47 B per circle (target ≤ 64). Depth 5.
 //
 // Cost per query: the root plus, per level, the few nodes whose box holds the point — with small
 // regions about 1.4 nodes per level at 1M (5.5 inner nodes and 1.6 leaves per query) — then one
 // exact test (a squared chord against the radius's, no trigonometry once the point's unit vector
-// is known) per box that holds the point. Independent of the number of regions but for the log16
+// is known) per box that holds the point — for a point query, only for the boxes that do not
+// decide their circle themselves (LeafDecision.swift: most circles, most points). Independent of the number of regions but for the log16
 // depth. The hot loop is branch-light SIMD: an inner node test is four Float subtractions per lane
 // group OR-ed together (a lane misses when any difference has its sign set), a leaf test eight
 // 16-bit compares; the 16 lane results become a bit mask by narrowing to bytes and one multiply
@@ -63,7 +65,7 @@ public struct RegionIndex: Sendable {
     }
 
     /// A leaf's frame and what a point query needs to decide its circles from their 16-bit boxes
-    /// alone (see "Circles decided in the leaf" below): 32 B, two to a cache line.
+    /// alone (LeafDecision.swift): 32 B, two to a cache line.
     @usableFromInline
     struct LeafFrame: Sendable, BitwiseCopyable {
         /// (minimum latitude, minimum longitude, scale latitude, scale longitude): a coordinate x
