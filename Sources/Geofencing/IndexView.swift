@@ -34,6 +34,7 @@ struct IndexView<Polygons: PolygonTable> {
     let polygons: Polygons
 
     /// See ``RegionIndex/query(_:margin:into:)``; `results` must be empty.
+    @inline(__always)
     func query(_ point: Coordinate, margin: Double, into results: inout [Int32]) {
         if margin <= 0 {
             // The point's own box: no trigonometry unless a box holds the point.
