@@ -287,7 +287,7 @@ public struct ZoneSet: @unchecked Sendable {
     /// `margin` metres (0: the zones containing it), each once.
     /// - Complexity: O(log₁₆ n + k), as ``RegionIndex/query(_:margin:into:)``.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
-        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
+        RegionIndex.empty(&results)
         view?.query(point, margin: margin, into: &results)
     }
 
