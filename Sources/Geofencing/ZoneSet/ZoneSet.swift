@@ -113,6 +113,7 @@ public struct ZoneSet: @unchecked Sendable {
                 throw .corrupt("leaf \(leaf) frame")
             }
         }
+        release(base(.frames), sections[ZoneSetFormat.Section.frames.rawValue].length)
         // Every reference points inside its section.
         let chunk = 1 << 16
         for e in 0 ..< entryCount {
