@@ -24,7 +24,7 @@ struct IndexView<Polygons: PolygonTable> {
     /// Inner nodes, level 1 first, root last (nil when the tree is a single leaf).
     let nodes: UnsafePointer<RegionIndex.Node>?
     let leaves: UnsafePointer<RegionIndex.Leaf>
-    let frames: UnsafePointer<SIMD4<Float>>
+    let frames: UnsafePointer<RegionIndex.LeafFrame>
     /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8).
     let levelStarts: SIMD8<Int32>
     let levels: Int
@@ -34,6 +34,7 @@ struct IndexView<Polygons: PolygonTable> {
     let polygons: Polygons
 
     /// See ``RegionIndex/query(_:margin:into:)``; `results` must be empty.
+    @inline(__always)
     func query(_ point: Coordinate, margin: Double, into results: inout [Int32]) {
         if margin <= 0 {
             // The point's own box: no trigonometry unless a box holds the point.
@@ -99,17 +100,41 @@ struct IndexView<Polygons: PolygonTable> {
                     }
                     continue
                 }
-                let b = RegionIndex.leafBounds(q, frame: frames[index])
+                let frame = frames[index]
+                let b = RegionIndex.leafBounds(q, frame: frame.frame)
                 let n = leaves + index
                 let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
                     .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
                     .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
                     .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
-                let bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
-                if bits != 0 {
-                    refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
-                           multiple: &multiple, into: &results)
+                var bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
+                if bits == 0 { continue }
+                if let point = exact, margin == 0 {
+                    // Circles decided from their boxes (LeafDecision.swift): the rest, and the
+                    // undecided, go to the exact test.
+                    var decidable = bits & frame.decidable
+                    if decidable != 0 {
+                        bits &= ~decidable
+                        let f = frame.frame
+                        let u2 = Float(((point.latitude - Double(f[0])) * Double(f[2]) - 32768) * 2)
+                        let v2 = Float(((point.longitude - Double(f[1])) * Double(f[3]) - 32768) * 2)
+                        repeat {
+                            let lane = decidable.trailingZeroBitCount
+                            decidable &= decidable &- 1
+                            switch RegionIndex.decide(n, lane: lane, u2: u2, v2: v2, frame: frame) {
+                            case .inside:
+                                let s = slots[index &* 16 &+ lane]
+                                if s & RegionIndex.multiple != 0 { multiple = true }   // (never for a decidable lane)
+                                results.append(Int32(bitPattern: s & ~RegionIndex.multiple))
+                            case .outside: break
+                            case .undecided: bits |= 1 << UInt32(lane)
+                            }
+                        } while decidable != 0
+                    }
+                    if bits == 0 { continue }
                 }
+                refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
+                       multiple: &multiple, into: &results)
             }
         }
         return multiple

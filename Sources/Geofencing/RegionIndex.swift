@@ -8,7 +8,8 @@
 //               2.4 m for the whole Earth, so dense clusters still sort finely). Per entry: slot (4 B) + exact geometry (32 B: centre as a unit
 //               vector and the radius's squared chord; polygons point into a side table).
 //   leaves      leaf i holds the boxes of entries 16·i ..< 16·i+16 as 16-bit offsets in the leaf's
-//               own frame (its bounding box, kept per leaf as 4 Floats): 128 B, two cache lines.
+//               own frame (its bounding box, kept per leaf as 4 Floats, with the parameters of
+//               the circle decision in LeafDecision.swift: 32 B): 128 B, two cache lines.
 //   nodes       inner level 1 holds the unions of 16 leaves, level L+1 of 16 level-L nodes; the
 //               root is the single node of the top level. A node is four SIMD16<Float> (min/max
 //               latitude, min/max longitude) = 256 B, so one node test is four vector subtractions and
@@ -17,13 +18,14 @@
 //               rounded outwards and widened by one unit. Rounding is monotone, so a box test never
 //               rejects what the Double boxes accept; the exact test then decides.
 //
-// Sizing at 1M circles: 62,500 leaves (8 MB) + frames (1 MB) + 4,167 inner nodes (1 MB), 4 MB of
-// slots, 32 MB of geometry: ~46 B per circle (target ≤ 64). Depth 5.
+// Sizing at 1M circles: 62,500 leaves (8 MB) + frames (2 MB) + 4,167 inner nodes (1 MB), 4 MB of
+// slots, 32 MB of geometry: ~47 B per circle (target ≤ 64). Depth 5.
 //
 // Cost per query: the root plus, per level, the few nodes whose box holds the point — with small
 // regions about 1.4 nodes per level at 1M (5.5 inner nodes and 1.6 leaves per query) — then one
 // exact test (a squared chord against the radius's, no trigonometry once the point's unit vector
-// is known) per box that holds the point. Independent of the number of regions but for the log16
+// is known) per box that holds the point — for a point query, only for the boxes that do not
+// decide their circle themselves (LeafDecision.swift: most circles, most points). Independent of the number of regions but for the log16
 // depth. The hot loop is branch-light SIMD: an inner node test is four Float subtractions per lane
 // group OR-ed together (a lane misses when any difference has its sign set), a leaf test eight
 // 16-bit compares; the 16 lane results become a bit mask by narrowing to bytes and one multiply
@@ -62,6 +64,23 @@ public struct RegionIndex: Sendable {
         var minLat: SIMD16<Int16>, maxLat: SIMD16<Int16>, minLon: SIMD16<Int16>, maxLon: SIMD16<Int16>
     }
 
+    /// A leaf's frame and what a point query needs to decide its circles from their 16-bit boxes
+    /// alone (LeafDecision.swift): 32 B, two to a cache line.
+    @usableFromInline
+    struct LeafFrame: Sendable, BitwiseCopyable {
+        /// (minimum latitude, minimum longitude, scale latitude, scale longitude): a coordinate x
+        /// is (x − minimum) × scale units of the 16-bit boxes.
+        var frame: SIMD4<Float>
+        /// E: units by which a decidable lane's decoded centre and half-extents (from its box) may
+        /// differ from those of its circle's ellipse; measured at build, rounded up.
+        var tolerance: Float
+        /// η: relative band of the planar test around ρ² = 1 (sphere vs plane, rounding).
+        var band: Float
+        /// Bit i: lane i is a circle whose box decides a point query (with `tolerance`, `band`).
+        var decidable: UInt32
+        var reserved: UInt32 = 0
+    }
+
     /// A scaled coordinate (0…65535 in the leaf's frame, anything outside clamped) as the signed
     /// 16-bit value stored in leaves (unit − 32768: SSE compares signed 16-bit lanes natively).
     @inline(__always)
@@ -87,8 +106,8 @@ public struct RegionIndex: Sendable {
     private var levelStart: [Int] = []
     /// Leaf nodes: the boxes of entries 16·i ..< 16·i+16, quantized to 16 bits in the leaf's frame.
     private var leaves: [Leaf] = []
-    /// Per leaf: (minimum latitude, minimum longitude, scale latitude, scale longitude), Float.
-    private var frames: [SIMD4<Float>] = []
+    /// Per leaf: its frame and circle-decision parameters.
+    private var frames: [LeafFrame] = []
     private var entryCount = 0
     private var entrySlots: [UInt32] = []
     private var geometry: [EntryGeometry] = []
@@ -106,6 +125,7 @@ public struct RegionIndex: Sendable {
         var slots: [UInt32] = []
         var geos: [EntryGeometry] = []
         var polys: [PolygonRegion] = []
+        var circles: [DecodableCircle?] = []
         var n = 0
         for (slot, shape) in regions {
             precondition(slot >= 0, "slots are non-negative")
@@ -121,7 +141,12 @@ public struct RegionIndex: Sendable {
             let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
             let s = UInt32(slot) | (b == nil ? 0 : Self.multiple)
             boxes.append(a); slots.append(s); geos.append(geo)
-            if let b { boxes.append(b); slots.append(s); geos.append(geo) }
+            if case .circle(let c) = shape, b == nil {
+                circles.append(DecodableCircle(latitude: c.center.latitude, longitude: c.center.longitude, angle: cap.angle))
+            } else {
+                circles.append(nil)
+            }
+            if let b { boxes.append(b); slots.append(s); geos.append(geo); circles.append(nil) }
         }
         count = n
         polygons = polys
@@ -137,7 +162,7 @@ public struct RegionIndex: Sendable {
             geometry[k] = geos[Int(i)]
         }
         entryCount = e
-        let tree = Self.packTree(entryCount: e) { boxes[Int(order[$0])] }
+        let tree = Self.packTree(entryCount: e, box: { boxes[Int(order[$0])] }, circle: { circles[Int(order[$0])] })
         nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
     }
 
@@ -146,7 +171,7 @@ public struct RegionIndex: Sendable {
         var nodes: [Node] = []
         var levelStart: [Int] = []
         var leaves: [Leaf] = []
-        var frames: [SIMD4<Float>] = []
+        var frames: [LeafFrame] = []
     }
 
     /// The order of `count` boxes on the Hilbert curve of their centres over the data's extent:
@@ -175,7 +200,7 @@ public struct RegionIndex: Sendable {
     /// inner levels above them. One leaf's Float boxes are built at a time, so the memory is that
     /// of the result (~9 B per entry), whatever the number of entries.
     /// - Complexity: O(n).
-    static func packTree(entryCount e: Int, box: (Int) -> GeoBox) -> PackedTree {
+    static func packTree(entryCount e: Int, box: (Int) -> GeoBox, circle: (Int) -> DecodableCircle?) -> PackedTree {
         var tree = PackedTree()
         guard e > 0 else { return tree }
         let leafCount = (e + 15) / 16
@@ -198,7 +223,7 @@ public struct RegionIndex: Sendable {
             }
             let u = node.union
             let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
-            tree.frames.append(SIMD4<Float>(u.0, u.2, scale.x, scale.y))
+            let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
             func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
                 var r = SIMD16<Int16>()
                 for l in 0 ..< 16 {
@@ -208,8 +233,10 @@ public struct RegionIndex: Sendable {
                 }
                 return r
             }
-            tree.leaves.append(Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
-                                    minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1)))
+            let quantizedLeaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
+                                     minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+            tree.leaves.append(quantizedLeaf)
+            tree.frames.append(Self.leafFrame(quantizedLeaf, frame: frame, lanes: Swift.min(16, e - 16 * leaf)) { circle(16 * leaf + $0) })
             if leafCount > 1 {
                 level[leaf >> 4].minLat[leaf & 15] = u.0
                 level[leaf >> 4].maxLat[leaf & 15] = u.1
@@ -240,7 +267,7 @@ public struct RegionIndex: Sendable {
     /// Bytes held by the index (nodes, slots, geometry, polygons), excluding array headers.
     public var memoryFootprint: Int {
         var bytes = nodes.capacity * MemoryLayout<Node>.stride
-            + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * 16
+            + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * MemoryLayout<LeafFrame>.stride
             + entrySlots.capacity * 4 + geometry.capacity * MemoryLayout<EntryGeometry>.stride
             + levelStart.capacity * 8
         for p in polygons {
@@ -259,7 +286,7 @@ public struct RegionIndex: Sendable {
     /// - Complexity: O(log₁₆ n + k) for k regions whose boxes hold the point; no allocation once
     ///   `results` has grown to its working capacity.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
-        if !results.isEmpty { results.removeAll(keepingCapacity: true) }   // the call costs ~70 instructions
+        Self.empty(&results)
         guard !leaves.isEmpty else { return }
         withView { $0.query(point, margin: margin, into: &results) }
     }
@@ -294,7 +321,7 @@ public struct RegionIndex: Sendable {
     }
 
     /// The index's parts, for the zone-set writer (same module).
-    var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [SIMD4<Float>], entryCount: Int,
+    var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [LeafFrame], entryCount: Int,
                 slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion]) {
         (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons)
     }
@@ -328,6 +355,14 @@ public struct RegionIndex: Sendable {
         let words = unsafeBitCast(bytes, to: SIMD2<UInt64>.self) & 0x8080_8080_8080_8080
         let gather: UInt64 = 0x0002_0408_1020_4081
         return UInt32(truncatingIfNeeded: (words[0] &* gather) >> 56) | UInt32(truncatingIfNeeded: (words[1] &* gather) >> 56) << 8
+    }
+
+    /// Empties `results`, keeping its capacity: a query's few results are popped one by one
+    /// (~10 instructions each), where `removeAll(keepingCapacity:)` costs ~45 (a uniqueness
+    /// check and a general `replaceSubrange`).
+    @inline(__always)
+    static func empty(_ results: inout [Int32]) {
+        while !results.isEmpty { results.removeLast() }
     }
 
     static func deduplicate(_ results: inout [Int32]) {

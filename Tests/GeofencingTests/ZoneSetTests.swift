@@ -132,6 +132,7 @@ import Testing
         func section(_ s: ZoneSetFormat.Section) -> Int {
             Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
         }
+        let leafCount = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 88, as: UInt32.self)) }
         func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
             var b = bytes
             change(&b)
@@ -148,6 +149,9 @@ import Testing
             ("levels", { $0[52] &+= 1 }),
             ("section offset misaligned", { $0[128 + 16 * 3] &+= 8 }),
             ("circle radius negative", { $0[section(.zones) + 48 + 7] |= 0x80 }),
+            // Leaf frames: decidable lanes past the entries (bits 16–31 at least), a NaN band.
+            ("frame decides an empty lane", { b in let at = section(.frames) + 32 * (leafCount - 1) + 24; for k in 0 ..< 4 { b[at + k] = 0xFF } }),
+            ("frame band not a number", { b in let at = section(.frames) + 20; for k in 0 ..< 4 { b[at + k] = 0xFF } }),
         ]
         for (what, change) in cases {
             let file = Aligned(resealed(change))
@@ -181,7 +185,9 @@ import Testing
 
     @Test func versionsOlderAreRebuiltNewerRefused() throws {
         let bytes = Self.build(Self.zones(seed: 3, circles: 10, polygons: 1))
-        for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (ZoneSetFormat.version + 1, .newerVersion(ZoneSetFormat.version + 1))] {
+        // Version 1 (16-byte leaf frames, before the leaf decision) is rebuilt, not read.
+        for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (1, .olderVersion(1)),
+                              (ZoneSetFormat.version + 1, .newerVersion(ZoneSetFormat.version + 1))] {
             var b = bytes
             withUnsafeBytes(of: v.littleEndian) { for k in 0 ..< 4 { b[8 + k] = $0[k] } }
             let file = Aligned(b)
@@ -197,7 +203,7 @@ import Testing
     @Test func headerIsLittleEndian() throws {
         let bytes = Self.build(Self.zones(seed: 4, circles: 300, polygons: 0), hash: 0x0102_0304_0506_0708)
         #expect(Array(bytes[0 ..< 8]) == Array("FPZONES".utf8) + [0])
-        #expect(Array(bytes[8 ..< 12]) == [1, 0, 0, 0])
+        #expect(Array(bytes[8 ..< 12]) == [2, 0, 0, 0])
         #expect(Array(bytes[32 ..< 40]) == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(Int(bytes[40]) | Int(bytes[41]) << 8 == 300)
         #expect(bytes.count % 64 == 0)

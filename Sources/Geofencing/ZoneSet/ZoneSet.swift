@@ -76,7 +76,7 @@ public struct ZoneSet: @unchecked Sendable {
         guard count < Int(ZoneSet.slotBase) else { throw .corrupt("\(count) zones") }
         // Sections: inside the file, aligned, of the lengths the counts give.
         var sections: [(offset: Int, length: Int)] = []
-        let expected = [nodeCount * 256, levels * 4, leafCount * 128, leafCount * 16, leafCount * 16 * 4, leafCount * 16 * 32,
+        let expected = [nodeCount * 256, levels * 4, leafCount * 128, leafCount * MemoryLayout<RegionIndex.LeafFrame>.stride, leafCount * 16 * 4, leafCount * 16 * 32,
                         polygonCount * ZoneSetFormat.polygonRecordSize, pointCount * 16, ringStartCount * 4, pointCount * 16,
                         count * ZoneSetFormat.zoneRecordSize, stringBytes, count * ZoneSetFormat.lookupRecordSize]
         for s in ZoneSetFormat.Section.allCases {
@@ -104,6 +104,16 @@ public struct ZoneSet: @unchecked Sendable {
             total += n; level += 1
         }
         guard level == levels, total == nodeCount else { throw .corrupt("\(levels) levels, \(nodeCount) nodes for \(leafCount) leaves") }
+        // Leaf frames: decidable lanes hold entries; tolerance and band are usable numbers.
+        for leaf in 0 ..< leafCount {
+            let at = base(.frames) + MemoryLayout<RegionIndex.LeafFrame>.stride * leaf
+            let tolerance = Float(bitPattern: u32(at + 16)), band = Float(bitPattern: u32(at + 20)), decidable = u32(at + 24)
+            let lanes = min(16, entryCount - 16 * leaf)
+            guard decidable >> UInt32(lanes) == 0, tolerance >= 0, tolerance < 65536, band >= 0, band < 1 else {
+                throw .corrupt("leaf \(leaf) frame")
+            }
+        }
+        release(base(.frames), sections[ZoneSetFormat.Section.frames.rawValue].length)
         // Every reference points inside its section.
         let chunk = 1 << 16
         for e in 0 ..< entryCount {
@@ -168,7 +178,7 @@ public struct ZoneSet: @unchecked Sendable {
                 UnsafeRawPointer(b + base(s)).assumingMemoryBound(to: T.self)
             }
             view = IndexView(nodes: nodeCount > 0 ? ptr(.nodes, RegionIndex.Node.self) : nil,
-                             leaves: ptr(.leaves, RegionIndex.Leaf.self), frames: ptr(.frames, SIMD4<Float>.self),
+                             leaves: ptr(.leaves, RegionIndex.Leaf.self), frames: ptr(.frames, RegionIndex.LeafFrame.self),
                              levelStarts: starts, levels: levels, entryCount: entryCount,
                              slots: ptr(.slots, UInt32.self), geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
                              polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
@@ -278,7 +288,7 @@ public struct ZoneSet: @unchecked Sendable {
     /// `margin` metres (0: the zones containing it), each once.
     /// - Complexity: O(log₁₆ n + k), as ``RegionIndex/query(_:margin:into:)``.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
-        if !results.isEmpty { results.removeAll(keepingCapacity: true) }
+        RegionIndex.empty(&results)
         view?.query(point, margin: margin, into: &results)
     }
 

@@ -202,7 +202,7 @@ public struct ZoneSetBuilder {
         }
         // The packed tree over the entries in Hilbert order.
         let order = RegionIndex.hilbertOrder(count: w) { entries.box($0) }
-        let tree = RegionIndex.packTree(entryCount: w) { entries.box(Int(order[$0])) }
+        let tree = RegionIndex.packTree(entryCount: w, box: { entries.box(Int(order[$0])) }, circle: { entries.circle(Int(order[$0])) })
         let image = ZoneSetImage(tree: tree, order: order, entries: entries, strings: strings, lookup: ids,
                                  bounds: bounds, sourceHash: sourceHash)
         image._checkInvariants()
@@ -241,6 +241,14 @@ struct EntrySource {
         }
         let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
         return isSecond(e) ? b! : a
+    }
+
+    /// Entry `e`'s circle as the leaf decision needs it, when the entry is a circle's only entry.
+    func circle(_ e: Int) -> RegionIndex.DecodableCircle? {
+        guard zones[e] & RegionIndex.multiple == 0 else { return nil }
+        let row = rows[Int(zones[e])]
+        guard row.kind == 0 else { return nil }
+        return RegionIndex.DecodableCircle(latitude: row.latitude, longitude: row.longitude, angle: row.radius / Geodesy.earthRadius)
     }
 
     /// Entry `e`'s exact geometry: a circle's centre vector and squared chord, or the plane
@@ -311,7 +319,7 @@ public struct ZoneSetImage {
         let points = polygons.reduce(0) { $0 + $1.points.count }
         let ringStarts = polygons.reduce(0) { $0 + $1.ringStarts.count }
         return [
-            tree.nodes.count * 256, tree.levelStart.count * 4, tree.leaves.count * 128, tree.frames.count * 16,
+            tree.nodes.count * 256, tree.levelStart.count * 4, tree.leaves.count * 128, tree.frames.count * MemoryLayout<RegionIndex.LeafFrame>.stride,
             paddedEntries * 4, paddedEntries * 32, polygons.count * ZoneSetFormat.polygonRecordSize,
             points * 16, ringStarts * 4, points * 16, rows.count * ZoneSetFormat.zoneRecordSize,
             strings.count, lookup.count * ZoneSetFormat.lookupRecordSize,

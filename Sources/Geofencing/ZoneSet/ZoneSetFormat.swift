@@ -22,7 +22,9 @@
 //   nodes        inner nodes of the packed R-tree, 256 B (4 × 16 f32: min lat, max lat, min lon, max lon)
 //   levelStarts  u32 per inner level: its first node
 //   leaves       128 B per leaf (4 × 16 i16 in the leaf's frame)
-//   frames       16 B per leaf (4 f32: min lat, min lon, scale lat, scale lon)
+//   frames       32 B per leaf: 4 f32 (min lat, min lon, scale lat, scale lon), tolerance (f32),
+//                band (f32), decidable lanes (u32), 0 (u32); see LeafDecision.swift. Version 2
+//                (version 1 had the 16-byte frames alone)
 //   slots        u32 per entry (leaves × 16): zone number, bit 31 = the zone has two entries
 //   geometry     32 B per entry: centre unit vector (3 f64), squared chord of the radius, or
 //                −(polygon + 1) for a polygon
@@ -40,7 +42,7 @@
 /// Constants and functions of the zone-set file format.
 public enum ZoneSetFormat {
     /// The version this build writes and reads.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     static let magic: [UInt8] = Array("FPZONES".utf8) + [0]
     static let headerSize = 512
     static let sectionAlignment = 64
