@@ -1,5 +1,6 @@
 // Giving memory back: after start-up, and once the loop has been idle a while after work (see
 // IdleRelease).
+import CivilTime
 import FencepostLinux
 
 extension AgentDaemon {
