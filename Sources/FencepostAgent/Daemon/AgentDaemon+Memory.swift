@@ -2,6 +2,7 @@
 // IdleRelease).
 import CivilTime
 import FencepostLinux
+import LocalNotifications
 
 extension AgentDaemon {
     /// Gives memory back after start-up and after work (see ``IdleRelease``): the engine's spare
