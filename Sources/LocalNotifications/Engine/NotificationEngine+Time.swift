@@ -72,27 +72,27 @@ extension NotificationEngine {
     static func schedule(_ e: inout Entry, slot: Int32, on wheel: inout TimingWheel<Int32>, deviceZone: ZoneRules, trusted: Bool) {
         e.timer = nil
         e.due = nil
-        guard trusted, let after = e.progress.after, let schedule = e.schedule else { return }
-        let t = WallInstant(secondsSinceEpoch: after)
-        let due: Int64?
-        if let zone = e.zone {
-            due = schedule.nextDate(after: t, in: zone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
-        } else {
-            due = schedule.nextDate(after: t, in: deviceZone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
-        }
+        guard trusted, let after = e.progress.after else { return }
+        let due = nextCalendarFire(e, after: after, deviceZone: deviceZone)
         e.due = due
         if let due { e.timer = wheel.schedule(at: UInt64(max(0, due)), slot) }
     }
 
     /// The first fire of `e` strictly after `after` (wall seconds), in its zone.
     func nextCalendarFire(_ e: Entry, after: Int64) -> Int64? {
-        guard let schedule = e.schedule else { return nil }
+        Self.nextCalendarFire(e, after: after, deviceZone: deviceZone)
+    }
+
+    /// The first fire of `e` strictly after `after` (wall seconds), in its fixed zone or else
+    /// `deviceZone`.
+    static func nextCalendarFire(_ e: Entry, after: Int64, deviceZone: ZoneRules) -> Int64? {
+        guard let rule = e.calendarRule else { return nil }
         let t = WallInstant(secondsSinceEpoch: after)
-        // Branches rather than `e.zone ?? deviceZone`, which would copy (retain) the zone's arrays.
-        if let zone = e.zone {
-            return schedule.nextDate(after: t, in: zone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
+        // Branches rather than `e.fixedZone?.rules ?? deviceZone`, which would copy (retain) the zone's arrays.
+        if let zone = e.fixedZone?.rules {
+            return rule.schedule.nextDate(after: t, in: zone, policy: rule.policy, repeatedTime: rule.repeatedTime)?.secondsSinceEpoch
         }
-        return schedule.nextDate(after: t, in: deviceZone, policy: e.policy, repeatedTime: e.repeatedTime)?.secondsSinceEpoch
+        return rule.schedule.nextDate(after: t, in: deviceZone, policy: rule.policy, repeatedTime: rule.repeatedTime)?.secondsSinceEpoch
     }
 
     /// Arms the calendar timer of `slot` (in place: the entry is not copied out and back).

@@ -41,26 +41,17 @@ public struct NotificationEngine {
         var kind: Kind
         /// Calendar triggers with a `tz` only: that zone's rules.
         var fixedZone: FixedZone?
-        /// The matching and repeated-time policies of a calendar trigger.
-        var policy: MatchingPolicy {
-            if case .calendar(let t) = request.trigger { return t.policy }
-            return .nextTime
+        /// The calendar trigger's compiled match with its policies, from one look at the trigger,
+        /// made again at each use (validation and a few comparisons, once per fire) rather than
+        /// kept: kept, it was ~400 of the ~600 bytes each calendar request cost beside its slot
+        /// (a boxed copy of the match the request already holds, plus its date filter). nil for
+        /// other kinds, and when the match cannot be compiled (a restored row): the request never
+        /// fires.
+        var calendarRule: (schedule: CalendarSchedule, policy: MatchingPolicy, repeatedTime: RepeatedTimePolicy)? {
+            guard case .calendar(let t) = request.trigger,
+                  let schedule = try? CalendarSchedule(t.match, weekRules: t.weekRules) else { return nil }
+            return (schedule, t.policy, t.repeatedTime)
         }
-        var repeatedTime: RepeatedTimePolicy {
-            if case .calendar(let t) = request.trigger { return t.repeatedTime }
-            return .first
-        }
-        /// The calendar trigger's compiled match, made again at each use (validation and a few
-        /// comparisons: tens of nanoseconds, once per fire) rather than kept: kept, it was ~400 of
-        /// the ~600 bytes each calendar request cost beside its slot (a boxed copy of the match
-        /// the request already holds, plus its date filter). nil for other kinds, and when the
-        /// match cannot be compiled (a restored row): the request never fires.
-        var schedule: CalendarSchedule? {
-            guard case .calendar(let t) = request.trigger else { return nil }
-            return try? CalendarSchedule(t.match, weekRules: t.weekRules)
-        }
-        /// A fixed zone's rules; nil for floating calendar triggers and other kinds.
-        var zone: ZoneRules? { fixedZone?.rules }
         var timer: TimerHandle?
         /// Calendar: wall seconds of the next fire; interval: monotonic ms of the next fire.
         var due: Int64?
@@ -189,7 +180,7 @@ public struct NotificationEngine {
         }
         let entry = try makeEntry(request, generation: nextGeneration, clock: clock)
         if case .calendar = request.trigger, nextCalendarFire(entry, after: entry.progress.after ?? clock.wall.secondsSinceEpoch) == nil {
-            throw RequestError(.neverFires, "trigger.calendar.match \(entry.schedule!.match.componentsDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
+            throw RequestError(.neverFires, "trigger.calendar.match \(entry.calendarRule!.schedule.match.componentsDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
         }
         // Nothing has changed yet; from here on nothing throws.
         var out = observe(clock)
@@ -218,7 +209,7 @@ public struct NotificationEngine {
         var entry = Entry(request: request, progress: TriggerProgress(generation: generation), kind: Self.kind(of: request.trigger), sequence: 0)
         switch request.trigger {
         case .calendar(let t):
-            // Validated here; compiled again at each use (see Entry.schedule).
+            // Validated here; compiled again at each use (see Entry.calendarRule).
             do { _ = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
                 throw RequestError(.calendar, "trigger.calendar.match: \(error)")
             }
