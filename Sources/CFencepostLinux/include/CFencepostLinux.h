@@ -34,6 +34,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <signal.h>

@@ -10,9 +10,10 @@
 //
 // Nothing polls: when nothing is due the process sleeps in epoll_wait. Every engine output is
 // committed to SQLite (DurableNotificationCenter) before its signals reach the GPIO lines or
-// the hook; the fsync that makes the commit survive a power cut follows the GPIO change (at the
-// end of the loop turn, and before any control reply is sent), so it is not in the due → buzzer
-// latency.
+// the hook; the fsync that makes the commit survive a power cut follows the GPIO change: asked
+// for at the end of the loop turn and run by the state file's sync thread, so that neither the
+// due → buzzer latency nor the next turn waits for the disk. A control reply waits for the sync
+// that covers what it reports (AgentDaemon+StateSync.swift).
 import Annunciator
 import CivilTime
 import FencepostJSON
@@ -94,6 +95,8 @@ public final class AgentDaemon {
     var idleRelease = IdleRelease()
     /// The time of the fix being processed, for the log of the location deliveries it causes.
     var fixTime: WallInstant?
+    /// Whether the state file's fsyncs run on its sync thread (else in the loop, at the end of each turn).
+    var syncsInBackground = false
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -223,6 +226,7 @@ public final class AgentDaemon {
             log.info("systemd watchdog every \(interval)")
         }
         syncState()
+        startSyncThread()
         startup.ready()   // serving: state, requests, zone set and GPS in place
         updateStatusLine()
         let code = releaseMemory()
@@ -268,6 +272,7 @@ public final class AgentDaemon {
                     handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: what = "button"; handleButton()
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
+                case .stateSynced: what = "state synced"; stateSynced(now: mark)
                 case .connection(let id):
                     // Control work has a budget per turn: past it, the other ready connections
                     // wait for the next turn (epoll is level-triggered: they are reported again,
@@ -289,9 +294,9 @@ public final class AgentDaemon {
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
-            syncState()
+            endTurnSync()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            turns.note({ "state sync (fsync)" }, from: mark, to: done)
+            turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
             if let slow = turns.end(at: done) {
                 log.repeating(.warning, slow, limiter: &turns.slowLines, at: done)
             } else if turns.slowLinesMayClear(at: done) {
@@ -368,23 +373,6 @@ public final class AgentDaemon {
         } catch {
             fatal(error)
         }
-    }
-
-    /// The fsync of what this loop turn committed (after its signals); a failure stops the agent.
-    /// Makes the commits so far durable; on failure the agent stops (``fatal(_:)``) and the
-    /// error is returned, for the answers that would have said "done".
-    @discardableResult
-    func syncState() -> CenterError? {
-        do { try center.sync() } catch {
-            fatal(error)
-            return error
-        }
-        return nil
-    }
-
-    func fatal(_ error: CenterError) {
-        log.error("\(error); stopping (systemd restarts the agent from the last commit)")
-        exitCode = 74
     }
 
     /// Signals deliveries and stops acknowledged ones. Called only after the output was committed.
@@ -558,9 +546,7 @@ public final class AgentDaemon {
             if let f = reply.fatal { fatal(f) }
             act(on: reply.output)
             return reply.line
-        }, beforeReply: {
-            syncState().map { RPCReply.error(RPCError(.serverError, "not done: the state could not be made durable (\($0)); the agent is stopping"), id: .null) }
-        })
+        }, durability: { replyDurability() })
         return served
     }
 
@@ -576,6 +562,7 @@ public final class AgentDaemon {
         try? notifier?.stopping()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
+        finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }
         if let l = turns.longest {

@@ -14,6 +14,13 @@
 // A reply larger than the socket buffer is finished by writable events. A client that pipelines
 // requests and never reads stops being read once its queue is full, and is closed when the queue
 // makes no progress for `writeTimeout`. The bounds are in ControlLimits.swift.
+//
+// Durability: a reply says "done", so what it reports must survive a power cut before it is
+// sent. The daemon says, after a connection's lines were answered, whether that is so now, or
+// from which sync generation on (the state file's fsyncs run on a thread of their own): the
+// answers wait in the connection's `awaiting` buffer, in order, until ``synced(through:now:)``
+// reports that generation, and count towards the queue's bound meanwhile. When the sync fails
+// they are not sent: a refusal goes instead (``syncFailed(refusal:now:)``), then the end.
 import FencepostJSON
 import FencepostLinux
 
@@ -35,8 +42,24 @@ final class ControlConnections {
         var partialSince: UInt64?
         /// Since when queued output has not moved.
         var stalledSince: UInt64?
-        /// Bytes it held (framer and output queue) when last worked on; summed in `held`.
+        /// Bytes it held (framer, awaiting answers and output queue) when last worked on; summed in `held`.
         var held = 0
+        /// Answers that wait for the state file's sync `awaitingGeneration` (see the top).
+        var awaiting: [UInt8] = []
+        var awaitingGeneration: UInt64 = 0
+        /// Output queued or awaiting a sync.
+        var queuedCount: Int { socket.pendingOutputCount + awaiting.count }
+        var hasOutput: Bool { socket.hasPendingOutput || !awaiting.isEmpty }
+    }
+
+    /// When the answers a connection just got may be sent.
+    enum Durability {
+        /// At once: nothing they report waits for a sync.
+        case now
+        /// Once the state file's sync of this generation has completed.
+        case after(UInt64)
+        /// Never: the state could not be made durable. This refusal is sent instead, then the end.
+        case failed([UInt8])
     }
 
     /// Why connections were closed, counted for one summary log line per loop turn.
@@ -78,6 +101,8 @@ final class ControlConnections {
     private var closuresSeen = 0
     /// Bytes held by all connections' buffers: the heap is trimmed once a burst of them is over.
     private var held = BurstMemory()
+    /// The newest sync generation reported complete.
+    private(set) var syncedGeneration: UInt64 = 0
 
     init(listener: UnixListener, loop: EventLoop<DaemonToken>, policy: ControlPolicy, maximumMessageBytes: Int,
          limits: ControlLimits = ControlLimits(), log: DaemonLog) {
@@ -151,7 +176,7 @@ final class ControlConnections {
             return
         }
         connections[id] = connection
-        if refusal != nil { handle(id, now: now, answer: { _ in nil }, beforeReply: { nil }) }
+        if refusal != nil { handle(id, now: now, answer: { _ in nil }, durability: { .now }) }
     }
 
     private func pauseListener(now: UInt64, because reason: String) {
@@ -177,13 +202,12 @@ final class ControlConnections {
 
     /// Works on connection `id` after the loop reported it ready: writes queued output, then
     /// answers its complete lines with `answer` (nil: no answer, a JSON-RPC notification) and
-    /// reads more, while its queued output is under the bound. `beforeReply` runs once before
-    /// answers are written.
-    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, beforeReply: () -> [UInt8]?) {
+    /// reads more, while its queued output is under the bound. `durability` runs once after lines
+    /// were answered, and says when the answers may be sent.
+    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, durability: () -> Durability) {
         guard var c = connections[id] else { return }
         var failed = false
         write(&c, now: now, failed: &failed)
-        let earlierOutput = c.socket.pendingOutputCount
         var answered = false
         var reads = 0
         // Whether the framer ran out of whole lines: only then are bytes it holds a line the
@@ -191,19 +215,19 @@ final class ControlConnections {
         var needsLineEnd = false
         reading: while !failed {
             needsLineEnd = false
-            while !c.closeAfterFlush, c.socket.pendingOutputCount < limits.maximumQueuedOutput {
+            while !c.closeAfterFlush, c.queuedCount < limits.maximumQueuedOutput {
                 guard let framed = c.framer.next() else { needsLineEnd = true; break }
                 switch framed {
                 case .line(let line):
-                    if let l = answer(line) { c.socket.enqueue(l) }
+                    if let l = answer(line) { c.awaiting.append(contentsOf: l) }
                     answered = true
                     c.lastActivity = now
                 case .tooLong:
-                    c.socket.enqueue(ControlService.tooLong(limit: maximumMessageBytes))
+                    c.awaiting.append(contentsOf: ControlService.tooLong(limit: maximumMessageBytes))
                     c.closeAfterFlush = true
                 }
             }
-            if c.closeAfterFlush || c.peerClosed || c.socket.pendingOutputCount >= limits.maximumQueuedOutput
+            if c.closeAfterFlush || c.peerClosed || c.queuedCount >= limits.maximumQueuedOutput
                 || reads >= limits.readsPerTurn { break }
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 65_536) }
             let r: SocketRead
@@ -225,20 +249,67 @@ final class ControlConnections {
                 c.peerClosed = true
             }
         }
-        // A reply says "done": what it reports must survive a power cut first. When it cannot be
-        // made durable, this turn's answers are not sent: the refusal goes instead, then the end.
-        if answered, let refusal = beforeReply() {
-            c.socket.discardOutput(keeping: earlierOutput)
-            c.socket.enqueue(refusal)
-            c.closeAfterFlush = true
+        // A reply says "done": what it reports must survive a power cut first (see the top).
+        if answered {
+            switch durability() {
+            case .now: c.awaitingGeneration = 0
+            case .after(let generation): c.awaitingGeneration = max(c.awaitingGeneration, generation)
+            case .failed(let refusal): refuse(&c, refusal)
+            }
         }
+        if c.awaitingGeneration <= syncedGeneration { release(&c) }
+        if needsLineEnd && c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
+        finish(id, &c, now: now, failed: failed)
+    }
+
+    /// The state file's syncs up to `generation` have completed: sends the answers that waited
+    /// for them.
+    /// - Complexity: O(open connections), at most the cap; once per completed sync.
+    func synced(through generation: UInt64, now: UInt64) {
+        guard generation > syncedGeneration else { return }
+        syncedGeneration = generation
+        for (id, connection) in connections where !connection.awaiting.isEmpty && connection.awaitingGeneration <= generation {
+            var c = connection
+            release(&c)
+            finish(id, &c, now: now, failed: false)
+        }
+    }
+
+    /// A sync failed: no answer that waits for one is sent; each such connection gets `refusal`,
+    /// then its end.
+    func syncFailed(refusal: [UInt8], now: UInt64) {
+        for (id, connection) in connections where !connection.awaiting.isEmpty {
+            var c = connection
+            refuse(&c, refusal)
+            finish(id, &c, now: now, failed: false)
+        }
+    }
+
+    /// Moves the answers that waited into the output queue.
+    private func release(_ c: inout Connection) {
+        guard !c.awaiting.isEmpty else { return }
+        c.socket.enqueue(c.awaiting)
+        c.awaiting = []
+        c.awaitingGeneration = 0
+    }
+
+    private func refuse(_ c: inout Connection, _ refusal: [UInt8]) {
+        c.awaiting = []
+        c.awaitingGeneration = 0
+        c.socket.enqueue(refusal)
+        c.closeAfterFlush = true
+    }
+
+    /// Writes what can be written, counts what the connection holds, and closes it or watches it
+    /// for what it can do next.
+    private func finish(_ id: UInt32, _ c: inout Connection, now: UInt64, failed: Bool) {
+        var failed = failed
         write(&c, now: now, failed: &failed)
-        let holding = c.framer.bufferedCount + c.socket.pendingOutputCount
+        let holding = c.framer.bufferedCount + c.queuedCount
         held.change(from: c.held, to: holding)
         c.held = holding
         c.framer.releaseMemoryIfEmpty()
-        if needsLineEnd && c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
-        if failed || ((c.closeAfterFlush || c.peerClosed) && !c.socket.hasPendingOutput) {
+        if failed || ((c.closeAfterFlush || c.peerClosed) && !c.hasOutput) {
             connections[id] = c
             close(id)
             return
@@ -259,7 +330,7 @@ final class ControlConnections {
     /// Registers the interest the connection's state calls for (see the table at the top).
     private func watch(_ id: UInt32, _ c: inout Connection) {
         var interest: Interest = []
-        if !c.closeAfterFlush && !c.peerClosed && c.socket.pendingOutputCount < limits.maximumQueuedOutput {
+        if !c.closeAfterFlush && !c.peerClosed && c.queuedCount < limits.maximumQueuedOutput {
             interest = [.readable, .hangup]
         }
         if c.socket.hasPendingOutput { interest.insert(.writable) }

@@ -4,6 +4,8 @@ import FencepostLinux
 /// The daemon's epoll tokens: one per kind of descriptor, connections by number.
 enum DaemonToken: EventToken, Hashable {
     case signals, monotonicTimer, wallTimer, gps, button, listener
+    /// The state file's sync thread completed a sync.
+    case stateSynced
     case connection(UInt32)
 
     var epollData: UInt64 {
@@ -14,6 +16,7 @@ enum DaemonToken: EventToken, Hashable {
         case .gps: 3
         case .button: 4
         case .listener: 5
+        case .stateSynced: 6
         case .connection(let id): 1 << 32 | UInt64(id)
         }
     }
@@ -26,6 +29,7 @@ enum DaemonToken: EventToken, Hashable {
         case 3: self = .gps
         case 4: self = .button
         case 5: self = .listener
+        case 6: self = .stateSynced
         default:
             precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
             self = .connection(UInt32(truncatingIfNeeded: epollData))

@@ -11,8 +11,8 @@
 //
 // Power cuts: by default each commit is fsynced before `perform` returns. The agent sets
 // `defersSync`: the commit is then in the kernel (safe from a crash of the process) when the buzzer
-// sounds, and `sync()` fsyncs it right after — so the fsync (0.5–5 ms here) is not between the due
-// time and the buzzer. A power cut inside that window (between commit and sync) may lose the
+// sounds, and the fsync follows — on the store's sync thread (`startSyncThread`, `requestSync`),
+// so that neither the due time → buzzer path nor the loop waits for the disk. A power cut inside that window (between commit and sync) may lose the
 // delivery row of a buzz that sounded; the fire is then found again at restart and handled by its
 // missed-fire policy — a second buzz, never a lost one.
 import CivilTime
@@ -92,6 +92,22 @@ public final class DurableNotificationCenter {
     /// Makes every commit so far durable against a power cut (one fsync; nothing when none waits).
     public func sync() throws(CenterError) {
         do { try store.sync() } catch { throw .store(error) }
+    }
+
+    /// Hands the fsyncs to a thread of their own (``NotificationStore/startSyncThread()``): returns
+    /// the descriptor that is readable after each completed sync.
+    public func startSyncThread() throws(CenterError) -> FileDescriptor {
+        do { return try store.startSyncThread() } catch { throw .store(error) }
+    }
+
+    /// Asks the sync thread to make every commit so far durable; returns the generation that
+    /// covers them. Never waits.
+    public func requestSync() -> UInt64 { store.requestSync() }
+
+    /// The newest generation durable (after the sync thread's descriptor was readable); throws
+    /// when a sync failed or the file is gone: the process must stop.
+    public func completedSyncs() throws(CenterError) -> UInt64 {
+        do { return try store.completedSyncs() } catch { throw .store(error) }
     }
 
     /// Writes a meta value (e.g. a simulation's anchor) in its own transaction.

@@ -69,13 +69,6 @@ public final class UnixConnection {
         output.append(contentsOf: bytes)
     }
 
-    /// Drops the output enqueued after the first `count` pending bytes (answers that must not be
-    /// sent after all); the first `count` stay.
-    public func discardOutput(keeping count: Int) {
-        guard count >= 0, count < pendingOutputCount else { return }
-        output.removeLast(pendingOutputCount - count)
-    }
-
     /// Writes as much of the output buffer as the socket takes. Returns true when all is
     /// written; false when the socket is full (watch `.writable` and call again).
     /// `EPIPE` (peer gone) is thrown, never raised as `SIGPIPE`.

@@ -66,8 +66,11 @@ public final class NotificationStore {
     /// Notices the file or its directory removed while open (checked after every commit).
     let stateGuard: StateFileGuard?
 
-    /// Closes the file. Later calls fail with an `SQLITE_MISUSE` error. Also done on release.
+    /// Closes the file (after the sync thread, if started, has finished what was asked). Later
+    /// calls fail with an `SQLITE_MISUSE` error. Also done on release.
     public func close() throws(StoreError) {
+        syncThread?.stop()
+        syncThread = nil
         do { try db.close() } catch { throw StoreError(error) }
     }
 
@@ -112,8 +115,14 @@ public final class NotificationStore {
     public private(set) var hasUnsyncedCommits = false
 
     /// Makes every commit so far durable against a power cut (one fsync of the WAL); nothing to do
-    /// when no commit waits.
+    /// when no commit waits. With the sync thread started, it does the fsync and this waits for it.
     public func sync() throws(StoreError) {
+        if let thread = syncThread {
+            let generation = requestSync()
+            do { try thread.wait(for: generation) } catch { throw .syncFailed(path: path + "-wal", operation: "fdatasync", error) }
+            try stateGuard?.check()
+            return
+        }
         guard hasUnsyncedCommits else { return }
         do { try db.syncJournal() } catch { throw StoreError(error) }
         // A commit into a file no name leads to any more is not durable: it is a failure. Checked
@@ -124,6 +133,60 @@ public final class NotificationStore {
         // checkpoint that fails (a reader holds the log) is retried at the next sync.
         if db.walFrames >= Self.checkpointFrames { try? db.checkpoint() }
     }
+
+    // MARK: Syncing on a thread of its own
+
+    /// The thread that makes commits durable (``startSyncThread()``), nil until then.
+    private var syncThread: StoreSyncThread?
+
+    /// From now on the fsyncs run on a thread of their own (``StoreSyncThread``): ``requestSync()``
+    /// asks for one without waiting, and ``completedSyncs()`` says, when the returned descriptor
+    /// is readable, how far commits are durable. What is unsynced now is synced first, and the
+    /// folder once, for the log's name (SQLite does that at its first sync of a new log, which its
+    /// own sync no longer makes). Returns the descriptor to watch (readable after each sync; the
+    /// store closes it).
+    /// Start it after the signal mask is set: the thread inherits it.
+    public func startSyncThread() throws(StoreError) -> FileDescriptor {
+        if let t = syncThread { return FileDescriptor(rawValue: t.completionDescriptor) }
+        try sync()
+        let directory = StateFileGuard.directory(of: path)
+        do {
+            let folder = try FileDescriptor.openForReading(directory)
+            defer { try? folder.close() }
+            try folder.synchronize()
+        } catch {
+            throw .syncFailed(path: directory, operation: "fsync of the folder", error)
+        }
+        let thread = try StoreSyncThread(logPath: path + "-wal", databasePath: path)
+        syncThread = thread
+        return FileDescriptor(rawValue: thread.completionDescriptor)
+    }
+
+    /// Asks the sync thread to make every commit so far durable, and returns the generation that
+    /// covers them (``completedSyncs()`` reaches it). With no commit waiting, the last generation
+    /// asked for is returned (perhaps already durable). Never waits.
+    /// - Precondition: ``startSyncThread()`` was called.
+    public func requestSync() -> UInt64 {
+        guard let thread = syncThread else { preconditionFailure("requestSync before startSyncThread") }
+        guard hasUnsyncedCommits else { return thread.requested }
+        hasUnsyncedCommits = false
+        // SQLite's threshold (see deferCheckpoints): the thread checkpoints after the sync.
+        return thread.request(checkpoint: db.walFrames >= Self.checkpointFrames)
+    }
+
+    /// The newest generation durable, once the sync thread's descriptor was readable (it is
+    /// emptied here). Throws when a sync failed, or when the file is gone (``StateFileGuard``):
+    /// nothing after the last good generation may be reported done. Never waits.
+    public func completedSyncs() throws(StoreError) -> UInt64 {
+        guard let thread = syncThread else { return 0 }
+        let done: UInt64
+        do { done = try thread.completed() } catch { throw .syncFailed(path: path + "-wal", operation: "fdatasync", error) }
+        try stateGuard?.check()
+        return done
+    }
+
+    /// Checkpoints the sync thread tried and SQLite refused (retried at the next sync past the threshold).
+    public var failedCheckpoints: Int { syncThread?.checkpointFailures ?? 0 }
 
     private func commit<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest) throws(StoreError) {
         var removed = removedDeliveries

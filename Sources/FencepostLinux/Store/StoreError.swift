@@ -26,6 +26,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The state file or its directory is gone, replaced, read-only, or missing where a previous
     /// run's marker says there was state (``StateFileGuard``).
     case stateLost(path: String, String)
+    /// The write-ahead log could not be made durable (its `fdatasync` failed, e.g. `EIO`), or
+    /// the thread that syncs it could not be set up: commits since the last good sync may be lost
+    /// in a power cut, so the agent stops.
+    case syncFailed(path: String, operation: String, Errno)
 
     public var description: String {
         switch self {
@@ -50,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return error.description
         case let .stateLost(path, why):
             return "\(path): \(why)"
+        case let .syncFailed(path, operation, errno):
+            return "\(path): \(operation) failed (\(errno.debugDescription)); the last commits may not be durable"
         }
     }
 }
