@@ -10,6 +10,7 @@
 //
 // When the thread cannot be started, the fsyncs stay in the loop, as before: at the end of each
 // turn, and before a reply is sent.
+import CivilTime
 import FencepostJSON
 import FencepostLinux
 
