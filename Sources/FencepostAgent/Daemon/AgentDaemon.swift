@@ -75,6 +75,8 @@ public final class AgentDaemon {
     /// SIGHUP came during it.
     var zoneSet: LoadedZoneSet?
     var zoneBuild: ZoneSetBuildJob?
+    /// A built set whose check runs in slices, one per loop turn, before it is swapped in.
+    var zoneSwap: ZoneSetSwap?
     var zoneBuildAgain = false
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
@@ -321,6 +323,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        continueZoneSetSwap()
         clients.advance(to: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
             try? notifier?.watchdog()
@@ -342,6 +345,7 @@ public final class AgentDaemon {
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
+        if zoneSwap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
         if configuration.clockTrust == .ntp, !center.engine.wallTrusted {

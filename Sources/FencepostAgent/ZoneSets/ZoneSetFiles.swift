@@ -12,16 +12,33 @@ public final class LoadedZoneSet {
 
     /// Maps and checks the set at `path`; the pages the check read are let go again, so the
     /// process keeps only what its queries touch.
+    /// - Parameter deferStructureCheck: leave the O(zones) check of every reference to
+    ///   ``continueCheck(budget:)``, which must return true before the set is used.
     /// - Throws: `.file` when it cannot be mapped, `.set` when it is damaged, old or too new.
-    public init(path: String, verifyChecksum: Bool = true) throws(ZoneSetOpenError) {
+    public init(path: String, verifyChecksum: Bool = true, deferStructureCheck: Bool = false) throws(ZoneSetOpenError) {
         do { file = try MappedFile(path: path) } catch { throw .file(error) }
         let file = self.file
         do {
-            set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum) { offset, length in
+            set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum, deferStructureCheck: deferStructureCheck) { offset, length in
                 file.dropResidentPages(offset: offset, length: length)
             }
         } catch { throw .set(error) }
-        file.dropResidentPages()
+        pendingCheck = set.deferredCheck
+        if pendingCheck == nil { file.dropResidentPages() }
+    }
+
+    /// What remains of a deferred check (nil once it has passed, or when it was not deferred).
+    public private(set) var pendingCheck: ZoneSetStructureCheck?
+
+    /// Runs up to `budget` more items of the deferred check; true once all of it has passed.
+    /// - Throws: the first damage found (the set must not be used).
+    public func continueCheck(budget: Int) throws(ZoneSetError) -> Bool {
+        guard var check = pendingCheck else { return true }
+        let file = self.file
+        let done = try check.advance(budget: budget) { offset, length in file.dropResidentPages(offset: offset, length: length) }
+        pendingCheck = done ? nil : check
+        if done { file.dropResidentPages() }
+        return done
     }
 }
 

@@ -28,6 +28,9 @@ public struct ZoneSet: @unchecked Sendable {
     /// Bounds of the zones' boxes (degrees); nil for an empty set.
     public let bounds: GeoBox?
     let view: IndexView<MappedPolygons>?
+    /// The check of every reference, when the set was opened with `deferStructureCheck`: run it
+    /// to its end (``ZoneSetStructureCheck/advance(budget:release:)``) before any query.
+    public let deferredCheck: ZoneSetStructureCheck?
     private let sections: [(offset: Int, length: Int)]
     private let stringsBase: Int, zonesBase: Int, lookupBase: Int, verticesBase: Int, polygonsBase: Int, ringStartsBase: Int
 
@@ -45,7 +48,10 @@ public struct ZoneSet: @unchecked Sendable {
     ///   - release: called with (offset, length) of byte ranges the checks are done with, every
     ///     few megabytes: a caller that mapped the file lets go of those pages, so opening a set
     ///     never makes the whole file resident at once.
-    public init(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool = true,
+    ///   - deferStructureCheck: true leaves the O(zones) check of every reference to the caller,
+    ///     in ``deferredCheck``, which must be run to its end before the set is queried (the
+    ///     agent's swap, in slices over loop turns).
+    public init(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool = true, deferStructureCheck: Bool = false,
                 release: (_ offset: Int, _ length: Int) -> Void = { _, _ in }) throws(ZoneSetError) {
         #if _endian(big)
         throw .bigEndianHost
@@ -114,57 +120,17 @@ public struct ZoneSet: @unchecked Sendable {
             }
         }
         release(base(.frames), sections[ZoneSetFormat.Section.frames.rawValue].length)
-        // Every reference points inside its section.
-        let chunk = 1 << 16
-        for e in 0 ..< entryCount {
-            if e % chunk == chunk - 1 {
-                release(base(.slots) + 4 * (e + 1 - chunk), 4 * chunk)
-                release(base(.geometry) + 32 * (e + 1 - chunk), 32 * chunk)
-            }
-            let slot = u32(base(.slots) + 4 * e) & ~RegionIndex.multiple
-            guard Int(slot) < count else { throw .corrupt("entry \(e) names zone \(slot)") }
-            let r = Double(bitPattern: u64(base(.geometry) + 32 * e + 24))
-            if !(r >= 0) {
-                guard r.isFinite, r == r.rounded(), -r - 1 < Double(polygonCount) else { throw .corrupt("entry \(e) has geometry \(r)") }
-            }
-        }
-        for p in 0 ..< polygonCount {
-            let at = base(.polygons) + ZoneSetFormat.polygonRecordSize * p
-            let first = Int(u32(at + 32)), rings = Int(u32(at + 36))
-            guard rings >= 1, first + rings < ringStartCount else { throw .corrupt("polygon \(p) rings") }
-            var previous = 0
-            for k in first ... first + rings {
-                let s = Int(u32(base(.ringStarts) + 4 * k))
-                guard s >= previous, s <= pointCount else { throw .corrupt("polygon \(p) ring start \(s)") }
-                previous = s
-            }
-        }
-        release(base(.slots), sections[ZoneSetFormat.Section.slots.rawValue].length)
-        release(base(.geometry), sections[ZoneSetFormat.Section.geometry.rawValue].length)
-        for z in 0 ..< count {
-            if z % chunk == chunk - 1 {
-                release(base(.zones) + ZoneSetFormat.zoneRecordSize * (z + 1 - chunk), ZoneSetFormat.zoneRecordSize * chunk)
-                release(base(.lookup) + 16 * (z + 1 - chunk), 16 * chunk)
-            }
-            let at = base(.zones) + ZoneSetFormat.zoneRecordSize * z
-            let kind = bytes[at]
-            guard kind <= 1 else { throw .corrupt("zone \(z) kind \(kind)") }
-            for f in [ZoneSetFormat.ZoneField.idOffset, ZoneSetFormat.ZoneField.titleOffset, ZoneSetFormat.ZoneField.soundOffset] {
-                let o = UInt64(u32(at + f)), l = UInt64(u32(at + f + 4))
-                guard o + l <= UInt64(stringBytes) else { throw .corrupt("zone \(z) strings") }
-            }
-            guard u32(at + ZoneSetFormat.ZoneField.idLength) > 0 else { throw .corrupt("zone \(z) has an empty id") }
-            let lat = Double(bitPattern: u64(at + 32)), lon = Double(bitPattern: u64(at + 40)), radius = Double(bitPattern: u64(at + 48))
-            if kind == 0 {
-                // CircularRegion's own checks, without its trigonometry (a million zones).
-                guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180, radius.isFinite, radius > 0, radius < 10_000_000 else {
-                    throw .corrupt("zone \(z) circle")
-                }
-            } else {
-                guard Int(u32(at + 4)) < polygonCount else { throw .corrupt("zone \(z) polygon") }
-            }
-            let lz = Int(u32(base(.lookup) + 16 * z + 8))
-            guard lz < count else { throw .corrupt("lookup entry \(z)") }
+        // Every reference points inside its section: now, or in slices by the caller.
+        var check = ZoneSetStructureCheck(bytes: bytes, slotsBase: base(.slots), geometryBase: base(.geometry),
+                                          polygonsBase: base(.polygons), ringStartsBase: base(.ringStarts),
+                                          zonesBase: base(.zones), lookupBase: base(.lookup),
+                                          entryCount: entryCount, polygonCount: polygonCount, count: count,
+                                          pointCount: pointCount, ringStartCount: ringStartCount, stringBytes: stringBytes)
+        if deferStructureCheck {
+            deferredCheck = check
+        } else {
+            _ = try check.advance(budget: .max, release: release)
+            deferredCheck = nil
         }
         if count > 0 {
             bounds = GeoBox(minLatitude: Double(bitPattern: u64(56)), maxLatitude: Double(bitPattern: u64(64)),

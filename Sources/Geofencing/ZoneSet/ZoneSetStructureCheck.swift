@@ -1,0 +1,135 @@
+// The O(zones) part of opening a zone set: every entry's zone number and geometry, every
+// polygon's rings, every zone record's strings and numbers. `ZoneSet.init` runs it to its end;
+// the agent's swap after a SIGHUP rebuild opens the new set with the check deferred and runs it
+// in slices over several loop turns (1M zones: ~20 ms in one piece here, several times that on a
+// board's core), swapping the set in only once it has passed. A set is not queried before.
+import Position
+
+/// A resumable check of a zone set's references (see the top of the file).
+public struct ZoneSetStructureCheck: @unchecked Sendable {
+    enum Phase { case entries, polygons, zones, done }
+
+    let bytes: UnsafeRawBufferPointer
+    let slotsBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int, zonesBase: Int, lookupBase: Int
+    let entryCount: Int, polygonCount: Int, count: Int, pointCount: Int, ringStartCount: Int, stringBytes: Int
+    private(set) var phase = Phase.entries
+    /// The next item of the phase.
+    private var next = 0
+
+    init(bytes: UnsafeRawBufferPointer, slotsBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int,
+         zonesBase: Int, lookupBase: Int, entryCount: Int, polygonCount: Int, count: Int, pointCount: Int,
+         ringStartCount: Int, stringBytes: Int) {
+        self.bytes = bytes
+        self.slotsBase = slotsBase; self.geometryBase = geometryBase; self.polygonsBase = polygonsBase
+        self.ringStartsBase = ringStartsBase; self.zonesBase = zonesBase; self.lookupBase = lookupBase
+        self.entryCount = entryCount; self.polygonCount = polygonCount; self.count = count
+        self.pointCount = pointCount; self.ringStartCount = ringStartCount; self.stringBytes = stringBytes
+    }
+
+    /// Items between two calls of `release` (pages the check is done with).
+    static let chunk = 1 << 16
+
+    /// Whether every item has been checked.
+    public var isDone: Bool { phase == .done }
+
+    /// Checks up to `budget` more items (entries, then polygons, then zones); returns true once
+    /// all are checked. `release` gets the byte ranges the check is done with.
+    /// - Throws: ``ZoneSetError/corrupt(_:)`` naming the first bad item; the check stops there.
+    /// - Complexity: O(budget), plus a polygon's rings.
+    public mutating func advance(budget: Int, release: (_ offset: Int, _ length: Int) -> Void) throws(ZoneSetError) -> Bool {
+        var left = budget
+        while left > 0 {
+            switch phase {
+            case .entries:
+                let end = min(entryCount, next + min(left, Self.chunk - next % Self.chunk))
+                try checkEntries(next ..< end)
+                left -= end - next
+                next = end
+                if next % Self.chunk == 0 || next == entryCount {
+                    let from = (next - 1) / Self.chunk * Self.chunk
+                    if next > 0 {
+                        release(slotsBase + 4 * from, 4 * (next - from))
+                        release(geometryBase + 32 * from, 32 * (next - from))
+                    }
+                }
+                if next == entryCount { phase = .polygons; next = 0 }
+            case .polygons:
+                let end = min(polygonCount, next + left)
+                try checkPolygons(next ..< end)
+                left -= max(1, end - next)
+                next = end
+                if next == polygonCount { phase = .zones; next = 0 }
+            case .zones:
+                let end = min(count, next + min(left, Self.chunk - next % Self.chunk))
+                try checkZones(next ..< end)
+                left -= max(1, end - next)
+                next = end
+                if next > 0 && (next % Self.chunk == 0 || next == count) {
+                    let from = (next - 1) / Self.chunk * Self.chunk
+                    release(zonesBase + ZoneSetFormat.zoneRecordSize * from, ZoneSetFormat.zoneRecordSize * (next - from))
+                    release(lookupBase + ZoneSetFormat.lookupRecordSize * from, ZoneSetFormat.lookupRecordSize * (next - from))
+                }
+                if next == count { phase = .done }
+            case .done:
+                return true
+            }
+        }
+        return phase == .done
+    }
+
+    private func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+    private func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+
+    /// Every entry names a zone of the set; a polygon entry's geometry names a polygon.
+    private func checkEntries(_ range: Range<Int>) throws(ZoneSetError) {
+        for e in range {
+            let slot = u32(slotsBase + 4 * e) & ~RegionIndex.multiple
+            guard Int(slot) < count else { throw .corrupt("entry \(e) names zone \(slot)") }
+            let r = Double(bitPattern: u64(geometryBase + 32 * e + 24))
+            if !(r >= 0) {
+                guard r.isFinite, r == r.rounded(), -r - 1 < Double(polygonCount) else { throw .corrupt("entry \(e) has geometry \(r)") }
+            }
+        }
+    }
+
+    /// Every polygon's rings start inside the points, in order.
+    private func checkPolygons(_ range: Range<Int>) throws(ZoneSetError) {
+        for p in range {
+            let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
+            let first = Int(u32(at + 32)), rings = Int(u32(at + 36))
+            guard rings >= 1, first + rings < ringStartCount else { throw .corrupt("polygon \(p) rings") }
+            var previous = 0
+            for k in first ... first + rings {
+                let s = Int(u32(ringStartsBase + 4 * k))
+                guard s >= previous, s <= pointCount else { throw .corrupt("polygon \(p) ring start \(s)") }
+                previous = s
+            }
+        }
+    }
+
+    /// Every zone record: its kind, its strings inside the string section, a non-empty id, a
+    /// usable circle or an existing polygon, and its lookup entry.
+    private func checkZones(_ range: Range<Int>) throws(ZoneSetError) {
+        for z in range {
+            let at = zonesBase + ZoneSetFormat.zoneRecordSize * z
+            let kind = bytes[at]
+            guard kind <= 1 else { throw .corrupt("zone \(z) kind \(kind)") }
+            for f in [ZoneSetFormat.ZoneField.idOffset, ZoneSetFormat.ZoneField.titleOffset, ZoneSetFormat.ZoneField.soundOffset] {
+                let o = UInt64(u32(at + f)), l = UInt64(u32(at + f + 4))
+                guard o + l <= UInt64(stringBytes) else { throw .corrupt("zone \(z) strings") }
+            }
+            guard u32(at + ZoneSetFormat.ZoneField.idLength) > 0 else { throw .corrupt("zone \(z) has an empty id") }
+            let lat = Double(bitPattern: u64(at + 32)), lon = Double(bitPattern: u64(at + 40)), radius = Double(bitPattern: u64(at + 48))
+            if kind == 0 {
+                // CircularRegion's own checks, without its trigonometry (a million zones).
+                guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180, radius.isFinite, radius > 0, radius < 10_000_000 else {
+                    throw .corrupt("zone \(z) circle")
+                }
+            } else {
+                guard Int(u32(at + 4)) < polygonCount else { throw .corrupt("zone \(z) polygon") }
+            }
+            let lz = Int(u32(lookupBase + ZoneSetFormat.lookupRecordSize * z + 8))
+            guard lz < count else { throw .corrupt("lookup entry \(z)") }
+        }
+    }
+}

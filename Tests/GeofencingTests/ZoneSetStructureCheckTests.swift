@@ -1,0 +1,82 @@
+@testable import Geofencing
+import Position
+import SeededRandom
+import Testing
+
+/// The zone-set check of every reference run in slices (the agent's swap after a SIGHUP rebuild)
+/// finds exactly what the whole check at open finds, whatever the slice, and always ends.
+@Suite struct ZoneSetStructureCheckTests {
+    typealias Aligned = ZoneSetTests.Aligned
+
+    /// `bytes` with `change` made and the checksum made right again (damage a checksum misses).
+    static func resealed(_ bytes: [UInt8], _ change: (inout [UInt8]) -> Void) -> [UInt8] {
+        var b = bytes
+        change(&b)
+        let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
+        withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
+        return b
+    }
+
+    static func section(_ bytes: [UInt8], _ s: ZoneSetFormat.Section) -> Int {
+        Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
+    }
+
+    /// Runs the deferred check in slices of `budget`; the error it throws, or nil when it passed.
+    /// Also checks that the released ranges stay inside the file.
+    static func sliced(_ file: Aligned, budget: Int) throws -> ZoneSetError? {
+        let set = try ZoneSet(file.raw, deferStructureCheck: true)
+        var check = try #require(set.deferredCheck)
+        var calls = 0
+        do {
+            while try !check.advance(budget: budget, release: { offset, length in
+                #expect(offset >= 0 && length >= 0 && offset + length <= file.raw.count, "released \(offset) + \(length)")
+            }) {
+                calls += 1
+                if calls > 10_000_000 { Issue.record("the check does not end with budget \(budget)"); return nil }
+            }
+        } catch {
+            return error
+        }
+        #expect(check.isDone)
+        return nil
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func anIntactSetPassesInEverySlicing(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        for n in [0, 1, 16, 17, 500] {
+            let bytes = ZoneSetTests.build(ZoneSetTests.zones(seed: seed, circles: n, polygons: n / 50))
+            let file = Aligned(bytes)
+            #expect(try ZoneSet(file.raw).deferredCheck == nil, "a set checked at open keeps a check to run")
+            for budget in [1, 2, rng.int(3 ... 100), 1 << 16, Int.max] {
+                #expect(try Self.sliced(file, budget: budget) == nil, "seed \(seed), \(n) zones, budget \(budget)")
+            }
+        }
+    }
+
+    /// Damage behind a valid checksum: the deferred open accepts the header, and the sliced check
+    /// throws the error the whole check throws at open.
+    @Test func damageIsFoundTheSameWayInSlices() throws {
+        let bytes = ZoneSetTests.build(ZoneSetTests.zones(seed: 11, circles: 300, polygons: 10))
+        let s = { (x: ZoneSetFormat.Section) in Self.section(bytes, x) }
+        let cases: [(String, (inout [UInt8]) -> Void)] = [
+            ("slot beyond the zones", { $0[s(.slots) + 4 * 250 + 2] = 0x7F }),
+            ("string beyond the table", { $0[s(.zones) + 80 * 299 + 8 + 3] = 0x7F }),
+            ("polygon beyond the table", { $0[s(.zones) + 80 * 300 + 4 + 3] = 0x7F }),
+            ("ring start beyond the points", { $0[s(.ringStarts) + 7] = 0x7F }),
+            ("circle radius negative", { $0[s(.zones) + 80 * 123 + 48 + 7] |= 0x80 }),
+            ("geometry names no polygon", { b in withUnsafeBytes(of: (-1e9).bitPattern.littleEndian) { for k in 0 ..< 8 { b[s(.geometry) + 32 * 77 + 24 + k] = $0[k] } } }),
+        ]
+        var rng = SplitMix64(seed: 5)
+        for (what, change) in cases {
+            let file = Aligned(Self.resealed(bytes, change))
+            var whole: ZoneSetError?
+            do { _ = try ZoneSet(file.raw) } catch { whole = error }
+            #expect(whole != nil, "\(what): not refused at open")
+            for budget in [1, rng.int(2 ... 50), 1 << 17] {
+                let sliced = try Self.sliced(file, budget: budget)
+                #expect(sliced == whole, "\(what), budget \(budget): \(String(describing: sliced)) against \(String(describing: whole))")
+            }
+        }
+    }
+}
