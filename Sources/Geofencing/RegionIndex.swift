@@ -112,6 +112,9 @@ public struct RegionIndex: Sendable {
     private var entrySlots: [UInt32] = []
     private var geometry: [EntryGeometry] = []
     private var polygons: [PolygonRegion] = []
+    /// The grid that lets a query enter the tree below its root (TreeGrid.swift); empty for a
+    /// tree of fewer than 3 levels.
+    private var grid: [UInt32] = []
     /// Number of regions indexed.
     public private(set) var count = 0
 
@@ -164,6 +167,7 @@ public struct RegionIndex: Sendable {
         entryCount = e
         let tree = Self.packTree(entryCount: e, box: { boxes[Int(order[$0])] }, circle: { circles[Int(order[$0])] })
         nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
+        grid = tree.grid
     }
 
     /// The inner nodes, leaves and frames of a packed tree (the layout described at the top).
@@ -172,6 +176,8 @@ public struct RegionIndex: Sendable {
         var levelStart: [Int] = []
         var leaves: [Leaf] = []
         var frames: [LeafFrame] = []
+        /// See TreeGrid.swift.
+        var grid: [UInt32] = []
     }
 
     /// The order of `count` boxes on the Hilbert curve of their centres over the data's extent:
@@ -261,6 +267,7 @@ public struct RegionIndex: Sendable {
             tree.nodes.append(contentsOf: parents)
             level = parents
         }
+        tree.grid = Self.grid(nodes: tree.nodes, levelStart: tree.levelStart)
         return tree
     }
 
@@ -269,7 +276,7 @@ public struct RegionIndex: Sendable {
         var bytes = nodes.capacity * MemoryLayout<Node>.stride
             + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * MemoryLayout<LeafFrame>.stride
             + entrySlots.capacity * 4 + geometry.capacity * MemoryLayout<EntryGeometry>.stride
-            + levelStart.capacity * 8
+            + levelStart.capacity * 8 + grid.capacity * 4
         for p in polygons {
             bytes += MemoryLayout<PolygonRegion>.stride + p.points.capacity * 16 + p.ringStarts.capacity * 8
                 + p.rings.reduce(0) { $0 + $1.capacity * 16 }
@@ -309,10 +316,13 @@ public struct RegionIndex: Sendable {
                 frames.withUnsafeBufferPointer { frames in
                     entrySlots.withUnsafeBufferPointer { slots in
                         geometry.withUnsafeBufferPointer { geo in
-                            body(IndexView(nodes: nodes.baseAddress, leaves: leaves.baseAddress!, frames: frames.baseAddress!,
-                                           levelStarts: starts, levels: levelStart.count, entryCount: entryCount,
-                                           slots: slots.baseAddress!, geometry: geo.baseAddress!,
-                                           polygons: PolygonArray(polygons: polygons)))
+                            grid.withUnsafeBufferPointer { grid in
+                                body(IndexView(nodes: nodes.baseAddress, leaves: leaves.baseAddress!, frames: frames.baseAddress!,
+                                               levelStarts: starts, levels: levelStart.count, entryCount: entryCount,
+                                               slots: slots.baseAddress!, geometry: geo.baseAddress!,
+                                               polygons: PolygonArray(polygons: polygons),
+                                               grid: grid.isEmpty ? nil : GridView(grid.baseAddress!)))
+                            }
                         }
                     }
                 }
@@ -322,8 +332,8 @@ public struct RegionIndex: Sendable {
 
     /// The index's parts, for the zone-set writer (same module).
     var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [LeafFrame], entryCount: Int,
-                slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion]) {
-        (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons)
+                slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion], grid: [UInt32]) {
+        (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons, grid)
     }
 
     /// The query box (min lat, max lat, min lon, max lon) in a leaf's 16-bit frame, rounded
