@@ -228,19 +228,7 @@ public struct RegionIndex: Sendable {
                 }
             }
             let u = node.union
-            let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
-            let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
-            func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
-                var r = SIMD16<Int16>()
-                for l in 0 ..< 16 {
-                    let x = v[l]
-                    guard x.isFinite else { r[l] = widen < 0 ? .max : .min; continue }   // empty lane
-                    r[l] = Self.quantize((x - base) * s + widen, down: widen < 0)
-                }
-                return r
-            }
-            let quantizedLeaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
-                                     minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+            let (quantizedLeaf, frame) = Self.quantized(node)
             tree.leaves.append(quantizedLeaf)
             tree.frames.append(Self.leafFrame(quantizedLeaf, frame: frame, lanes: Swift.min(16, e - 16 * leaf)) { circle(16 * leaf + $0) })
             if leafCount > 1 {
@@ -267,8 +255,28 @@ public struct RegionIndex: Sendable {
             tree.nodes.append(contentsOf: parents)
             level = parents
         }
-        tree.grid = Self.grid(nodes: tree.nodes, levelStart: tree.levelStart)
+        tree.grid = Self.grid(nodes: tree.nodes, levelStart: tree.levelStart, leafCount: leafCount)
         return tree
+    }
+
+    /// `node`'s 16 boxes as 16-bit offsets in the frame of their union (min lat, min lon, scale
+    /// lat, scale lon), rounded outwards and widened by one unit; empty lanes stay empty.
+    static func quantized(_ node: Node) -> (Leaf, SIMD4<Float>) {
+        let u = node.union
+        let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
+        let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
+        func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
+            var r = SIMD16<Int16>()
+            for l in 0 ..< 16 {
+                let x = v[l]
+                guard x.isFinite else { r[l] = widen < 0 ? .max : .min; continue }   // empty lane
+                r[l] = Self.quantize((x - base) * s + widen, down: widen < 0)
+            }
+            return r
+        }
+        let leaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
+                        minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+        return (leaf, frame)
     }
 
     /// Bytes held by the index (nodes, slots, geometry, polygons), excluding array headers.

@@ -17,18 +17,28 @@
 // c's list. A query box over several cells, or a cell with more than `maxCandidates` nodes,
 // walks from the root as before. The results are the root walk's, bit for bit.
 //
+// The entry level's nodes, 16-bit. The grid also holds the entry level's nodes as the leaves are
+// held: their children's boxes as 16-bit offsets in the node's own frame (128 B, two cache lines,
+// where the Float node in `nodes` is four), the frame in the small row table beside the box. The
+// search tests nodes of that level (from the grid or from the walk) in this form; their Float
+// copies are not read. At 1M that level is level 1 (3,907 nodes: 500 KB, which stays in a 1 MB
+// L2 cache where the Float level's 1 MB did not): a query reads 2 lines per level-1 node, not 4.
+// Rounding outwards and widening by one unit keep the test conservative, as for the leaves.
+//
 // Layout (u32 words, little-endian, the same in memory and in the zone-set file):
 //   0 rows (latitude cells)   1 columns (longitude cells)   2 entry level L   3 nodes m of level L
-//   4 items   5 … 7 reserved (0)
+//   4 items   5 nodes of level L − 1 (the leaves for L = 1)   6, 7 reserved (0)
 //   8 … 15     lo latitude, lo longitude, scale latitude, scale longitude (f64, low word first)
-//   16 …       m boxes: min lat, min lon, −max lat, −max lon (f32), the level's nodes' unions
-//              (negated maxima: a box holds a query box when all four lanes are ≤ the query's
-//              (max lat, max lon, −min lat, −min lon), one vector compare)
+//   16 …       m nodes, 32 words each: ``RegionIndex/Leaf``'s layout (4 × 16 i16)
+//   then       m rows of 8 words: box min lat, min lon, −max lat, −max lon; frame min lat, min
+//              lon, scale lat, scale lon (f32). The box is the node's union (negated maxima: a
+//              box holds a query box when all four lanes are ≤ the query's (max lat, max lon,
+//              −min lat, −min lon), one vector compare)
 //   then       rows × columns + 1 starts into the items (row-major cells)
 //   then       the items: node numbers within level L
 // An empty grid (no words) means: always walk from the root (a tree of fewer than 3 levels).
 //
-// Sizing at 1M circles: m = 3,907, 125 × 125 cells, ~33,000 items: ~260 KB (0.2 % of the set).
+// Sizing at 1M circles: m = 3,907, 125 × 125 cells, ~33,000 items: ~0.8 MB (0.5 % of the set).
 
 extension RegionIndex {
     /// The lowest inner level with at most this many nodes is the grid's entry level.
@@ -42,12 +52,12 @@ extension RegionIndex {
     /// The grid over a packed tree's nodes (layout at the top of this file); empty when the tree
     /// has no inner level below its root.
     /// - Complexity: O(nodes + items); ~0.3 MB at 1M entries.
-    static func grid(nodes: [Node], levelStart: [Int]) -> [UInt32] {
+    static func grid(nodes: [Node], levelStart: [Int], leafCount: Int) -> [UInt32] {
         let levels = levelStart.count
-        func count(_ level: Int) -> Int { levelNodes(level, levelStart: levelStart, nodeCount: nodes.count) }
+        func count(_ level: Int) -> Int { levelNodes(level, levelStart: levelStart, nodeCount: nodes.count, leafCount: leafCount) }
         guard levels >= 2, let level = (1 ..< levels).first(where: { count($0) <= gridLevelNodes }) else { return [] }
         let m = count(level)
-        // The level's boxes, from the lanes of the level above.
+        // The level's boxes, from the lanes of the level above (the nodes' unions).
         var boxes = [SIMD4<Float>](repeating: .zero, count: m)
         for i in 0 ..< m {
             let parent = nodes[levelStart[level] + (i >> 4)], lane = i & 15
@@ -85,23 +95,36 @@ extension RegionIndex {
         var words = [UInt32](repeating: 0, count: gridHeaderWords)
         words[0] = UInt32(side); words[1] = UInt32(side); words[2] = UInt32(level); words[3] = UInt32(m)
         words[4] = UInt32(items.count)
+        words[5] = UInt32(level > 1 ? count(level - 1) : leafCount)
         for (k, d) in [lo[0], lo[1], scale[0], scale[1]].enumerated() {
             words[8 + 2 * k] = UInt32(truncatingIfNeeded: d.bitPattern)
             words[9 + 2 * k] = UInt32(truncatingIfNeeded: d.bitPattern >> 32)
         }
-        words.reserveCapacity(gridHeaderWords + 4 * m + cells + 1 + items.count)
-        for b in boxes { for x in [b[0], b[2], -b[1], -b[3]] { words.append(x.bitPattern) } }
+        words.reserveCapacity(gridHeaderWords + 40 * m + cells + 1 + items.count)
+        var frames = [SIMD4<Float>]()
+        frames.reserveCapacity(m)
+        for i in 0 ..< m {
+            var (node, frame) = quantized(nodes[levelStart[level - 1] + i])
+            withUnsafeBytes(of: &node) { raw in
+                for k in 0 ..< 32 { words.append(raw.load(fromByteOffset: 4 * k, as: UInt32.self)) }
+            }
+            frames.append(frame)
+        }
+        for (b, f) in zip(boxes, frames) {
+            for x in [b[0], b[2], -b[1], -b[3], f[0], f[1], f[2], f[3]] { words.append(x.bitPattern) }
+        }
         words.append(contentsOf: starts)
         words.append(contentsOf: items)
         #if DEBUG
-        checkGrid(words, nodes: nodes, levelStart: levelStart)
+        checkGrid(words, nodes: nodes, levelStart: levelStart, leafCount: leafCount)
         #endif
         return words
     }
 
     /// Nodes of inner level `level` (1-based: nodes[levelStart[L − 1] ..< levelStart[L]], the
-    /// root level ending at `nodeCount`); −1 for a level the tree does not have.
-    static func levelNodes(_ level: Int, levelStart: [Int], nodeCount: Int) -> Int {
+    /// root level ending at `nodeCount`; level 0: the leaves); −1 for a level the tree does not have.
+    static func levelNodes(_ level: Int, levelStart: [Int], nodeCount: Int, leafCount: Int) -> Int {
+        if level == 0 { return leafCount }
         guard level >= 1, level <= levelStart.count else { return -1 }
         return (level < levelStart.count ? levelStart[level] : nodeCount) - levelStart[level - 1]
     }
@@ -128,15 +151,30 @@ extension RegionIndex {
     #if DEBUG
     /// Debug builds: every node of the entry level is listed in every cell its box meets, and the
     /// structure is consistent (``GridView/validate(_:count:levels:levelNodes:)``).
-    static func checkGrid(_ words: [UInt32], nodes: [Node], levelStart: [Int]) {
+    static func checkGrid(_ words: [UInt32], nodes: [Node], levelStart: [Int], leafCount: Int) {
         words.withUnsafeBufferPointer { w in
             let levels = levelStart.count
-            let m = levelNodes(Int(w[2]), levelStart: levelStart, nodeCount: nodes.count)
+            let m = levelNodes(Int(w[2]), levelStart: levelStart, nodeCount: nodes.count, leafCount: leafCount)
             precondition(GridView.validate(w.baseAddress!, count: w.count, levels: levels) {
-                levelNodes($0, levelStart: levelStart, nodeCount: nodes.count)
+                levelNodes($0, levelStart: levelStart, nodeCount: nodes.count, leafCount: leafCount)
             }, "grid structure")
             let g = GridView(w.baseAddress!)
             precondition(g.nodes == m)
+            // Each 16-bit node holds its Float node's boxes (rounded outwards), empty lanes empty.
+            let first = levelStart[g.level - 1]
+            for i in 0 ..< m {
+                let f = nodes[first + i], q = g.node(i).pointee, frame = g.frame(i)
+                for lane in 0 ..< 16 where f.minLat[lane].isFinite {
+                    func unit(_ x: Float, _ base: Float, _ s: Float) -> Float { (x - base) * s - 32768 }
+                    precondition(Float(q.minLat[lane]) <= unit(f.minLat[lane], frame[0], frame[2]).rounded(.down) + 1
+                                 && Float(q.maxLat[lane]) >= unit(f.maxLat[lane], frame[0], frame[2]).rounded(.up) - 1
+                                 && Float(q.minLon[lane]) <= unit(f.minLon[lane], frame[1], frame[3]).rounded(.down) + 1
+                                 && Float(q.maxLon[lane]) >= unit(f.maxLon[lane], frame[1], frame[3]).rounded(.up) - 1,
+                                 "grid: node \(i) lane \(lane) not held by its 16-bit box")
+                }
+                let lanes = Swift.min(16, g.children - 16 * i)
+                precondition(lanes == 16 || !f.minLat[lanes].isFinite, "grid: node \(i) has lanes past the level below")
+            }
             for i in 0 ..< m {
                 let b = g.bounds(i)
                 for r in g.parameters.row(Double(b[0])) ... g.parameters.row(Double(b[1])) {
@@ -158,7 +196,12 @@ struct GridView {
     let parameters: RegionIndex.GridParameters
     let level: Int
     let nodes: Int
-    let boxes: UnsafePointer<UInt32>
+    /// Nodes of level L − 1 (leaves for L = 1): the last node's lanes past them are never pushed.
+    let children: Int
+    /// Lanes of the last node of the level that hold children.
+    let lastLanes: UInt32
+    let nodes16: UnsafePointer<UInt32>
+    let rows: UnsafePointer<UInt32>
     let starts: UnsafePointer<UInt32>
     let items: UnsafePointer<UInt32>
 
@@ -168,15 +211,31 @@ struct GridView {
         parameters = RegionIndex.GridParameters(rows: rows, columns: columns, lo: SIMD2(f64(8), f64(10)), scale: SIMD2(f64(12), f64(14)))
         level = Int(UInt32(littleEndian: w[2]))
         nodes = Int(UInt32(littleEndian: w[3]))
-        boxes = w + RegionIndex.gridHeaderWords
-        starts = boxes + 4 * nodes
+        children = Int(UInt32(littleEndian: w[5]))
+        let lanes = children - 16 * (nodes - 1)
+        lastLanes = lanes >= 16 ? 0xFFFF : lanes <= 0 ? 0 : (1 << UInt32(lanes)) - 1
+        nodes16 = w + RegionIndex.gridHeaderWords
+        self.rows = nodes16 + 32 * nodes
+        starts = self.rows + 8 * nodes
         items = starts + rows * columns + 1
     }
 
     /// Box of node `i` of the entry level as stored: (min lat, min lon, −max lat, −max lon).
     @inline(__always)
     func box(_ i: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(boxes + 4 &* i).loadUnaligned(as: SIMD4<Float>.self)
+        UnsafeRawPointer(rows + 8 &* i).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    /// The frame of node `i`'s 16-bit boxes: (min lat, min lon, scale lat, scale lon).
+    @inline(__always)
+    func frame(_ i: Int) -> SIMD4<Float> {
+        UnsafeRawPointer(rows + (8 &* i &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    /// Node `i` of the entry level, 16-bit.
+    @inline(__always)
+    func node(_ i: Int) -> UnsafePointer<RegionIndex.Leaf> {
+        UnsafeRawPointer(nodes16 + 32 &* i).assumingMemoryBound(to: RegionIndex.Leaf.self)
     }
 
     /// Box of node `i` of the entry level: (min lat, max lat, min lon, max lon).
@@ -186,7 +245,8 @@ struct GridView {
     }
 
     /// Whether `count` words at `w` are a usable grid for a tree of `levels` inner levels whose
-    /// level L has `levelNodes(L)` nodes (−1 for no such level): every count and index in range,
+    /// level L has `levelNodes(L)` nodes (level 0: the leaves; −1 for no such level): every count
+    /// and index in range,
     /// the cell arithmetic finite. Queries through a valid grid read only inside it and push
     /// only nodes that exist; whether its lists are complete is the builder's (and the
     /// checksum's) business.
@@ -195,10 +255,12 @@ struct GridView {
         let h = RegionIndex.gridHeaderWords
         guard count >= h else { return false }
         let rows = Int(w[0]), columns = Int(w[1]), level = Int(w[2]), m = Int(w[3]), itemCount = Int(w[4])
+        let children = Int(w[5])
         guard rows >= 1, rows <= 256, columns >= 1, columns <= 256, level >= 1, level < levels,
-              m >= 1, levelNodes(level) == m else { return false }
+              m >= 1, m <= RegionIndex.gridLevelNodes, levelNodes(level) == m, levelNodes(level - 1) == children,
+              children > 16 * (m - 1), children <= 16 * m else { return false }
         let cells = rows * columns
-        guard count == h + 4 * m + cells + 1 + itemCount else { return false }
+        guard count == h + 40 * m + cells + 1 + itemCount else { return false }
         let g = GridView(w)
         for k in 0 ..< 2 {
             guard g.parameters.lo[k].isFinite, g.parameters.scale[k].isFinite, g.parameters.scale[k] >= 0 else { return false }

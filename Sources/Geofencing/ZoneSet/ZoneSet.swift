@@ -110,6 +110,7 @@ public struct ZoneSet: @unchecked Sendable {
         if gridWords > 0 || levels >= 2 {
             let at = UnsafeRawPointer(bytes.baseAddress! + base(.grid)).assumingMemoryBound(to: UInt32.self)
             let levelNodes = { (l: Int) -> Int in
+                if l == 0 { return leafCount }
                 guard l >= 1, l <= levels else { return -1 }
                 return (l < levels ? Int(starts[l]) : nodeCount) - Int(starts[l - 1])
             }
