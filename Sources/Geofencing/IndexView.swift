@@ -25,15 +25,29 @@ struct IndexView<Polygons: PolygonTable> {
     let nodes: UnsafePointer<RegionIndex.Node>?
     let leaves: UnsafePointer<RegionIndex.Leaf>
     let frames: UnsafePointer<RegionIndex.LeafFrame>
-    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8).
+    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8), and
+    /// `levels` itself in lane 7 (the view stays at 128 bytes: a larger one is copied with
+    /// `memcpy` at each query, ~30 instructions).
     let levelStarts: SIMD8<Int32>
-    let levels: Int
+    var levels: Int { @inline(__always) get { Int(levelStarts[7]) } }
     let entryCount: Int
     let slots: UnsafePointer<UInt32>
     let geometry: UnsafePointer<RegionIndex.EntryGeometry>
     let polygons: Polygons
     /// Where a query enters the tree (TreeGrid.swift); nil: at the root.
     let grid: GridView?
+
+    init(nodes: UnsafePointer<RegionIndex.Node>?, leaves: UnsafePointer<RegionIndex.Leaf>, frames: UnsafePointer<RegionIndex.LeafFrame>,
+         levelStarts: SIMD8<Int32>, levels: Int, entryCount: Int, slots: UnsafePointer<UInt32>,
+         geometry: UnsafePointer<RegionIndex.EntryGeometry>, polygons: Polygons, grid: GridView?) {
+        precondition(levels >= 0 && levels < 8)
+        self.nodes = nodes; self.leaves = leaves; self.frames = frames
+        var starts = levelStarts
+        starts[7] = Int32(levels)
+        self.levelStarts = starts
+        self.entryCount = entryCount; self.slots = slots; self.geometry = geometry; self.polygons = polygons
+        self.grid = grid
+    }
 
     /// See ``RegionIndex/query(_:margin:into:)``; `results` must be empty.
     @inline(__always)
@@ -93,13 +107,15 @@ struct IndexView<Polygons: PolygonTable> {
                 let row = p.row(Double(q[0])), column = p.column(Double(q[2]))
                 if row == p.row(Double(q[1])), column == p.column(Double(q[3])) {
                     let cell = row &* p.columns &+ column
-                    let first = Int(grid.starts[cell]), end = Int(grid.starts[cell &+ 1])
+                    let starts = grid.starts
+                    let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
                     if end &- first <= RegionIndex.gridMaxCandidates {
                         top = 0
                         let tag = UInt32(truncatingIfNeeded: grid.level) << 28
                         let bound = SIMD4<Float>(q[1], q[3], -q[0], -q[2])
+                        let items = starts + (p.rows &* p.columns &+ 1)
                         for k in first ..< end {
-                            let i = grid.items[k]
+                            let i = items[k]
                             if all(grid.box(Int(i)) .<= bound) {
                                 stack[top] = tag | i
                                 top &+= 1
@@ -110,19 +126,21 @@ struct IndexView<Polygons: PolygonTable> {
             }
             // The grid's level is tested in its 16-bit form (TreeGrid.swift); −1: no grid.
             let gridLevel = grid?.level ?? -1
+            let gridNodes = grid?.nodes16, gridTable = grid?.table
+            let lastNode = (grid?.nodes ?? 0) &- 1, lastLanes = grid?.lastLanes ?? 0
             while top > 0 {
                 top &-= 1
                 let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
                 if level == gridLevel {
-                    let g = grid.unsafelyUnwrapped
-                    let b = RegionIndex.leafBounds(q, frame: g.frame(index))
-                    let n = g.node(index)
+                    let frame = UnsafeRawPointer(gridTable.unsafelyUnwrapped + (8 &* index &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
+                    let b = RegionIndex.leafBounds(q, frame: frame)
+                    let n = UnsafeRawPointer(gridNodes.unsafelyUnwrapped + 32 &* index).assumingMemoryBound(to: RegionIndex.Leaf.self)
                     let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
                         .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
                         .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
                         .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
                     var bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
-                    if index == g.nodes &- 1 { bits &= g.lastLanes }   // (an empty lane can pass a 16-bit test)
+                    if index == lastNode { bits &= lastLanes }   // (an empty lane can pass a 16-bit test)
                     let child = UInt32(level &- 1) << 28 | UInt32(truncatingIfNeeded: index &* 16)
                     while bits != 0 {
                         stack[top] = child | UInt32(truncatingIfNeeded: bits.trailingZeroBitCount)

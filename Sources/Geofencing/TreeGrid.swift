@@ -192,44 +192,54 @@ extension RegionIndex {
 
 /// A grid (layout in TreeGrid.swift) seen through a pointer that lives as long as the view; the
 /// caller has checked it (``validate(_:count:levels:levelNodes:)``) or built it.
+///
+/// One pointer, every field read from the grid's header when asked for (a hot cache line): a
+/// view with the fields copied out made `IndexView` large enough that each query copied it with
+/// `memcpy` (~58 instructions a query).
 struct GridView {
-    let parameters: RegionIndex.GridParameters
-    let level: Int
-    let nodes: Int
-    /// Nodes of level L − 1 (leaves for L = 1): the last node's lanes past them are never pushed.
-    let children: Int
-    /// Lanes of the last node of the level that hold children.
-    let lastLanes: UInt32
-    let nodes16: UnsafePointer<UInt32>
-    let rows: UnsafePointer<UInt32>
-    let starts: UnsafePointer<UInt32>
-    let items: UnsafePointer<UInt32>
+    let words: UnsafePointer<UInt32>
 
-    init(_ w: UnsafePointer<UInt32>) {
-        func f64(_ k: Int) -> Double { Double(bitPattern: UInt64(UInt32(littleEndian: w[k])) | UInt64(UInt32(littleEndian: w[k + 1])) << 32) }
-        let rows = Int(UInt32(littleEndian: w[0])), columns = Int(UInt32(littleEndian: w[1]))
-        parameters = RegionIndex.GridParameters(rows: rows, columns: columns, lo: SIMD2(f64(8), f64(10)), scale: SIMD2(f64(12), f64(14)))
-        level = Int(UInt32(littleEndian: w[2]))
-        nodes = Int(UInt32(littleEndian: w[3]))
-        children = Int(UInt32(littleEndian: w[5]))
-        let lanes = children - 16 * (nodes - 1)
-        lastLanes = lanes >= 16 ? 0xFFFF : lanes <= 0 ? 0 : (1 << UInt32(lanes)) - 1
-        nodes16 = w + RegionIndex.gridHeaderWords
-        self.rows = nodes16 + 32 * nodes
-        starts = self.rows + 8 * nodes
-        items = starts + rows * columns + 1
+    init(_ w: UnsafePointer<UInt32>) { words = w }
+
+    @inline(__always) private func word(_ k: Int) -> Int { Int(UInt32(littleEndian: words[k])) }
+    @inline(__always) private func f64(_ k: Int) -> Double {
+        Double(bitPattern: UInt64(UInt32(littleEndian: words[k])) | UInt64(UInt32(littleEndian: words[k + 1])) << 32)
     }
+
+    var parameters: RegionIndex.GridParameters {
+        @inline(__always) get {
+            RegionIndex.GridParameters(rows: word(0), columns: word(1), lo: SIMD2(f64(8), f64(10)), scale: SIMD2(f64(12), f64(14)))
+        }
+    }
+    /// The entry level L.
+    var level: Int { @inline(__always) get { word(2) } }
+    /// Nodes of level L.
+    var nodes: Int { @inline(__always) get { word(3) } }
+    /// Nodes of level L − 1 (leaves for L = 1): the last node's lanes past them are never pushed.
+    var children: Int { @inline(__always) get { word(5) } }
+    /// Lanes of the last node of the level that hold children.
+    var lastLanes: UInt32 {
+        @inline(__always) get {
+            let lanes = children &- 16 &* (nodes &- 1)
+            return lanes >= 16 ? 0xFFFF : lanes <= 0 ? 0 : (1 << UInt32(lanes)) &- 1
+        }
+    }
+    var nodes16: UnsafePointer<UInt32> { @inline(__always) get { words + RegionIndex.gridHeaderWords } }
+    /// The rows of boxes and frames.
+    var table: UnsafePointer<UInt32> { @inline(__always) get { nodes16 + 32 &* nodes } }
+    var starts: UnsafePointer<UInt32> { @inline(__always) get { table + 8 &* nodes } }
+    var items: UnsafePointer<UInt32> { @inline(__always) get { starts + (word(0) &* word(1) &+ 1) } }
 
     /// Box of node `i` of the entry level as stored: (min lat, min lon, −max lat, −max lon).
     @inline(__always)
     func box(_ i: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(rows + 8 &* i).loadUnaligned(as: SIMD4<Float>.self)
+        UnsafeRawPointer(table + 8 &* i).loadUnaligned(as: SIMD4<Float>.self)
     }
 
     /// The frame of node `i`'s 16-bit boxes: (min lat, min lon, scale lat, scale lon).
     @inline(__always)
     func frame(_ i: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(rows + (8 &* i &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
+        UnsafeRawPointer(table + (8 &* i &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
     }
 
     /// Node `i` of the entry level, 16-bit.
