@@ -124,31 +124,9 @@ struct IndexView<Polygons: PolygonTable> {
                     }
                 }
             }
-            // The grid's level is tested in its 16-bit form (TreeGrid.swift); −1: no grid.
-            let gridLevel = grid?.level ?? -1
-            let gridNodes = grid?.nodes16, gridTable = grid?.table
-            let lastNode = (grid?.nodes ?? 0) &- 1, lastLanes = grid?.lastLanes ?? 0
             while top > 0 {
                 top &-= 1
                 let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)
-                if level == gridLevel {
-                    let frame = UnsafeRawPointer(gridTable.unsafelyUnwrapped + (8 &* index &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
-                    let b = RegionIndex.leafBounds(q, frame: frame)
-                    let n = UnsafeRawPointer(gridNodes.unsafelyUnwrapped + 32 &* index).assumingMemoryBound(to: RegionIndex.Leaf.self)
-                    let hit = (n.pointee.minLat .<= SIMD16<Int16>(repeating: b.hiLat))
-                        .& (n.pointee.maxLat .>= SIMD16<Int16>(repeating: b.loLat))
-                        .& (n.pointee.minLon .<= SIMD16<Int16>(repeating: b.hiLon))
-                        .& (n.pointee.maxLon .>= SIMD16<Int16>(repeating: b.loLon))
-                    var bits = RegionIndex.laneBits(SIMD16<Int8>(truncatingIfNeeded: hit._storage))
-                    if index == lastNode { bits &= lastLanes }   // (an empty lane can pass a 16-bit test)
-                    let child = UInt32(level &- 1) << 28 | UInt32(truncatingIfNeeded: index &* 16)
-                    while bits != 0 {
-                        stack[top] = child | UInt32(truncatingIfNeeded: bits.trailingZeroBitCount)
-                        bits &= bits &- 1
-                        top &+= 1
-                    }
-                    continue
-                }
                 if level > 0 {
                     let n = nodes.unsafelyUnwrapped + (Int(levelStarts[level &- 1]) &+ index)
                     // a ≤ b exactly when b − a ≥ +0 (IEEE subtraction; ±∞ lanes of empty slots

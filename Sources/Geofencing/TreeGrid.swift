@@ -17,28 +17,23 @@
 // c's list. A query box over several cells, or a cell with more than `maxCandidates` nodes,
 // walks from the root as before. The results are the root walk's, bit for bit.
 //
-// The entry level's nodes, 16-bit. The grid also holds the entry level's nodes as the leaves are
-// held: their children's boxes as 16-bit offsets in the node's own frame (128 B, two cache lines,
-// where the Float node in `nodes` is four), the frame in the small row table beside the box. The
-// search tests nodes of that level (from the grid or from the walk) in this form; their Float
-// copies are not read. At 1M that level is level 1 (3,907 nodes: 500 KB, which stays in a 1 MB
-// L2 cache where the Float level's 1 MB did not): a query reads 2 lines per level-1 node, not 4.
-// Rounding outwards and widening by one unit keep the test conservative, as for the leaves.
+// Tried and dropped (2026-11-24, Benchmarks/README.md "Session 6"): the entry level's nodes held
+// here as 16-bit boxes in each node's frame, like the leaves (2 cache lines a node instead of 4;
+// 500 KB at 1M, inside the 1 MB L2): ~100 instructions a query more (the frame arithmetic per
+// node) and no faster in the same minutes.
 //
 // Layout (u32 words, little-endian, the same in memory and in the zone-set file):
 //   0 rows (latitude cells)   1 columns (longitude cells)   2 entry level L   3 nodes m of level L
-//   4 items   5 nodes of level L − 1 (the leaves for L = 1)   6, 7 reserved (0)
+//   4 items   5 nodes of level L − 1 (the leaves for L = 1; checked)   6, 7 reserved (0)
 //   8 … 15     lo latitude, lo longitude, scale latitude, scale longitude (f64, low word first)
-//   16 …       m nodes, 32 words each: ``RegionIndex/Leaf``'s layout (4 × 16 i16)
-//   then       m rows of 8 words: box min lat, min lon, −max lat, −max lon; frame min lat, min
-//              lon, scale lat, scale lon (f32). The box is the node's union (negated maxima: a
-//              box holds a query box when all four lanes are ≤ the query's (max lat, max lon,
-//              −min lat, −min lon), one vector compare)
+//   16 …       m boxes: min lat, min lon, −max lat, −max lon (f32), the level's nodes' unions
+//              (negated maxima: a box holds a query box when all four lanes are ≤ the query's
+//              (max lat, max lon, −min lat, −min lon), one vector compare)
 //   then       rows × columns + 1 starts into the items (row-major cells)
 //   then       the items: node numbers within level L
 // An empty grid (no words) means: always walk from the root (a tree of fewer than 3 levels).
 //
-// Sizing at 1M circles: m = 3,907, 125 × 125 cells, ~33,000 items: ~0.8 MB (0.5 % of the set).
+// Sizing at 1M circles: m = 3,907, 125 × 125 cells, ~33,000 items: ~0.3 MB (0.2 % of the set).
 
 extension RegionIndex {
     /// The lowest inner level with at most this many nodes is the grid's entry level.
@@ -100,19 +95,8 @@ extension RegionIndex {
             words[8 + 2 * k] = UInt32(truncatingIfNeeded: d.bitPattern)
             words[9 + 2 * k] = UInt32(truncatingIfNeeded: d.bitPattern >> 32)
         }
-        words.reserveCapacity(gridHeaderWords + 40 * m + cells + 1 + items.count)
-        var frames = [SIMD4<Float>]()
-        frames.reserveCapacity(m)
-        for i in 0 ..< m {
-            var (node, frame) = quantized(nodes[levelStart[level - 1] + i])
-            withUnsafeBytes(of: &node) { raw in
-                for k in 0 ..< 32 { words.append(raw.load(fromByteOffset: 4 * k, as: UInt32.self)) }
-            }
-            frames.append(frame)
-        }
-        for (b, f) in zip(boxes, frames) {
-            for x in [b[0], b[2], -b[1], -b[3], f[0], f[1], f[2], f[3]] { words.append(x.bitPattern) }
-        }
+        words.reserveCapacity(gridHeaderWords + 4 * m + cells + 1 + items.count)
+        for b in boxes { for x in [b[0], b[2], -b[1], -b[3]] { words.append(x.bitPattern) } }
         words.append(contentsOf: starts)
         words.append(contentsOf: items)
         #if DEBUG
@@ -160,20 +144,11 @@ extension RegionIndex {
             }, "grid structure")
             let g = GridView(w.baseAddress!)
             precondition(g.nodes == m)
-            // Each 16-bit node holds its Float node's boxes (rounded outwards), empty lanes empty.
+            // Each box is its node's union.
             let first = levelStart[g.level - 1]
             for i in 0 ..< m {
-                let f = nodes[first + i], q = g.node(i).pointee, frame = g.frame(i)
-                for lane in 0 ..< 16 where f.minLat[lane].isFinite {
-                    func unit(_ x: Float, _ base: Float, _ s: Float) -> Float { (x - base) * s - 32768 }
-                    precondition(Float(q.minLat[lane]) <= unit(f.minLat[lane], frame[0], frame[2]).rounded(.down) + 1
-                                 && Float(q.maxLat[lane]) >= unit(f.maxLat[lane], frame[0], frame[2]).rounded(.up) - 1
-                                 && Float(q.minLon[lane]) <= unit(f.minLon[lane], frame[1], frame[3]).rounded(.down) + 1
-                                 && Float(q.maxLon[lane]) >= unit(f.maxLon[lane], frame[1], frame[3]).rounded(.up) - 1,
-                                 "grid: node \(i) lane \(lane) not held by its 16-bit box")
-                }
-                let lanes = Swift.min(16, g.children - 16 * i)
-                precondition(lanes == 16 || !f.minLat[lanes].isFinite, "grid: node \(i) has lanes past the level below")
+                let u = nodes[first + i].union
+                precondition(g.bounds(i) == SIMD4(u.0, u.1, u.2, u.3), "grid: node \(i) box")
             }
             for i in 0 ..< m {
                 let b = g.bounds(i)
@@ -215,37 +190,17 @@ struct GridView {
     var level: Int { @inline(__always) get { word(2) } }
     /// Nodes of level L.
     var nodes: Int { @inline(__always) get { word(3) } }
-    /// Nodes of level L − 1 (leaves for L = 1): the last node's lanes past them are never pushed.
+    /// Nodes of level L − 1 (leaves for L = 1).
     var children: Int { @inline(__always) get { word(5) } }
-    /// Lanes of the last node of the level that hold children.
-    var lastLanes: UInt32 {
-        @inline(__always) get {
-            let lanes = children &- 16 &* (nodes &- 1)
-            return lanes >= 16 ? 0xFFFF : lanes <= 0 ? 0 : (1 << UInt32(lanes)) &- 1
-        }
-    }
-    var nodes16: UnsafePointer<UInt32> { @inline(__always) get { words + RegionIndex.gridHeaderWords } }
-    /// The rows of boxes and frames.
-    var table: UnsafePointer<UInt32> { @inline(__always) get { nodes16 + 32 &* nodes } }
-    var starts: UnsafePointer<UInt32> { @inline(__always) get { table + 8 &* nodes } }
+    /// The boxes.
+    var table: UnsafePointer<UInt32> { @inline(__always) get { words + RegionIndex.gridHeaderWords } }
+    var starts: UnsafePointer<UInt32> { @inline(__always) get { table + 4 &* nodes } }
     var items: UnsafePointer<UInt32> { @inline(__always) get { starts + (word(0) &* word(1) &+ 1) } }
 
     /// Box of node `i` of the entry level as stored: (min lat, min lon, −max lat, −max lon).
     @inline(__always)
     func box(_ i: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(table + 8 &* i).loadUnaligned(as: SIMD4<Float>.self)
-    }
-
-    /// The frame of node `i`'s 16-bit boxes: (min lat, min lon, scale lat, scale lon).
-    @inline(__always)
-    func frame(_ i: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(table + (8 &* i &+ 4)).loadUnaligned(as: SIMD4<Float>.self)
-    }
-
-    /// Node `i` of the entry level, 16-bit.
-    @inline(__always)
-    func node(_ i: Int) -> UnsafePointer<RegionIndex.Leaf> {
-        UnsafeRawPointer(nodes16 + 32 &* i).assumingMemoryBound(to: RegionIndex.Leaf.self)
+        UnsafeRawPointer(table + 4 &* i).loadUnaligned(as: SIMD4<Float>.self)
     }
 
     /// Box of node `i` of the entry level: (min lat, max lat, min lon, max lon).
@@ -270,7 +225,7 @@ struct GridView {
               m >= 1, m <= RegionIndex.gridLevelNodes, levelNodes(level) == m, levelNodes(level - 1) == children,
               children > 16 * (m - 1), children <= 16 * m else { return false }
         let cells = rows * columns
-        guard count == h + 40 * m + cells + 1 + itemCount else { return false }
+        guard count == h + 4 * m + cells + 1 + itemCount else { return false }
         let g = GridView(w)
         for k in 0 ..< 2 {
             guard g.parameters.lo[k].isFinite, g.parameters.scale[k].isFinite, g.parameters.scale[k] >= 0 else { return false }

@@ -103,7 +103,7 @@ import Testing
         #expect(words > RegionIndex.gridHeaderWords, "the set should have a grid")
         func word(_ k: Int) -> UInt32 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: grid + 4 * k, as: UInt32.self) } }
         let rows = Int(word(0)), columns = Int(word(1)), m = Int(word(3))
-        let starts = grid + 4 * (RegionIndex.gridHeaderWords + 40 * m), items = starts + 4 * (rows * columns + 1)
+        let starts = grid + 4 * (RegionIndex.gridHeaderWords + 4 * m), items = starts + 4 * (rows * columns + 1)
         func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
             var b = bytes
             change(&b)
