@@ -36,7 +36,7 @@
 // arithmetic made it ~20 % more instructions and ~10 % slower. Level 1 alone as 16-bit nodes, with
 // the grid, was measured again: ~100 instructions a query more, no faster; TreeGrid.swift.)
 // A point query enters the tree at level 1 (at 1M) through a grid over the tree's extent, not at
-// the root (TreeGrid.swift): 917 instructions a query at 1M uniform, 1,098 from the root.
+// the root (TreeGrid.swift): 900 instructions a query at 1M uniform, 1,098 from the root.
 //
 // Static: regions added later go to a delta list kept by `RegionCatalog`, which rebuilds the tree
 // when the delta grows past n/8 (see there).
