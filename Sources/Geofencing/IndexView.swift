@@ -25,13 +25,29 @@ struct IndexView<Polygons: PolygonTable> {
     let nodes: UnsafePointer<RegionIndex.Node>?
     let leaves: UnsafePointer<RegionIndex.Leaf>
     let frames: UnsafePointer<RegionIndex.LeafFrame>
-    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8).
+    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8), and
+    /// `levels` itself in lane 7 (the view stays at 128 bytes: a larger one is copied with
+    /// `memcpy` at each query, ~30 instructions).
     let levelStarts: SIMD8<Int32>
-    let levels: Int
+    var levels: Int { @inline(__always) get { Int(levelStarts[7]) } }
     let entryCount: Int
     let slots: UnsafePointer<UInt32>
     let geometry: UnsafePointer<RegionIndex.EntryGeometry>
     let polygons: Polygons
+    /// Where a query enters the tree (TreeGrid.swift); nil: at the root.
+    let grid: GridView?
+
+    init(nodes: UnsafePointer<RegionIndex.Node>?, leaves: UnsafePointer<RegionIndex.Leaf>, frames: UnsafePointer<RegionIndex.LeafFrame>,
+         levelStarts: SIMD8<Int32>, levels: Int, entryCount: Int, slots: UnsafePointer<UInt32>,
+         geometry: UnsafePointer<RegionIndex.EntryGeometry>, polygons: Polygons, grid: GridView?) {
+        precondition(levels >= 0 && levels < 8)
+        self.nodes = nodes; self.leaves = leaves; self.frames = frames
+        var starts = levelStarts
+        starts[7] = Int32(levels)
+        self.levelStarts = starts
+        self.entryCount = entryCount; self.slots = slots; self.geometry = geometry; self.polygons = polygons
+        self.grid = grid
+    }
 
     /// See ``RegionIndex/query(_:margin:into:)``; `results` must be empty.
     @inline(__always)
@@ -76,12 +92,38 @@ struct IndexView<Polygons: PolygonTable> {
         let q = SIMD4<Float>(Float(box.minLatitude), Float(box.maxLatitude), Float(box.minLongitude), Float(box.maxLongitude))
         var vector: Vec3? = nil   // the point's unit vector, computed at the first leaf hit
         var multiple = false
-        // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings per level;
-        // 576 bytes, under the 1 KiB that stays on the stack.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9) { stack in
+        // Explicit stack of (level << 28 | node): depth ≤ 8, ≤ 15 pending siblings per level, and
+        // up to `gridMaxCandidates` nodes pushed from the grid; 832 bytes, under the 1 KiB that
+        // stays on the stack.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16 * 9 + RegionIndex.gridMaxCandidates) { stack in
             precondition(levels < 8)
             stack[0] = UInt32(levels) << 28
             var top = 1
+            if let grid {
+                // A box within one cell enters at the grid's level: its nodes that hold the box
+                // (the tests the walk from the root would make at that level), the levels above
+                // unread. (Boxes stored as (min lat, min lon, −max lat, −max lon): one compare.)
+                let p = grid.parameters
+                let row = p.row(Double(q[0])), column = p.column(Double(q[2]))
+                if row == p.row(Double(q[1])), column == p.column(Double(q[3])) {
+                    let cell = row &* p.columns &+ column
+                    let starts = grid.starts
+                    let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
+                    if end &- first <= RegionIndex.gridMaxCandidates {
+                        top = 0
+                        let tag = UInt32(truncatingIfNeeded: grid.level) << 28
+                        let bound = SIMD4<Float>(q[1], q[3], -q[0], -q[2])
+                        let items = starts + (p.rows &* p.columns &+ 1)
+                        for k in first ..< end {
+                            let i = items[k]
+                            if all(grid.box(Int(i)) .<= bound) {
+                                stack[top] = tag | i
+                                top &+= 1
+                            }
+                        }
+                    }
+                }
+            }
             while top > 0 {
                 top &-= 1
                 let level = Int(stack[top] >> 28), index = Int(stack[top] & 0x0FFF_FFFF)

@@ -33,7 +33,10 @@
 // instructions per query at 1M uniform (callgrind; 1,600 before this layout of the loop), most of
 // the rest being the point's sin/cos and the cache misses on leaves and geometry.
 // (Tried and dropped: 16-bit inner nodes like the leaves: half the bytes, but the per-node frame
-// arithmetic made it ~20 % more instructions and ~10 % slower.)
+// arithmetic made it ~20 % more instructions and ~10 % slower. Level 1 alone as 16-bit nodes, with
+// the grid, was measured again: ~100 instructions a query more, no faster; TreeGrid.swift.)
+// A point query enters the tree at level 1 (at 1M) through a grid over the tree's extent, not at
+// the root (TreeGrid.swift): 900 instructions a query at 1M uniform, 1,098 from the root.
 //
 // Static: regions added later go to a delta list kept by `RegionCatalog`, which rebuilds the tree
 // when the delta grows past n/8 (see there).
@@ -112,6 +115,9 @@ public struct RegionIndex: Sendable {
     private var entrySlots: [UInt32] = []
     private var geometry: [EntryGeometry] = []
     private var polygons: [PolygonRegion] = []
+    /// The grid that lets a query enter the tree below its root (TreeGrid.swift); empty for a
+    /// tree of fewer than 3 levels.
+    private var grid: [UInt32] = []
     /// Number of regions indexed.
     public private(set) var count = 0
 
@@ -164,6 +170,7 @@ public struct RegionIndex: Sendable {
         entryCount = e
         let tree = Self.packTree(entryCount: e, box: { boxes[Int(order[$0])] }, circle: { circles[Int(order[$0])] })
         nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
+        grid = tree.grid
     }
 
     /// The inner nodes, leaves and frames of a packed tree (the layout described at the top).
@@ -172,6 +179,8 @@ public struct RegionIndex: Sendable {
         var levelStart: [Int] = []
         var leaves: [Leaf] = []
         var frames: [LeafFrame] = []
+        /// See TreeGrid.swift.
+        var grid: [UInt32] = []
     }
 
     /// The order of `count` boxes on the Hilbert curve of their centres over the data's extent:
@@ -222,19 +231,7 @@ public struct RegionIndex: Sendable {
                 }
             }
             let u = node.union
-            let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
-            let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
-            func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
-                var r = SIMD16<Int16>()
-                for l in 0 ..< 16 {
-                    let x = v[l]
-                    guard x.isFinite else { r[l] = widen < 0 ? .max : .min; continue }   // empty lane
-                    r[l] = Self.quantize((x - base) * s + widen, down: widen < 0)
-                }
-                return r
-            }
-            let quantizedLeaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
-                                     minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+            let (quantizedLeaf, frame) = Self.quantized(node)
             tree.leaves.append(quantizedLeaf)
             tree.frames.append(Self.leafFrame(quantizedLeaf, frame: frame, lanes: Swift.min(16, e - 16 * leaf)) { circle(16 * leaf + $0) })
             if leafCount > 1 {
@@ -261,7 +258,28 @@ public struct RegionIndex: Sendable {
             tree.nodes.append(contentsOf: parents)
             level = parents
         }
+        tree.grid = Self.grid(nodes: tree.nodes, levelStart: tree.levelStart, leafCount: leafCount)
         return tree
+    }
+
+    /// `node`'s 16 boxes as 16-bit offsets in the frame of their union (min lat, min lon, scale
+    /// lat, scale lon), rounded outwards and widened by one unit; empty lanes stay empty.
+    static func quantized(_ node: Node) -> (Leaf, SIMD4<Float>) {
+        let u = node.union
+        let scale = SIMD2<Float>(u.1 > u.0 ? 65535 / (u.1 - u.0) : 0, u.3 > u.2 ? 65535 / (u.3 - u.2) : 0)
+        let frame = SIMD4<Float>(u.0, u.2, scale.x, scale.y)
+        func quantized(_ v: SIMD16<Float>, _ base: Float, _ s: Float, widen: Float) -> SIMD16<Int16> {
+            var r = SIMD16<Int16>()
+            for l in 0 ..< 16 {
+                let x = v[l]
+                guard x.isFinite else { r[l] = widen < 0 ? .max : .min; continue }   // empty lane
+                r[l] = Self.quantize((x - base) * s + widen, down: widen < 0)
+            }
+            return r
+        }
+        let leaf = Leaf(minLat: quantized(node.minLat, u.0, scale.x, widen: -1), maxLat: quantized(node.maxLat, u.0, scale.x, widen: 1),
+                        minLon: quantized(node.minLon, u.2, scale.y, widen: -1), maxLon: quantized(node.maxLon, u.2, scale.y, widen: 1))
+        return (leaf, frame)
     }
 
     /// Bytes held by the index (nodes, slots, geometry, polygons), excluding array headers.
@@ -269,7 +287,7 @@ public struct RegionIndex: Sendable {
         var bytes = nodes.capacity * MemoryLayout<Node>.stride
             + leaves.capacity * MemoryLayout<Leaf>.stride + frames.capacity * MemoryLayout<LeafFrame>.stride
             + entrySlots.capacity * 4 + geometry.capacity * MemoryLayout<EntryGeometry>.stride
-            + levelStart.capacity * 8
+            + levelStart.capacity * 8 + grid.capacity * 4
         for p in polygons {
             bytes += MemoryLayout<PolygonRegion>.stride + p.points.capacity * 16 + p.ringStarts.capacity * 8
                 + p.rings.reduce(0) { $0 + $1.capacity * 16 }
@@ -309,10 +327,13 @@ public struct RegionIndex: Sendable {
                 frames.withUnsafeBufferPointer { frames in
                     entrySlots.withUnsafeBufferPointer { slots in
                         geometry.withUnsafeBufferPointer { geo in
-                            body(IndexView(nodes: nodes.baseAddress, leaves: leaves.baseAddress!, frames: frames.baseAddress!,
-                                           levelStarts: starts, levels: levelStart.count, entryCount: entryCount,
-                                           slots: slots.baseAddress!, geometry: geo.baseAddress!,
-                                           polygons: PolygonArray(polygons: polygons)))
+                            grid.withUnsafeBufferPointer { grid in
+                                body(IndexView(nodes: nodes.baseAddress, leaves: leaves.baseAddress!, frames: frames.baseAddress!,
+                                               levelStarts: starts, levels: levelStart.count, entryCount: entryCount,
+                                               slots: slots.baseAddress!, geometry: geo.baseAddress!,
+                                               polygons: PolygonArray(polygons: polygons),
+                                               grid: grid.isEmpty ? nil : GridView(grid.baseAddress!)))
+                            }
                         }
                     }
                 }
@@ -322,8 +343,8 @@ public struct RegionIndex: Sendable {
 
     /// The index's parts, for the zone-set writer (same module).
     var parts: (nodes: [Node], levelStart: [Int], leaves: [Leaf], frames: [LeafFrame], entryCount: Int,
-                slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion]) {
-        (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons)
+                slots: [UInt32], geometry: [EntryGeometry], polygons: [PolygonRegion], grid: [UInt32]) {
+        (nodes, levelStart, leaves, frames, entryCount, entrySlots, geometry, polygons, grid)
     }
 
     /// The query box (min lat, max lat, min lon, max lon) in a leaf's 16-bit frame, rounded

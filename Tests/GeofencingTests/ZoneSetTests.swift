@@ -185,8 +185,9 @@ import Testing
 
     @Test func versionsOlderAreRebuiltNewerRefused() throws {
         let bytes = Self.build(Self.zones(seed: 3, circles: 10, polygons: 1))
-        // Version 1 (16-byte leaf frames, before the leaf decision) is rebuilt, not read.
-        for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (1, .olderVersion(1)),
+        // Version 1 (16-byte leaf frames, before the leaf decision) and version 2 (no grid) are
+        // rebuilt, not read.
+        for (v, expected) in [(UInt32(0), ZoneSetError.olderVersion(0)), (1, .olderVersion(1)), (2, .olderVersion(2)),
                               (ZoneSetFormat.version + 1, .newerVersion(ZoneSetFormat.version + 1))] {
             var b = bytes
             withUnsafeBytes(of: v.littleEndian) { for k in 0 ..< 4 { b[8 + k] = $0[k] } }
@@ -203,7 +204,7 @@ import Testing
     @Test func headerIsLittleEndian() throws {
         let bytes = Self.build(Self.zones(seed: 4, circles: 300, polygons: 0), hash: 0x0102_0304_0506_0708)
         #expect(Array(bytes[0 ..< 8]) == Array("FPZONES".utf8) + [0])
-        #expect(Array(bytes[8 ..< 12]) == [2, 0, 0, 0])
+        #expect(Array(bytes[8 ..< 12]) == [3, 0, 0, 0])
         #expect(Array(bytes[32 ..< 40]) == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(Int(bytes[40]) | Int(bytes[41]) << 8 == 300)
         #expect(bytes.count % 64 == 0)

@@ -79,12 +79,13 @@ public struct ZoneSet: @unchecked Sendable {
         count = Int(u32(40)); polygonCount = Int(u32(44)); entryCount = Int(u32(48))
         let levels = Int(u32(52)), leafCount = Int(u32(88)), nodeCount = Int(u32(92))
         let pointCount = Int(u32(96)), ringStartCount = Int(u32(100)), stringBytes = Int(u32(104))
+        let gridWords = Int(u32(108))
         guard count < Int(ZoneSet.slotBase) else { throw .corrupt("\(count) zones") }
         // Sections: inside the file, aligned, of the lengths the counts give.
         var sections: [(offset: Int, length: Int)] = []
         let expected = [nodeCount * 256, levels * 4, leafCount * 128, leafCount * MemoryLayout<RegionIndex.LeafFrame>.stride, leafCount * 16 * 4, leafCount * 16 * 32,
                         polygonCount * ZoneSetFormat.polygonRecordSize, pointCount * 16, ringStartCount * 4, pointCount * 16,
-                        count * ZoneSetFormat.zoneRecordSize, stringBytes, count * ZoneSetFormat.lookupRecordSize]
+                        count * ZoneSetFormat.zoneRecordSize, stringBytes, count * ZoneSetFormat.lookupRecordSize, gridWords * 4]
         for s in ZoneSetFormat.Section.allCases {
             let o = u64(128 + 16 * s.rawValue), l = u64(136 + 16 * s.rawValue)
             guard o <= UInt64(size), l <= UInt64(size) - o, o % UInt64(ZoneSetFormat.sectionAlignment) == 0,
@@ -110,6 +111,19 @@ public struct ZoneSet: @unchecked Sendable {
             total += n; level += 1
         }
         guard level == levels, total == nodeCount else { throw .corrupt("\(levels) levels, \(nodeCount) nodes for \(leafCount) leaves") }
+        // The grid: the tree has one exactly when it has 3 levels or more (TreeGrid.swift), and
+        // every count and index in it is in range.
+        if gridWords > 0 || levels >= 2 {
+            let at = UnsafeRawPointer(bytes.baseAddress! + base(.grid)).assumingMemoryBound(to: UInt32.self)
+            let levelNodes = { (l: Int) -> Int in
+                if l == 0 { return leafCount }
+                guard l >= 1, l <= levels else { return -1 }
+                return (l < levels ? Int(starts[l]) : nodeCount) - Int(starts[l - 1])
+            }
+            guard gridWords > 0, levels >= 2, GridView.validate(at, count: gridWords, levels: levels, levelNodes: levelNodes) else {
+                throw .corrupt("grid of \(gridWords) words for \(levels) inner levels")
+            }
+        }
         // Leaf frames: decidable lanes hold entries; tolerance and band are usable numbers.
         for leaf in 0 ..< leafCount {
             let at = base(.frames) + MemoryLayout<RegionIndex.LeafFrame>.stride * leaf
@@ -148,7 +162,8 @@ public struct ZoneSet: @unchecked Sendable {
                              levelStarts: starts, levels: levels, entryCount: entryCount,
                              slots: ptr(.slots, UInt32.self), geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
                              polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
-                                                      pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)))
+                                                      pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)),
+                             grid: gridWords > 0 ? GridView(ptr(.grid, UInt32.self)) : nil)
         } else {
             view = nil
         }

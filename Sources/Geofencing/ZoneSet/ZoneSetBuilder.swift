@@ -322,7 +322,7 @@ public struct ZoneSetImage {
             tree.nodes.count * 256, tree.levelStart.count * 4, tree.leaves.count * 128, tree.frames.count * MemoryLayout<RegionIndex.LeafFrame>.stride,
             paddedEntries * 4, paddedEntries * 32, polygons.count * ZoneSetFormat.polygonRecordSize,
             points * 16, ringStarts * 4, points * 16, rows.count * ZoneSetFormat.zoneRecordSize,
-            strings.count, lookup.count * ZoneSetFormat.lookupRecordSize,
+            strings.count, lookup.count * ZoneSetFormat.lookupRecordSize, tree.grid.count * 4,
         ]
     }
 
@@ -378,6 +378,7 @@ public struct ZoneSetImage {
         put(UInt32(lengths[ZoneSetFormat.Section.points.rawValue] / 16), 96)
         put(UInt32(lengths[ZoneSetFormat.Section.ringStarts.rawValue] / 4), 100)
         put(UInt32(strings.count), 104)
+        put(UInt32(tree.grid.count), 108)
         var offset = ZoneSetFormat.headerSize
         for (k, l) in lengths.enumerated() {
             put(UInt64(offset), 128 + 16 * k)
@@ -463,6 +464,8 @@ public struct ZoneSetImage {
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
+        // The grid over the tree (TreeGrid.swift), as `RegionIndex` holds it.
+        try raw(tree.grid)
         precondition(written == fileSize, "zone set: wrote \(written) bytes of \(fileSize)")
     }
 }

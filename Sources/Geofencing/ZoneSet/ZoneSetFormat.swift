@@ -15,8 +15,8 @@
 //   40  4  zones            44  4  polygons        48  4  index entries   52  4  inner levels
 //   56  32 bounds of the zones' boxes: min lat, max lat, min lon, max lon (f64)
 //   88  4  leaves           92  4  inner nodes     96  4  polygon points  100 4  ring starts
-//   104 4  string bytes     108 20 reserved (0)
-//   128 13 × (offset u64, length u64): the sections below, each at a multiple of 64
+//   104 4  string bytes     108 4  grid words      112 16 reserved (0)
+//   128 14 × (offset u64, length u64): the sections below, each at a multiple of 64
 //
 // Sections
 //   nodes        inner nodes of the packed R-tree, 256 B (4 × 16 f32: min lat, max lat, min lon, max lon)
@@ -35,6 +35,8 @@
 //   zones        80 B per zone (``ZoneSetFormat/ZoneField``)
 //   strings      UTF-8 bytes of ids, titles and sounds
 //   lookup       16 B per zone: hash of the id (u64), zone (u32), 0 (u32); sorted by hash, zone
+//   grid         u32 words: where a query enters the tree (TreeGrid.swift); none for a tree of
+//                fewer than 3 levels. Version 3 (versions 1 and 2 entered every query at the root)
 //
 // The index sections are exactly `RegionIndex`'s arrays: the mapped set and the in-memory index
 // answer queries with one search (IndexView.swift).
@@ -42,7 +44,7 @@
 /// Constants and functions of the zone-set file format.
 public enum ZoneSetFormat {
     /// The version this build writes and reads.
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     static let magic: [UInt8] = Array("FPZONES".utf8) + [0]
     static let headerSize = 512
     static let sectionAlignment = 64
@@ -52,7 +54,7 @@ public enum ZoneSetFormat {
 
     /// The sections, in file order.
     enum Section: Int, CaseIterable {
-        case nodes, levelStarts, leaves, frames, slots, geometry, polygons, points, ringStarts, vertices, zones, strings, lookup
+        case nodes, levelStarts, leaves, frames, slots, geometry, polygons, points, ringStarts, vertices, zones, strings, lookup, grid
     }
 
     /// Byte offsets of a zone record's fields.
