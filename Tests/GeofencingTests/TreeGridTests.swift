@@ -104,13 +104,7 @@ import Testing
         func word(_ k: Int) -> UInt32 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: grid + 4 * k, as: UInt32.self) } }
         let rows = Int(word(0)), columns = Int(word(1)), m = Int(word(3))
         let starts = grid + 4 * (RegionIndex.gridHeaderWords + 4 * m), items = starts + 4 * (rows * columns + 1)
-        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
-            var b = bytes
-            change(&b)
-            let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
-            withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
-            return b
-        }
+        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] { ZoneSetTests.resealed(bytes, change) }
         func put(_ v: UInt32, _ at: Int, _ b: inout [UInt8]) { withUnsafeBytes(of: v.littleEndian) { for k in 0 ..< 4 { b[at + k] = $0[k] } } }
         let cases: [(String, (inout [UInt8]) -> Void)] = [
             ("no rows", { put(0, grid, &$0) }),

@@ -8,19 +8,6 @@ import Testing
 @Suite struct ZoneSetStructureCheckTests {
     typealias Aligned = ZoneSetTests.Aligned
 
-    /// `bytes` with `change` made and the checksum made right again (damage a checksum misses).
-    static func resealed(_ bytes: [UInt8], _ change: (inout [UInt8]) -> Void) -> [UInt8] {
-        var b = bytes
-        change(&b)
-        let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
-        withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
-        return b
-    }
-
-    static func section(_ bytes: [UInt8], _ s: ZoneSetFormat.Section) -> Int {
-        Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
-    }
-
     /// Runs the deferred check in slices of `budget`; the error it throws, or nil when it passed.
     /// Also checks that the released ranges stay inside the file.
     static func sliced(_ file: Aligned, budget: Int) throws -> ZoneSetError? {
@@ -58,7 +45,7 @@ import Testing
     /// throws the error the whole check throws at open.
     @Test func damageIsFoundTheSameWayInSlices() throws {
         let bytes = ZoneSetTests.build(ZoneSetTests.zones(seed: 11, circles: 300, polygons: 10))
-        let s = { (x: ZoneSetFormat.Section) in Self.section(bytes, x) }
+        let s = { (x: ZoneSetFormat.Section) in ZoneSetTests.section(bytes, x) }
         let cases: [(String, (inout [UInt8]) -> Void)] = [
             ("slot beyond the zones", { $0[s(.slots) + 4 * 250 + 2] = 0x7F }),
             ("string beyond the table", { $0[s(.zones) + 80 * 299 + 8 + 3] = 0x7F }),
@@ -69,7 +56,7 @@ import Testing
         ]
         var rng = SplitMix64(seed: 5)
         for (what, change) in cases {
-            let file = Aligned(Self.resealed(bytes, change))
+            let file = Aligned(ZoneSetTests.resealed(bytes, change))
             var whole: ZoneSetError?
             do { _ = try ZoneSet(file.raw) } catch { whole = error }
             #expect(whole != nil, "\(what): not refused at open")

@@ -42,6 +42,21 @@ import Testing
         return out
     }
 
+    /// `bytes` with `change` made and the checksum made right again: damage the checksum does not
+    /// catch (a writer's bug, or a crafted file), for the structure checks to refuse.
+    static func resealed(_ bytes: [UInt8], _ change: (inout [UInt8]) -> Void) -> [UInt8] {
+        var b = bytes
+        change(&b)
+        let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
+        withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
+        return b
+    }
+
+    /// Where section `s` starts in a zone-set file (its header's table).
+    static func section(_ bytes: [UInt8], _ s: ZoneSetFormat.Section) -> Int {
+        Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
+    }
+
     static func build(_ zones: [(Region, ZoneContent)], hash: UInt64 = 42) -> [UInt8] {
         var b = ZoneSetBuilder()
         for (r, c) in zones { b.add(r, content: c) }
@@ -129,17 +144,9 @@ import Testing
     /// refuse it instead of reading outside the file.
     @Test func structuralDamageWithAValidChecksumIsRefused() throws {
         let bytes = Self.build(Self.zones(seed: 11, circles: 100, polygons: 10))
-        func section(_ s: ZoneSetFormat.Section) -> Int {
-            Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
-        }
+        func section(_ s: ZoneSetFormat.Section) -> Int { Self.section(bytes, s) }
         let leafCount = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 88, as: UInt32.self)) }
-        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
-            var b = bytes
-            change(&b)
-            let sum = b.withUnsafeBytes { ZoneSetFormat.checksum(of: $0) }
-            withUnsafeBytes(of: sum.littleEndian) { for k in 0 ..< 8 { b[16 + k] = $0[k] } }
-            return b
-        }
+        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] { Self.resealed(bytes, change) }
         let cases: [(String, (inout [UInt8]) -> Void)] = [
             ("slot beyond the zones", { $0[section(.slots) + 2] = 0x7F }),
             ("string beyond the table", { $0[section(.zones) + 8 + 3] = 0x7F }),
