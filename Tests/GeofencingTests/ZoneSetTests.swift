@@ -112,6 +112,16 @@ import Testing
                 set.query(z.0.shape.boundingCap.center, into: &r)
                 #expect(r.contains(Int32(k)), "\(n) zones, zone \(k)")
             }
+            if n == 0 {
+                // An empty set's tree is never read: nothing matches, anywhere, at any margin.
+                for p in [Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 52.5, longitude: 13.4)] {
+                    r = [7]
+                    set.query(p, into: &r); #expect(r.isEmpty)
+                    set.query(p, margin: 1e6, into: &r); #expect(r.isEmpty)
+                    r = [7]
+                    set.candidates(near: p, angularRadius: 3, into: &r); #expect(r.isEmpty)
+                }
+            }
         }
     }
 

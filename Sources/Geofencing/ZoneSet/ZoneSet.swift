@@ -27,7 +27,9 @@ public struct ZoneSet: @unchecked Sendable {
     public let version: UInt32
     /// Bounds of the zones' boxes (degrees); nil for an empty set.
     public let bounds: GeoBox?
-    let view: IndexView<MappedPolygons>?
+    /// The tree (for an empty set its pointers are never read: every query stops at its empty
+    /// entry count). Not optional: an optional view was copied to the stack at every query.
+    let view: IndexView<MappedPolygons>
     /// The check of every reference, when the set was opened with `deferStructureCheck`: run it
     /// to its end (``ZoneSetStructureCheck/advance(budget:release:)``) before any query.
     public let deferredCheck: ZoneSetStructureCheck?
@@ -152,7 +154,8 @@ public struct ZoneSet: @unchecked Sendable {
         } else {
             bounds = nil
         }
-        if entryCount > 0 {
+        do {
+            // (Each section's offset is inside the file, also for an empty one.)
             let b = bytes.baseAddress!
             func ptr<T>(_ s: ZoneSetFormat.Section, _ t: T.Type) -> UnsafePointer<T> {
                 UnsafeRawPointer(b + base(s)).assumingMemoryBound(to: T.self)
@@ -164,8 +167,6 @@ public struct ZoneSet: @unchecked Sendable {
                              polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
                                                       pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)),
                              grid: gridWords > 0 ? GridView(ptr(.grid, UInt32.self)) : nil)
-        } else {
-            view = nil
         }
         #endif
     }
@@ -270,14 +271,14 @@ public struct ZoneSet: @unchecked Sendable {
     /// - Complexity: O(log₁₆ n + k), as ``RegionIndex/query(_:margin:into:)``.
     public func query(_ point: Coordinate, margin: Double = 0, into results: inout [Int32]) {
         RegionIndex.empty(&results)
-        view?.query(point, margin: margin, into: &results)
+        view.query(point, margin: margin, into: &results)
     }
 
     /// Appends the numbers of the zones whose bounding boxes meet the cap of `angularRadius`
     /// radians around `center` (a superset of the zones within that distance) to `results`.
     public func candidates(near center: Coordinate, angularRadius: Double, into results: inout [Int32]) {
         if !results.isEmpty { results.removeAll(keepingCapacity: true) }
-        view?.candidates(near: center, angularRadius: angularRadius, into: &results)
+        view.candidates(near: center, angularRadius: angularRadius, into: &results)
     }
 
     // MARK: Fingerprints
