@@ -139,11 +139,14 @@ extension AgentDaemon {
         let arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
                          "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed", "--retain-replaced"]
         do {
+            // posix_spawn returns when the child has exec'd (vfork): this turn waits that long,
+            // so the log says how long (0.2–2.2 ms measured; Benchmarks/README.md, session 7).
+            let before = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let child = try ChildProcess.spawn(arguments, environment: [])
-            zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source,
-                                        started: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+            let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
             turns.resetLongestSinceMark()
-            log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed")
+            log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed (started in \(LoopTurnWatch.milliseconds(started &- before)))")
         } catch {
             log.error("SIGHUP: cannot start the zone-set build: \(error); keeping the zone set")
         }

@@ -482,7 +482,9 @@ public final class AgentDaemon {
 
     func reload() {
         do {
+            let before = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let next = try environment.reloadConfiguration()
+            let read = SystemClocks.boottimeNow().nanosecondsSinceBoot &- before
             var changed: [String] = []
             if next.gps != configuration.gps { changed.append("gps") }
             if next.statePath != configuration.statePath { changed.append("state") }
@@ -500,7 +502,8 @@ public final class AgentDaemon {
             outputs.badgeEnabled = next.engine.alertSettings.badge
             outputs.setPatterns(next.patterns)
             hook.configure(next.hook)
-            log.info("SIGHUP: configuration reloaded from \(next.path ?? "?")" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
+            log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") in \(LoopTurnWatch.milliseconds(read))"
+                     + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
             applyConfiguredRequests()
             reloadZoneSet()
             Memory.releaseFreePages()
