@@ -40,6 +40,25 @@ struct ZoneSetSwap {
     var longestSlice: UInt64 = 0
 }
 
+/// Where the agent's zone set is in its life: the set mapped now, a build running in a child
+/// process, a built set being checked in slices before the swap, and whether a SIGHUP came
+/// during either (then the GeoJSON is looked at again when they end). A check starts only
+/// when its build has ended, so at most one of `build` and `swap` is set.
+struct ZoneSetLifecycle {
+    var mapped: LoadedZoneSet?
+    var build: ZoneSetBuildJob? { didSet { checkInvariant() } }
+    /// A built set whose check runs in slices, one per loop turn, before it is swapped in.
+    var swap: ZoneSetSwap? { didSet { checkInvariant() } }
+    var buildAgain = false
+
+    /// A build or a check is under way: a SIGHUP waits for it.
+    var busy: Bool { build != nil || swap != nil }
+
+    private func checkInvariant() {
+        assert(build == nil || swap == nil, "a zone-set check runs only after its build has ended")
+    }
+}
+
 extension AgentDaemon {
     var zoneSetPath: String { ZoneSetFiles.setPath(forState: configuration.statePath) }
 
@@ -48,7 +67,7 @@ extension AgentDaemon {
     /// logging) when there is no usable set for a configured GeoJSON.
     func installZoneSetAtStart(_ startup: StartupProgress) -> Bool {
         guard let source = configuration.zonesFile else {
-            if zoneSet != nil { swapZoneSet(nil, note: "no zones configured") }
+            if zones.mapped != nil { swapZoneSet(nil, note: "no zones configured") }
             return true
         }
         // The set the last SIGHUP replaced, kept for that agent's swap: nothing maps it now.
@@ -105,7 +124,7 @@ extension AgentDaemon {
     /// After a failed build: keep the set in memory, or (at start) the one on disk whatever it was
     /// built from; false when there is none.
     func openExistingZoneSet(expected: UInt64?) -> Bool {
-        if zoneSet != nil { log.error("zones: keeping the previous zone set"); return true }
+        if zones.mapped != nil { log.error("zones: keeping the previous zone set"); return true }
         guard let loaded = try? LoadedZoneSet(path: zoneSetPath) else { return false }
         swapZoneSet(loaded, note: "zones: using the previous zone set \(zoneSetPath) (\(loaded.set.count) zones) until the GeoJSON builds")
         return true
@@ -114,9 +133,9 @@ extension AgentDaemon {
     /// Puts `loaded` in place of the current set (unchanged zones keep their state), then lets
     /// the old mapping go.
     func swapZoneSet(_ loaded: LoadedZoneSet?, note: String) {
-        let old = zoneSet
+        let old = zones.mapped
         perform { $0.setZoneSet(loaded?.set, clock: clock) }
-        zoneSet = loaded
+        zones.mapped = loaded
         _ = old   // unmapped here, after the engine stopped using it
         log.info(note)
     }
@@ -126,11 +145,11 @@ extension AgentDaemon {
     /// build runs in a loop turn.
     func reloadZoneSet() {
         guard let source = configuration.zonesFile else {
-            if zoneSet != nil { swapZoneSet(nil, note: "SIGHUP: no zones configured; zone set removed") }
+            if zones.mapped != nil { swapZoneSet(nil, note: "SIGHUP: no zones configured; zone set removed") }
             return
         }
-        if zoneBuild != nil || zoneSwap != nil {
-            zoneBuildAgain = true
+        if zones.busy {
+            zones.buildAgain = true
             log.info("SIGHUP: a zone-set build is running; the GeoJSON is looked at again when it ends")
             return
         }
@@ -144,7 +163,7 @@ extension AgentDaemon {
             let before = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let child = try ChildProcess.spawn(arguments, environment: [])
             let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            zoneBuild = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
+            zones.build = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
             turns.resetLongestSinceMark()
             log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed (started in \(LoopTurnWatch.milliseconds(started &- before)))")
         } catch {
@@ -156,15 +175,15 @@ extension AgentDaemon {
     /// was read back by the child that wrote it; here its structure is checked again, in slices
     /// (no checksum pass: no long loop turn), before ``continueZoneSetSwap()`` swaps it in.
     func pollZoneSetBuild() {
-        guard let job = zoneBuild, let end = try? job.child.reap() else { return }
-        zoneBuild = nil
+        guard let job = zones.build, let end = try? job.child.reap() else { return }
+        zones.build = nil
         if end == .exited(0) || end == .exited(ZoneSetFiles.unchangedStatus) {
             do {
                 let loaded = try LoadedZoneSet(path: zoneSetPath, verifyChecksum: false, deferStructureCheck: true)
-                if let current = zoneSet, current.set.checksum == loaded.set.checksum {
+                if let current = zones.mapped, current.set.checksum == loaded.set.checksum {
                     log.info("SIGHUP: zones unchanged (\(current.set.count) zones)")
                 } else {
-                    zoneSwap = ZoneSetSwap(loaded: loaded, job: job)
+                    zones.swap = ZoneSetSwap(loaded: loaded, job: job)
                     return   // the check runs from the next turn on (armTimers wakes the loop at once)
                 }
             } catch {
@@ -181,11 +200,11 @@ extension AgentDaemon {
 
     /// One slice of the pending set's check; once it has passed, the set is swapped in.
     func continueZoneSetSwap() {
-        guard var swap = zoneSwap else { return }
+        guard var swap = zones.swap else { return }
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let passed: Bool
         do { passed = try swap.loaded.continueCheck(budget: Self.checkSlice) } catch {
-            zoneSwap = nil
+            zones.swap = nil
             log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
             buildAgainIfAsked()
             return
@@ -194,8 +213,8 @@ extension AgentDaemon {
         swap.slices += 1
         swap.checking += checked &- begin
         swap.longestSlice = max(swap.longestSlice, checked &- begin)
-        guard passed else { zoneSwap = swap; return }
-        zoneSwap = nil
+        guard passed else { zones.swap = swap; return }
+        zones.swap = nil
         let seconds = Double(checked - swap.job.started) / 1e9
         let turn = Double(turns.longestSinceMark / 10_000) / 100
         swapZoneSet(swap.loaded, note: "zone set rebuilt in \((seconds * 10).rounded() / 10) s: \(swap.loaded.set.count) zones from \(swap.job.source); longest loop turn meanwhile \(turn) ms")
@@ -207,8 +226,8 @@ extension AgentDaemon {
 
     /// A SIGHUP came during the build or its check: look at the GeoJSON again.
     func buildAgainIfAsked() {
-        if zoneBuildAgain {
-            zoneBuildAgain = false
+        if zones.buildAgain {
+            zones.buildAgain = false
             reloadZoneSet()
         }
     }

@@ -71,13 +71,8 @@ public final class AgentDaemon {
     let outputs: AlertOutputs
     let gps: GPSFeed
     let hook: DeliveryHook
-    /// The mapped zone set (AgentDaemon+ZoneSet.swift), a build in a child process, and whether a
-    /// SIGHUP came during it.
-    var zoneSet: LoadedZoneSet?
-    var zoneBuild: ZoneSetBuildJob?
-    /// A built set whose check runs in slices, one per loop turn, before it is swapped in.
-    var zoneSwap: ZoneSetSwap?
-    var zoneBuildAgain = false
+    /// The zone set: mapped, being built, being checked (AgentDaemon+ZoneSet.swift).
+    var zones = ZoneSetLifecycle()
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
@@ -345,7 +340,7 @@ public final class AgentDaemon {
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
-        if zoneSwap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
+        if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
         if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
