@@ -14,18 +14,18 @@ extension AgentConfigurationParser {
 
     func readCategories(_ top: ConfigSection) throws(ConfigError) -> [NotificationCategory] {
         var categories: [NotificationCategory] = []
-        var lines: [Int] = []
+        var firstLine: [String: Int] = [:]   // id → its line: O(1) per duplicate check
         for (k, t) in (try top.sections("category") ?? []).enumerated() {
             let category: NotificationCategory
             do { category = try NotificationCategory(json: t.table.json) } catch {
                 throw ConfigError(line: t.line, path: "category[\(k)]", message: Self.trimCategoryPrefix(error.message))
             }
-            if let first = categories.firstIndex(where: { $0.identifier == category.identifier }) {
+            if let first = firstLine[category.identifier] {
                 throw ConfigError(line: t.line, path: "category[\(k)] (id \(Self.quoted(category.identifier)))",
-                                  message: "duplicate id (first at line \(lines[first]))")
+                                  message: "duplicate id (first at line \(first))")
             }
             categories.append(category)
-            lines.append(t.line)
+            firstLine[category.identifier] = t.line
         }
         return categories
     }
@@ -53,8 +53,11 @@ extension AgentConfigurationParser {
     func readRequests(_ top: ConfigSection, patterns: [BuzzerPattern], categories: [NotificationCategory],
                       limits: RequestLimits) throws(ConfigError) -> [NotificationRequest] {
         let soundNames = BuzzerPattern.builtIns.map { $0.name } + patterns.map { $0.name }
+        let categoryIDs = Set(categories.map { $0.identifier })
         var requests: [NotificationRequest] = []
-        var lines: [Int] = []
+        // id → its line. A search of the requests so far made each SIGHUP's reading O(n²): 0.17 s
+        // for 3,000 requests, all of it in one loop turn.
+        var firstLine: [String: Int] = [:]
         for (k, t) in (try top.sections("request") ?? []).enumerated() {
             let label: String
             if let id = t.table["id"]?.string { label = "request[\(k)] (id \(Self.quoted(id)))" } else { label = "request[\(k)]" }
@@ -70,15 +73,15 @@ extension AgentConfigurationParser {
                                   message: "content.sound \(Self.quoted(sound)) is not a buzzer pattern ("
                                     + soundNames.joined(separator: ", ") + ")")
             }
-            if let c = request.content.categoryIdentifier, !categories.contains(where: { $0.identifier == c }) {
+            if let c = request.content.categoryIdentifier, !categoryIDs.contains(c) {
                 throw ConfigError(line: t.table.value(at: ["content", "categoryIdentifier"])?.line ?? t.line, path: label,
                                   message: "content.categoryIdentifier \(Self.quoted(c)) is not a [[category]] of this file")
             }
-            if let first = requests.firstIndex(where: { $0.identifier == request.identifier }) {
-                throw ConfigError(line: t.line, path: label, message: "duplicate id (first at line \(lines[first]))")
+            if let first = firstLine[request.identifier] {
+                throw ConfigError(line: t.line, path: label, message: "duplicate id (first at line \(first))")
             }
             requests.append(request)
-            lines.append(t.line)
+            firstLine[request.identifier] = t.line
         }
         return requests
     }
