@@ -99,6 +99,61 @@ import Testing
         #expect(deps.contains("librsvg2-bin"))
     }
 
+    /// A fresh Debian machine: dpkg lists none of the packages. `.ci/run` runs the README's test
+    /// command, whose `board/install-deps` must then apt-get install the -dev packages and gpsd
+    /// (fake `dpkg-query` and `apt-get` first on PATH record what it asks for), install nothing
+    /// the second time, and fail naming the packages apt could not install.
+    @Test func installDepsInstallsTheHeadersAndGpsdOnAFreshMachine() throws {
+        let ci = try String(contentsOf: DaemonProcess.root.appendingPathComponent(".ci/run"), encoding: .utf8)
+        let readme = try String(contentsOf: DaemonProcess.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(ci.contains("\nboard/install-deps && swift test\n"), "\(ci)")
+        #expect(readme.contains("\nboard/install-deps && swift test\n"))
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-fresh-\(UUID().uuidString)")
+        let bin = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let installed = dir.appendingPathComponent("installed").path, calls = dir.appendingPathComponent("calls").path
+        func script(_ name: String, _ body: String) throws {
+            let url = bin.appendingPathComponent(name)
+            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        // dpkg-query -W -f=FORMAT PACKAGE: "installed" only for what the fake apt-get installed.
+        try script("dpkg-query", "for p; do :; done; grep -qx \"$p\" '\(installed)' 2>/dev/null && printf installed && exit 0; exit 1\n")
+        // apt-get: records the call; `install` installs its arguments unless FAIL is set.
+        try script("apt-get", """
+            echo "$*" >> '\(calls)'
+            if [ "$1" = install ] && [ -z "${FAIL:-}" ]; then for a; do case $a in -*|install) ;; *) echo "$a" >> '\(installed)' ;; esac; done; fi
+            exit 0
+
+            """)
+        // sudo, for a run as another user: runs the command as is.
+        try script("sudo", "exec \"$@\"\n")
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let deps = Self.board.appendingPathComponent("install-deps").path
+
+        let failed = try Self.exec("/bin/sh", [deps], environment: ["PATH": path, "FAIL": "1"])
+        #expect(failed.status == 1, "\(failed.output)")
+        #expect(failed.output.contains("still not installed:") && failed.output.contains(" libgpiod-dev"), "\(failed.output)")
+
+        try? FileManager.default.removeItem(atPath: calls)
+        let first = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
+        #expect(first.status == 0, "\(first.output)")
+        let asked = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+        let install = try #require(asked.split(separator: "\n").first { $0.hasPrefix("install ") }, "apt-get calls:\n\(asked)")
+        let packages = Set(install.split(separator: " ").map(String.init))
+        for p in ["libgpiod-dev", "libgps-dev", "gpsd", "gpsd-clients", "libsqlite3-dev", "tzdata", "strace"] {
+            #expect(packages.contains(p), "\(p) not in: \(install)")
+        }
+        #expect(asked.hasPrefix("update"), "apt-get calls:\n\(asked)")
+
+        try? FileManager.default.removeItem(atPath: calls)
+        let again = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
+        #expect(again.status == 0 && again.output.isEmpty, "\(again.output)")
+        #expect(!FileManager.default.fileExists(atPath: calls), "a second run called apt-get")
+    }
+
     @Test func uninstallDryRun() throws {
         let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("uninstall").path, "--dry-run", "--purge"])
         #expect(r.status == 0, "\(r.output)")
