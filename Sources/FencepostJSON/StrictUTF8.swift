@@ -29,8 +29,8 @@ public enum StrictUTF8 {
     /// The first place `bytes` is not UTF-8 (overlong forms, surrogates and code points past
     /// U+10FFFF are not UTF-8), or nil.
     /// - Complexity: O(n). Inlinable, so that it is specialized for the caller's collection: as a
-    ///   generic call across modules each byte went through the iterator's witness table (a
-    ///   third of a SIGHUP's configuration read in the agent, ~12 µs per 200-byte request).
+    ///   generic call across modules each byte went through the iterator's witness table
+    ///   (`--check-config` of 10,000 requests, 2 MB: 0.56 → 0.38 s with the duplicate-id fix).
     @inlinable
     public static func firstError(in bytes: some Collection<UInt8>) -> UTF8Error? {
         var line = 1, column = 1, offset = 0

@@ -12,9 +12,10 @@
 // Power cuts: by default each commit is fsynced before `perform` returns. The agent sets
 // `defersSync`: the commit is then in the kernel (safe from a crash of the process) when the buzzer
 // sounds, and the fsync follows — on the store's sync thread (`startSyncThread`, `requestSync`),
-// so that neither the due time → buzzer path nor the loop waits for the disk. A power cut inside that window (between commit and sync) may lose the
-// delivery row of a buzz that sounded; the fire is then found again at restart and handled by its
-// missed-fire policy — a second buzz, never a lost one.
+// so that neither the due time → buzzer path nor the loop waits for the disk. A power cut inside
+// that window (between commit and sync) may lose the delivery row of a buzz that sounded; the fire
+// is then found again at restart and handled by its missed-fire policy — a second buzz, never a
+// lost one.
 import CivilTime
 import FencepostLinux
 import LocalNotifications

@@ -25,8 +25,6 @@ import CFencepostLinux
 import CSQLite
 #if canImport(Glibc)
 import Glibc
-#elseif hasFeature(Embedded)
-import CFencepostLinux
 #endif
 
 /// A thread that makes the store's commits durable in order, away from the caller's thread.
