@@ -94,6 +94,8 @@ public final class AgentDaemon {
     var fixTime: WallInstant?
     /// Whether the state file's fsyncs run on its sync thread (else in the loop, at the end of each turn).
     var syncsInBackground = false
+    /// The configuration being read again after a SIGHUP (AgentDaemon+Reload.swift).
+    var reloading = ConfigurationReload()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -270,6 +272,7 @@ public final class AgentDaemon {
                 case .button: what = "button"; handleButton()
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
+                case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
                 case .connection(let id):
                     // Control work has a budget per turn: past it, the other ready connections
                     // wait for the next turn (epoll is level-triggered: they are reported again,
@@ -475,38 +478,6 @@ public final class AgentDaemon {
         return "signals (" + did.joined(separator: ", ") + ")"
     }
 
-    func reload() {
-        do {
-            let before = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            let next = try environment.reloadConfiguration()
-            let read = SystemClocks.boottimeNow().nanosecondsSinceBoot &- before
-            var changed: [String] = []
-            if next.gps != configuration.gps { changed.append("gps") }
-            if next.statePath != configuration.statePath { changed.append("state") }
-            if next.socketPath != configuration.socketPath { changed.append("socket") }
-            configuration.requests = next.requests
-            configuration.zonesFile = next.zonesFile
-            configuration.categories = next.categories
-            configuration.patterns = next.patterns
-            configuration.hook = next.hook
-            configuration.logLevel = next.logLevel
-            log.level = next.logLevel
-            configuration.engine.alertSettings = next.engine.alertSettings
-            // The engine decides each delivery's signal from its own copy of the settings.
-            perform { $0.configuration.alertSettings = next.engine.alertSettings; return EngineOutput() }
-            outputs.badgeEnabled = next.engine.alertSettings.badge
-            outputs.setPatterns(next.patterns)
-            hook.configure(next.hook)
-            log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") in \(LoopTurnWatch.milliseconds(read))"
-                     + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
-            applyConfiguredRequests()
-            reloadZoneSet()
-            Memory.releaseFreePages()
-        } catch {
-            log.error("SIGHUP: \(error); keeping the previous configuration")
-        }
-    }
-
     // MARK: Control socket
 
     var status: AgentStatus {
@@ -562,6 +533,7 @@ public final class AgentDaemon {
 
     func shutDown() {
         try? notifier?.stopping()
+        abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
         finalSync()

@@ -6,6 +6,8 @@ enum DaemonToken: EventToken, Hashable {
     case signals, monotonicTimer, wallTimer, gps, button, listener
     /// The state file's sync thread completed a sync.
     case stateSynced
+    /// The thread reading the configuration again (SIGHUP) has its result.
+    case configurationRead
     case connection(UInt32)
 
     var epollData: UInt64 {
@@ -17,6 +19,7 @@ enum DaemonToken: EventToken, Hashable {
         case .button: 4
         case .listener: 5
         case .stateSynced: 6
+        case .configurationRead: 7
         case .connection(let id): 1 << 32 | UInt64(id)
         }
     }
@@ -30,6 +33,7 @@ enum DaemonToken: EventToken, Hashable {
         case 4: self = .button
         case 5: self = .listener
         case 6: self = .stateSynced
+        case 7: self = .configurationRead
         default:
             precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
             self = .connection(UInt32(truncatingIfNeeded: epollData))

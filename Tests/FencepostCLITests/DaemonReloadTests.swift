@@ -1,0 +1,99 @@
+import FencepostLinux
+import Foundation
+import Testing
+
+/// SIGHUP reads the configuration on a thread of its own: a read that blocks (the file is a FIFO
+/// nobody writes, a card that stopped answering) or takes long holds no delivery, fix or control
+/// reply back. Real child process, real FIFO, real socket.
+@Suite(.serialized) struct DaemonReloadTests {
+    /// Writes `text` into the FIFO at `path` once its reader (the agent's read thread) has opened
+    /// it; false if no reader came within `timeout` seconds.
+    static func feed(_ path: String, _ text: String, timeout: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        var fd: Int32 = -1
+        while fd < 0 && Date() < end {
+            fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)   // ENXIO until a reader has it open
+            if fd < 0 { usleep(20_000) }
+        }
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n > 0 { done += n } else if errno == EAGAIN { usleep(5_000) } else { return false }
+        }
+        return true
+    }
+
+    static func config(_ d: DaemonProcess, request id: String) -> String {
+        d.header + DaemonTests.gpio + """
+            [[request]]
+            id = "\(id)"
+            trigger = { interval = { seconds = 600, repeats = true } }
+
+            [socket]
+            path = "\(d.socket)"
+            mode = 0o600
+
+            """
+    }
+
+    /// The configuration becomes a FIFO and SIGHUP: while the read waits for a writer, a request
+    /// added over the socket is answered and delivered on time; a second SIGHUP meanwhile is one
+    /// more read after the first; what is written into the FIFO is applied; and SIGTERM with a read
+    /// still waiting stops the agent at once. Before the read moved off the loop thread, the loop
+    /// waited in open(2): the socket went unanswered and SIGTERM was never read.
+    @Test func aConfigurationReadThatBlocksHoldsNothingBack() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(DaemonTests.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        try FileManager.default.removeItem(atPath: d.configPath)
+        #expect(mkfifo(d.configPath, 0o600) == 0)
+
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("SIGHUP: reading the configuration again"), "log:\n\(d.stderr)")
+        let add = try d.cli(["add", "-"], input: #"{"id":"soon","content":{"title":"Soon"},"trigger":{"interval":{"seconds":0.3}}}"#)
+        #expect(add.status == 0, "the loop did not answer while the configuration was read: \(add.stderr)\nlog:\n\(d.stderr)")
+        #expect(d.waitForLog("delivered soon/", timeout: 5), "log:\n\(d.stderr)")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("still being read"), "log:\n\(d.stderr)")
+
+        #expect(Self.feed(d.configPath, Self.config(d, request: "first")), "the agent never opened the FIFO")
+        #expect(d.waitForLog("configuration reloaded"), "log:\n\(d.stderr)")
+        #expect(d.wait(timeout: 5) { ((try? d.cli(["pending", "--json"]))?.stdout ?? "").contains("\"first\"") })
+        // The second SIGHUP's read: it opens the FIFO again.
+        #expect(Self.feed(d.configPath, Self.config(d, request: "second")), "the SIGHUP during the read was lost")
+        #expect(d.wait(timeout: 5) {
+            let pending = (try? d.cli(["pending", "--json"]))?.stdout ?? ""
+            return pending.contains("\"second\"") && !pending.contains("\"first\"")
+        }, "log:\n\(d.stderr)")
+        #expect(d.stderr.components(separatedBy: "configuration reloaded").count - 1 == 2, "log:\n\(d.stderr)")
+
+        // A third read that nobody feeds, then SIGTERM.
+        d.signal(SIGHUP)
+        #expect(d.wait(timeout: 5) { d.stderr.components(separatedBy: "SIGHUP: reading the configuration again").count - 1 == 3 },
+                "log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        let end = d.waitForExit(timeout: 5)
+        #expect(end?.status == 0, "SIGTERM with a read waiting: \(String(describing: end))\nlog:\n\(d.stderr)")
+        #expect(d.stderr.contains("stopping with the configuration still being read"), "log:\n\(d.stderr)")
+    }
+
+    /// A read that fails on the thread (the file is gone) keeps the configuration, as in the loop.
+    @Test func aConfigurationThatCannotBeReadIsKept() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig(DaemonTests.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        try FileManager.default.removeItem(atPath: d.configPath)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("keeping the previous configuration"), "log:\n\(d.stderr)")
+        #expect(d.stderr.contains("cannot read the file"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status"])
+        #expect(status.status == 0, "\(status.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+}
