@@ -96,4 +96,28 @@ import Testing
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
+
+    /// The requests' fingerprints are made on the read thread: of three requests, the one edited
+    /// is replaced, the one dropped removed, the one kept unchanged, and a second SIGHUP of the
+    /// same file changes nothing.
+    @Test func theReadThreadsFingerprintsTellEditedFromUnchanged() throws {
+        let d = try DaemonProcess()
+        func requests(_ titles: [(String, String)]) -> String {
+            DaemonTests.gpio + titles.map { id, title in
+                "[[request]]\nid = \"\(id)\"\ncontent = { title = \"\(title)\" }\ntrigger = { interval = { seconds = 600, repeats = true } }\n"
+            }.joined(separator: "\n")
+        }
+        try d.writeConfig(requests([("a", "A"), ("b", "B"), ("c", "C")]))
+        try d.start()
+        #expect(d.waitForLog("3 added (a, b, c)"), "log:\n\(d.stderr)")
+        try d.writeConfig(requests([("c", "C"), ("a", "A edited")]))
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("0 added, 1 replaced (a), 1 removed (b), 1 unchanged"), "log:\n\(d.stderr)")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("0 added, 0 replaced, 0 removed, 2 unchanged"), "log:\n\(d.stderr)")
+        let pending = try d.cli(["pending", "--json"]).stdout
+        #expect(pending.contains("A edited") && pending.contains("\"c\"") && !pending.contains("\"b\""), "\(pending)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
 }

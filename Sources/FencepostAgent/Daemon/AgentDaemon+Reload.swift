@@ -3,8 +3,10 @@
 // as the read took: 66–77 ms for 3,000 `[[request]]` tables, and for ever when the file is a FIFO
 // that nobody writes or sits on a storage device that stopped answering.
 //
-//   SIGHUP        → ThreadJob(read the file, parse, check)         the loop goes on
-//   job readable  → apply: settings, requests (the socket's `apply`), zone-set build
+//   SIGHUP        → ThreadJob(read the file, parse, check, and     the loop goes on
+//                   fingerprint each request for `apply`)
+//   job readable  → apply: settings, requests (the socket's `apply`: fingerprints compared,
+//                   changes committed), zone-set build
 //   SIGHUP while a read runs → one more read when it ends (the file may have changed since the
 //                              read began); more SIGHUPs meanwhile fold into that one
 //
@@ -13,10 +15,24 @@ import CivilTime
 import FencepostLinux
 import LocalNotifications
 
+/// A configuration read after a SIGHUP, with what `apply` compares made beforehand.
+struct PreparedConfiguration {
+    var configuration: AgentConfiguration
+    /// `AppliedRequests.fingerprint(of:)` of each of its requests. Made in the loop, they were most
+    /// of applying: 10,000 unchanged requests took a 59 ms turn with them, 12 ms without.
+    var fingerprints: [UInt64]
+
+    /// Reads with `read`, then fingerprints the requests: all of it pure, for the read thread.
+    static func prepare(_ read: () throws(AgentConfigurationError) -> AgentConfiguration) throws(AgentConfigurationError) -> PreparedConfiguration {
+        let c = try read()
+        return PreparedConfiguration(configuration: c, fingerprints: c.requests.map { AppliedRequests.fingerprint(of: $0) })
+    }
+}
+
 /// The configuration's reading after a SIGHUP, while it runs.
 struct ConfigurationReload {
     /// The read under way, if any.
-    var job: ThreadJob<AgentConfiguration, AgentConfigurationError>?
+    var job: ThreadJob<PreparedConfiguration, AgentConfigurationError>?
     /// When it began (boot-time nanoseconds).
     var started: UInt64 = 0
     /// A SIGHUP came while the read ran: read once more when it ends.
@@ -33,18 +49,19 @@ extension AgentDaemon {
             return
         }
         let read = environment.reloadConfiguration
+        let prepare = { () throws(AgentConfigurationError) -> PreparedConfiguration in try PreparedConfiguration.prepare(read) }
         let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        let job: ThreadJob<AgentConfiguration, AgentConfigurationError>
+        let job: ThreadJob<PreparedConfiguration, AgentConfigurationError>
         do throws(Errno) {
-            job = try ThreadJob(read)
+            job = try ThreadJob(prepare)
             do throws(Errno) { try loop.register(job.descriptor, for: .readable, token: .configurationRead) } catch {
                 job.detach()
                 throw error
             }
         } catch {
             log.warning("SIGHUP: cannot read the configuration on a thread of its own (\(error)); reading it in this loop turn")
-            let result: Result<AgentConfiguration, AgentConfigurationError>
-            do throws(AgentConfigurationError) { result = .success(try read()) } catch { result = .failure(error) }
+            let result: Result<PreparedConfiguration, AgentConfigurationError>
+            do throws(AgentConfigurationError) { result = .success(try prepare()) } catch { result = .failure(error) }
             apply(result, readIn: SystemClocks.boottimeNow().nanosecondsSinceBoot &- started, where: "in the loop")
             return
         }
@@ -78,10 +95,10 @@ extension AgentDaemon {
 
     /// Applies a configuration read after a SIGHUP: what can change while running changes now,
     /// the rest (GPS, state file, socket) is named as waiting for the next start.
-    func apply(_ result: Result<AgentConfiguration, AgentConfigurationError>, readIn nanoseconds: UInt64, where: String) {
-        let next: AgentConfiguration
+    func apply(_ result: Result<PreparedConfiguration, AgentConfigurationError>, readIn nanoseconds: UInt64, where: String) {
+        let next: AgentConfiguration, fingerprints: [UInt64]
         switch result {
-        case .success(let c): next = c
+        case .success(let prepared): (next, fingerprints) = (prepared.configuration, prepared.fingerprints)
         case .failure(let error):
             log.error("SIGHUP: \(error); keeping the previous configuration")
             return
@@ -105,7 +122,7 @@ extension AgentDaemon {
         hook.configure(next.hook)
         log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") (read in \(LoopTurnWatch.milliseconds(nanoseconds)) \(`where`))"
                  + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
-        applyConfiguredRequests()
+        applyConfiguredRequests(fingerprints: fingerprints)
         reloadZoneSet()
         Memory.releaseFreePages()
     }

@@ -409,10 +409,12 @@ public final class AgentDaemon {
     /// Applies the configuration's requests and categories in process (the socket's `apply`
     /// semantics), then lets go of the requests: the engine holds what it needs, and a SIGHUP
     /// reads the file again.
-    func applyConfiguredRequests() {
+    /// `fingerprints`: the requests' fingerprints if made already (off the loop, on SIGHUP).
+    func applyConfiguredRequests(fingerprints: [UInt64]? = nil) {
         let requests = configuration.requests
         configuration.requests = []
-        let reply = control.apply(requests: requests, categories: configuration.categories, center: center, clock: clock)
+        let reply = control.apply(requests: requests, fingerprints: fingerprints, categories: configuration.categories,
+                                  center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
         // The spatial index of the zones now, not at the first fix (whose delivery would wait for it).
