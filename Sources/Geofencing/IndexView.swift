@@ -26,11 +26,14 @@ struct IndexView<Polygons: PolygonTable> {
     let nodes: UnsafePointer<RegionIndex.Node>?
     let leaves: UnsafePointer<RegionIndex.Leaf>
     let frames: UnsafePointer<RegionIndex.LeafFrame>
-    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8), and
-    /// `levels` itself in lane 7 (the view stays at 128 bytes: a larger one is copied with
-    /// `memcpy` at each query, ~30 instructions).
+    /// Start of inner level L (L ≥ 1) in `nodes` at index L − 1; `levels` of them (< 8), and in
+    /// lane 7 `levels` itself and, at bit 8, whether every slot is its entry's number (the view
+    /// stays at 128 bytes: a larger one is copied with `memcpy` at each query, ~30 instructions).
     let levelStarts: SIMD8<Int32>
-    var levels: Int { @inline(__always) get { Int(levelStarts[7]) } }
+    var levels: Int { @inline(__always) get { Int(levelStarts[7] & 0xFF) } }
+    /// Every entry's slot is its own number (every lane of every leaf marked in
+    /// ``RegionIndex/LeafFrame/identity``): the query never reads the slots, nor asks for them.
+    var slotsAreEntries: Bool { @inline(__always) get { levelStarts[7] & 0x100 != 0 } }
     let entryCount: Int
     let slots: UnsafePointer<UInt32>
     let geometry: UnsafePointer<RegionIndex.EntryGeometry>
@@ -39,12 +42,12 @@ struct IndexView<Polygons: PolygonTable> {
     let grid: GridView?
 
     init(nodes: UnsafePointer<RegionIndex.Node>?, leaves: UnsafePointer<RegionIndex.Leaf>, frames: UnsafePointer<RegionIndex.LeafFrame>,
-         levelStarts: SIMD8<Int32>, levels: Int, entryCount: Int, slots: UnsafePointer<UInt32>,
+         levelStarts: SIMD8<Int32>, levels: Int, entryCount: Int, slots: UnsafePointer<UInt32>, slotsAreEntries: Bool = false,
          geometry: UnsafePointer<RegionIndex.EntryGeometry>, polygons: Polygons, grid: GridView?) {
         precondition(levels >= 0 && levels < 8)
         self.nodes = nodes; self.leaves = leaves; self.frames = frames
         var starts = levelStarts
-        starts[7] = Int32(levels)
+        starts[7] = Int32(levels) | (slotsAreEntries ? 0x100 : 0)
         self.levelStarts = starts
         self.entryCount = entryCount; self.slots = slots; self.geometry = geometry; self.polygons = polygons
         self.grid = grid
@@ -105,8 +108,9 @@ struct IndexView<Polygons: PolygonTable> {
                 // (the tests the walk from the root would make at that level), the levels above
                 // unread. (Boxes stored as (min lat, min lon, −max lat, −max lon): one compare.)
                 let p = grid.parameters
+                // (A point's box: one cell computation per axis, not two.)
                 let row = p.row(Double(q[0])), column = p.column(Double(q[2]))
-                if row == p.row(Double(q[1])), column == p.column(Double(q[3])) {
+                if q[0] == q[1] || row == p.row(Double(q[1])), q[2] == q[3] || column == p.column(Double(q[3])) {
                     let cell = row &* p.columns &+ column
                     let starts = grid.starts
                     let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
@@ -168,9 +172,13 @@ struct IndexView<Polygons: PolygonTable> {
                             decidable &= decidable &- 1
                             switch RegionIndex.decide(n, lane: lane, u2: u2, v2: v2, frame: frame) {
                             case .inside:
-                                let s = slots[index &* 16 &+ lane]
-                                if s & RegionIndex.multiple != 0 { multiple = true }   // (never for a decidable lane)
-                                results.append(Int32(bitPattern: s & ~RegionIndex.multiple))
+                                if frame.identity & (1 << UInt32(lane)) != 0 {
+                                    results.append(Int32(truncatingIfNeeded: index &* 16 &+ lane))
+                                } else {
+                                    let s = slots[index &* 16 &+ lane]
+                                    if s & RegionIndex.multiple != 0 { multiple = true }   // (never for a decidable lane)
+                                    results.append(Int32(bitPattern: s & ~RegionIndex.multiple))
+                                }
                             case .outside: break
                             case .undecided: bits |= 1 << UInt32(lane)
                             }
@@ -178,7 +186,7 @@ struct IndexView<Polygons: PolygonTable> {
                     }
                     if bits == 0 { continue }
                 }
-                refine(leaf: index, bits: bits, exact: exact, margin: margin, vector: &vector,
+                refine(leaf: index, bits: bits, identity: frame.identity, exact: exact, margin: margin, vector: &vector,
                        multiple: &multiple, into: &results)
             }
         }
@@ -186,7 +194,8 @@ struct IndexView<Polygons: PolygonTable> {
     }
 
     /// Asks for the cache lines that visiting node `index` of `level` (0: a leaf) will read: an
-    /// inner node's four, or a leaf's two with its frame and its slots (read on a hit). Called
+    /// inner node's four, or a leaf's two with its frame and its slots (read on a hit, unless
+    /// every slot is its entry's number). Called
     /// when the node is pushed, so the lines of the nodes pushed together are fetched together,
     /// and a leaf's slots arrive with its boxes instead of one miss after them. At 1M circles
     /// on the 2-core EPYC VM, with the view no longer copied: 21–72 ns faster in five alternated
@@ -201,18 +210,19 @@ struct IndexView<Polygons: PolygonTable> {
             let l = UnsafeRawPointer(leaves + index)
             fencepost_prefetch(l); fencepost_prefetch(l + 64)
             fencepost_prefetch(frames + index)
-            fencepost_prefetch(slots + index &* 16)
+            if !slotsAreEntries { fencepost_prefetch(slots + index &* 16) }
         }
     }
 
     /// Appends the slots of leaf `leaf`'s entries whose lanes are set in `bits` and that pass the
     /// exact test for `exact` (all of them when `exact` is nil).
     @inline(__always)
-    private func refine(leaf: Int, bits: UInt32, exact: Coordinate?, margin: Double, vector: inout Vec3?,
+    private func refine(leaf: Int, bits: UInt32, identity: UInt32, exact: Coordinate?, margin: Double, vector: inout Vec3?,
                         multiple: inout Bool, into results: inout [Int32]) {
         var bits = bits
         while bits != 0 {
-            let child = leaf &* 16 &+ bits.trailingZeroBitCount
+            let lane = bits.trailingZeroBitCount
+            let child = leaf &* 16 &+ lane
             bits &= bits &- 1
             guard child < entryCount else { break }
             if let point = exact {
@@ -223,6 +233,10 @@ struct IndexView<Polygons: PolygonTable> {
                     ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
                     : polygons.signedDistance(polygon: Int(-g.radius) - 1, p) <= margin
                 if !inside { continue }
+            }
+            if identity & (1 << UInt32(lane)) != 0 {
+                results.append(Int32(truncatingIfNeeded: child))
+                continue
             }
             let s = slots[child]
             if s & RegionIndex.multiple != 0 { multiple = true }

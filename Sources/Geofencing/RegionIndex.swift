@@ -81,7 +81,19 @@ public struct RegionIndex: Sendable {
         var band: Float
         /// Bit i: lane i is a circle whose box decides a point query (with `tolerance`, `band`).
         var decidable: UInt32
-        var reserved: UInt32 = 0
+        /// Bit i: lane i's slot is its own entry number, 16·leaf + i (a zone set numbers its zones
+        /// in the tree's order, so most are): a query hit there is answered without reading the
+        /// slot. Checked against the slots when a zone set is opened. (0 in files before it.)
+        var identity: UInt32 = 0
+    }
+
+    /// Sets the ``LeafFrame/identity`` bits of `frames` from the entries' slots (`slot(k)` for
+    /// k < `entryCount`, the multiple bit included).
+    /// - Complexity: O(entries).
+    static func markIdentityLanes(_ frames: inout [LeafFrame], entryCount: Int, slot: (Int) -> UInt32) {
+        for k in 0 ..< entryCount where slot(k) == UInt32(truncatingIfNeeded: k) {
+            frames[k >> 4].identity |= 1 << UInt32(k & 15)
+        }
     }
 
     /// A scaled coordinate (0…65535 in the leaf's frame, anything outside clamped) as the signed
@@ -170,6 +182,7 @@ public struct RegionIndex: Sendable {
         entryCount = e
         let tree = Self.packTree(entryCount: e, box: { boxes[Int(order[$0])] }, circle: { circles[Int(order[$0])] })
         nodes = tree.nodes; levelStart = tree.levelStart; leaves = tree.leaves; frames = tree.frames
+        Self.markIdentityLanes(&frames, entryCount: e) { entrySlots[$0] }
         grid = tree.grid
     }
 

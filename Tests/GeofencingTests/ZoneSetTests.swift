@@ -57,6 +57,21 @@ import Testing
         Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + 16 * s.rawValue, as: UInt64.self) })
     }
 
+    /// The number of the first zone record of `kind` (0 circle, 1 polygon) in a set's bytes.
+    static func firstZone(ofKind kind: UInt8, _ bytes: [UInt8]) -> Int {
+        let at = section(bytes, .zones), count = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 40, as: UInt32.self)) }
+        return (0 ..< count).first { bytes[at + ZoneSetFormat.zoneRecordSize * $0] == kind }!
+    }
+
+    /// The first entry whose leaf frame marks it as its own zone number (``RegionIndex/LeafFrame/identity``).
+    static func firstIdentityEntry(_ bytes: [UInt8]) -> Int {
+        let frames = section(bytes, .frames), entries = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 48, as: UInt32.self)) }
+        return (0 ..< entries).first { e in
+            let identity = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: frames + 32 * (e / 16) + 28, as: UInt32.self) }
+            return identity >> UInt32(e % 16) & 1 != 0
+        }!
+    }
+
     static func build(_ zones: [(Region, ZoneContent)], hash: UInt64 = 42) -> [UInt8] {
         var b = ZoneSetBuilder()
         for (r, c) in zones { b.add(r, content: c) }
@@ -75,12 +90,17 @@ import Testing
         let set = try ZoneSet(file.raw)
         #expect(set.count == expected.count, "seed \(seed)")
         #expect(set.sourceHash == 42)
+        // Zones are numbered in the tree's order: each is found by its id, each number once.
+        var added = [Int](repeating: -1, count: set.count)   // set's number → place in `expected`
         for (k, (r, c)) in expected.enumerated() {
-            let z = set.zone(k)
+            guard let n = set.number(of: r.identifier) else { Issue.record("seed \(seed): zone \(k) missing"); continue }
+            let z = set.zone(n)
+            #expect(z.number == n && z.identifier == r.identifier, "seed \(seed) zone \(k)")
             #expect(z.region == r, "seed \(seed) zone \(k)")
             #expect(z.content == c, "seed \(seed) zone \(k)")
-            #expect(set.number(of: r.identifier) == k, "seed \(seed) zone \(k)")
             #expect(z.fingerprint == ZoneSet.fingerprint(r.shape))
+            #expect(added[n] == -1, "seed \(seed): number \(n) twice")
+            added[n] = k
         }
         #expect(set.number(of: "nope") == nil)
         // Queries: exactly what the in-memory index over the same regions answers.
@@ -94,10 +114,10 @@ import Testing
             let margin = rng.chance(0.5) ? 0 : rng.uniform(0, 500)
             set.query(p, margin: margin, into: &a)
             index.query(p, margin: margin, into: &b)
-            #expect(a.sorted() == b.sorted(), "seed \(seed) query \(q) at \(p) margin \(margin)")
+            #expect(a.map { Int32(added[Int($0)]) }.sorted() == b.sorted(), "seed \(seed) query \(q) at \(p) margin \(margin)")
             set.candidates(near: p, angularRadius: margin / Geodesy.earthRadius, into: &a)
             index.candidates(near: p, angularRadius: margin / Geodesy.earthRadius, into: &b)
-            #expect(a.sorted() == b.sorted(), "seed \(seed) candidates \(q)")
+            #expect(a.map { Int32(added[Int($0)]) }.sorted() == b.sorted(), "seed \(seed) candidates \(q)")
         }
     }
 
@@ -110,7 +130,7 @@ import Testing
             var r: [Int32] = []
             for (k, z) in zones.enumerated() {
                 set.query(z.0.shape.boundingCap.center, into: &r)
-                #expect(r.contains(Int32(k)), "\(n) zones, zone \(k)")
+                #expect(r.contains(Int32(set.number(of: z.0.identifier) ?? -1)), "\(n) zones, zone \(k)")
             }
             if n == 0 {
                 // An empty set's tree is never read: nothing matches, anywhere, at any margin.
@@ -123,6 +143,40 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Zones are numbered in the order of their first entries in the tree, so a slot holds its
+    /// own entry number up to the first zone with two entries (a cap across the antimeridian),
+    /// and the leaves' frames say so: a query answers those lanes without reading the slots.
+    @Test(arguments: [4, 5] as [UInt64])
+    func zonesAreNumberedInTreeOrderAndTheFramesSaySo(seed: UInt64) throws {
+        // Circles only, away from the antimeridian: every lane of every leaf.
+        let plain = Self.zones(seed: seed, circles: 1000, polygons: 0).filter { $0.0.shape.boundingCap.center.longitude < 170 }
+        let bytes = Self.build(plain)
+        let file = Aligned(bytes)
+        let set = try ZoneSet(file.raw)
+        #expect(set.entryCount == plain.count)
+        #expect(set.view.slotsAreEntries, "seed \(seed)")
+        let slots = Self.section(bytes, .slots)
+        for e in 0 ..< set.entryCount {
+            #expect(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: slots + 4 * e, as: UInt32.self) } == UInt32(e), "seed \(seed) entry \(e)")
+        }
+        // With crossings (every 50th circle) and polygons: the lanes marked are exactly those
+        // whose slot is their entry number, and there are such lanes.
+        let mixed = Self.build(Self.zones(seed: seed, circles: 1000, polygons: 30))
+        let mixedFile = Aligned(mixed)
+        let m = try ZoneSet(mixedFile.raw)
+        #expect(m.entryCount > m.count && !m.view.slotsAreEntries, "seed \(seed)")
+        let frames = Self.section(mixed, .frames), mSlots = Self.section(mixed, .slots)
+        var marked = 0
+        for e in 0 ..< m.entryCount {
+            let identity = mixed.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: frames + 32 * (e / 16) + 28, as: UInt32.self) } >> UInt32(e % 16) & 1
+            let slot = mixed.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: mSlots + 4 * e, as: UInt32.self) }
+            #expect((identity == 1) == (slot == UInt32(e)), "seed \(seed) entry \(e): identity \(identity), slot \(slot)")
+            marked += Int(identity)
+        }
+        #expect(marked > 0, "seed \(seed): no lane answered from its frame")
+        withExtendedLifetime((file, mixedFile)) {}
     }
 
     /// Every byte of a small file, changed, is refused (the checksum covers the whole file);
@@ -160,7 +214,9 @@ import Testing
         let cases: [(String, (inout [UInt8]) -> Void)] = [
             ("slot beyond the zones", { $0[section(.slots) + 2] = 0x7F }),
             ("string beyond the table", { $0[section(.zones) + 8 + 3] = 0x7F }),
-            ("polygon beyond the table", { let at = section(.zones) + 80 * 100 + 4; $0[at + 3] = 0x7F }),
+            ("polygon beyond the table", { let at = section(.zones) + 80 * Self.firstZone(ofKind: 1, bytes) + 4; $0[at + 3] = 0x7F }),
+            // A lane its frame marks as its own zone number, with another (valid) zone in its slot.
+            ("identity lane with another slot", { let e = Self.firstIdentityEntry(bytes); $0[section(.slots) + 4 * e] ^= 1 }),
             ("ring start beyond the points", { $0[section(.ringStarts) + 7] = 0x7F }),
             ("zone count larger", { $0[40] &+= 1 }),
             ("levels", { $0[52] &+= 1 }),

@@ -126,18 +126,22 @@ public struct ZoneSet: @unchecked Sendable {
                 throw .corrupt("grid of \(gridWords) words for \(levels) inner levels")
             }
         }
-        // Leaf frames: decidable lanes hold entries; tolerance and band are usable numbers.
+        // Leaf frames: decidable and identity lanes hold entries; tolerance and band are usable
+        // numbers. (The identity lanes' slots are checked with the entries.)
+        var everyLaneIdentity = true
         for leaf in 0 ..< leafCount {
             let at = base(.frames) + MemoryLayout<RegionIndex.LeafFrame>.stride * leaf
             let tolerance = Float(bitPattern: u32(at + 16)), band = Float(bitPattern: u32(at + 20)), decidable = u32(at + 24)
+            let identity = u32(at + 28)
             let lanes = min(16, entryCount - 16 * leaf)
-            guard decidable >> UInt32(lanes) == 0, tolerance >= 0, tolerance < 65536, band >= 0, band < 1 else {
+            guard decidable >> UInt32(lanes) == 0, identity >> UInt32(lanes) == 0, tolerance >= 0, tolerance < 65536, band >= 0, band < 1 else {
                 throw .corrupt("leaf \(leaf) frame")
             }
+            if identity != (1 << UInt32(lanes)) - 1 { everyLaneIdentity = false }
         }
         release(base(.frames), sections[ZoneSetFormat.Section.frames.rawValue].length)
         // Every reference points inside its section: now, or in slices by the caller.
-        var check = ZoneSetStructureCheck(bytes: bytes, slotsBase: base(.slots), geometryBase: base(.geometry),
+        var check = ZoneSetStructureCheck(bytes: bytes, slotsBase: base(.slots), framesBase: base(.frames), geometryBase: base(.geometry),
                                           polygonsBase: base(.polygons), ringStartsBase: base(.ringStarts),
                                           zonesBase: base(.zones), lookupBase: base(.lookup),
                                           entryCount: entryCount, polygonCount: polygonCount, count: count,
@@ -163,7 +167,7 @@ public struct ZoneSet: @unchecked Sendable {
             view = IndexView(nodes: nodeCount > 0 ? ptr(.nodes, RegionIndex.Node.self) : nil,
                              leaves: ptr(.leaves, RegionIndex.Leaf.self), frames: ptr(.frames, RegionIndex.LeafFrame.self),
                              levelStarts: starts, levels: levels, entryCount: entryCount,
-                             slots: ptr(.slots, UInt32.self), geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
+                             slots: ptr(.slots, UInt32.self), slotsAreEntries: everyLaneIdentity, geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
                              polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
                                                       pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)),
                              grid: gridWords > 0 ? GridView(ptr(.grid, UInt32.self)) : nil)

@@ -23,9 +23,12 @@
 //   levelStarts  u32 per inner level: its first node
 //   leaves       128 B per leaf (4 × 16 i16 in the leaf's frame)
 //   frames       32 B per leaf: 4 f32 (min lat, min lon, scale lat, scale lon), tolerance (f32),
-//                band (f32), decidable lanes (u32), 0 (u32); see LeafDecision.swift. Version 2
-//                (version 1 had the 16-byte frames alone)
-//   slots        u32 per entry (leaves × 16): zone number, bit 31 = the zone has two entries
+//                band (f32), decidable lanes (u32), identity lanes (u32: bit i set when lane i's
+//                slot is its entry number; 0 in files written before, which read the same); see
+//                LeafDecision.swift. Version 2 (version 1 had the 16-byte frames alone)
+//   slots        u32 per entry (leaves × 16): zone number, bit 31 = the zone has two entries.
+//                Zones are numbered in the order of their first entries, so slot k is k for
+//                every entry before the first zone with two
 //   geometry     32 B per entry: centre unit vector (3 f64), squared chord of the radius, or
 //                −(polygon + 1) for a polygon
 //   polygons     48 B: plane centre (3 f64), bounding angle (f64), first ring start (u32), rings (u32)

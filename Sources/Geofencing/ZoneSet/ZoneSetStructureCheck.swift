@@ -10,17 +10,17 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
     enum Phase { case entries, polygons, zones, done }
 
     let bytes: UnsafeRawBufferPointer
-    let slotsBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int, zonesBase: Int, lookupBase: Int
+    let slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int, zonesBase: Int, lookupBase: Int
     let entryCount: Int, polygonCount: Int, count: Int, pointCount: Int, ringStartCount: Int, stringBytes: Int
     private(set) var phase = Phase.entries
     /// The next item of the phase.
     private var next = 0
 
-    init(bytes: UnsafeRawBufferPointer, slotsBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int,
+    init(bytes: UnsafeRawBufferPointer, slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int,
          zonesBase: Int, lookupBase: Int, entryCount: Int, polygonCount: Int, count: Int, pointCount: Int,
          ringStartCount: Int, stringBytes: Int) {
         self.bytes = bytes
-        self.slotsBase = slotsBase; self.geometryBase = geometryBase; self.polygonsBase = polygonsBase
+        self.slotsBase = slotsBase; self.framesBase = framesBase; self.geometryBase = geometryBase; self.polygonsBase = polygonsBase
         self.ringStartsBase = ringStartsBase; self.zonesBase = zonesBase; self.lookupBase = lookupBase
         self.entryCount = entryCount; self.polygonCount = polygonCount; self.count = count
         self.pointCount = pointCount; self.ringStartCount = ringStartCount; self.stringBytes = stringBytes
@@ -83,8 +83,13 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
     /// Every entry names a zone of the set; a polygon entry's geometry names a polygon.
     private func checkEntries(_ range: Range<Int>) throws(ZoneSetError) {
         for e in range {
-            let slot = u32(slotsBase + 4 * e) & ~RegionIndex.multiple
+            let raw = u32(slotsBase + 4 * e), slot = raw & ~RegionIndex.multiple
             guard Int(slot) < count else { throw .corrupt("entry \(e) names zone \(slot)") }
+            // A lane its leaf's frame marks as its own entry number is answered without the slot.
+            let identity = u32(framesBase + MemoryLayout<RegionIndex.LeafFrame>.stride * (e >> 4) + 28)
+            if identity >> UInt32(e & 15) & 1 != 0, raw != UInt32(e) {
+                throw .corrupt("entry \(e): its leaf's frame says zone \(e), its slot \(raw)")
+            }
             let r = Double(bitPattern: u64(geometryBase + 32 * e + 24))
             if !(r >= 0) {
                 guard r.isFinite, r == r.rounded(), -r - 1 < Double(polygonCount) else { throw .corrupt("entry \(e) has geometry \(r)") }
