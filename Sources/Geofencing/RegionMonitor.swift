@@ -378,7 +378,22 @@ public struct RegionMonitor: Sendable {
         lastGoodTime = time
         timedOut = false
         // Interpolated times of different regions may come out of order.
-        if events.count - firstEvent > 1 { events[firstEvent...].sort { $0.time < $1.time } }
+        Self.orderBatch(&events, from: firstEvent)
+    }
+
+    /// Puts the events appended since `first` in time order, and events at one time by region
+    /// identifier (then as appended). Their order then follows neither the regions' slots nor a
+    /// zone set's numbering (zones are numbered in its tree's order): the agent on a zone set and
+    /// `fencepost replay` on the same zones deliver simultaneous events in the same order.
+    /// - Complexity: O(k log k) for k events, usually 0 or 1.
+    static func orderBatch(_ events: inout [RegionEvent], from first: Int) {
+        guard events.count - first > 1 else { return }
+        let sorted = events[first...].enumerated().sorted { a, b in
+            if a.element.time != b.element.time { return a.element.time < b.element.time }
+            if a.element.identifier != b.element.identifier { return a.element.identifier < b.element.identifier }
+            return a.offset < b.offset
+        }
+        for (k, e) in sorted.enumerated() { events[first + k] = e.element }
     }
 
     /// Processes one fix; returns its events.
@@ -392,7 +407,9 @@ public struct RegionMonitor: Sendable {
     /// fires dwells that fall due and the fix timeout, which runs on the arrival clock from the
     /// last fix.
     public mutating func advance(to time: Double, into events: inout [RegionEvent]) {
+        let first = events.count
         advanceLine(to: gate.time(atArrival: time), into: &events)
+        Self.orderBatch(&events, from: first)
     }
 
     /// ``advance(to:into:)`` with `time` on the fix time line: dwells due up to the timeout, the

@@ -35,6 +35,23 @@ struct RegionMonitorTests {
         #expect(abs(e[0].time - 20) < 0.3 && abs(e[1].time - 40) < 0.3, "\(e)")
     }
 
+    /// Events at one time come by identifier, whatever order the regions were added in (their
+    /// slots) — as a zone set, which numbers zones in its tree's order, needs to agree with
+    /// replay. The first fix inside five concentric circles, added in reverse; then the timeout.
+    @Test func simultaneousEventsComeByIdentifierNotBySlot() {
+        for ids in [["e", "d", "c", "b", "a"], ["c", "a", "e", "b", "d"]] {
+            var m = RegionMonitor()
+            for id in ids { m.add(try! Region.circle(id, center: Self.center, radius: 100)) }
+            var events = m.process(Self.fix(0), at: 0)
+            #expect(events.map { $0.identifier } == ["a", "b", "c", "d", "e"], "added as \(ids): \(events)")
+            #expect(events.allSatisfy { $0.kind == .enter && $0.time == 0 })
+            events = []
+            m.advance(to: 10_000, into: &events)
+            #expect(events.map { $0.identifier } == ["a", "b", "c", "d", "e"] && events.allSatisfy { $0.kind == .unknown },
+                    "added as \(ids): \(events)")
+        }
+    }
+
     /// Building the index ahead (as the agent does after applying its zones) changes no event:
     /// 600 circles along the drive (beyond the delta list, so the index is due), the same pass
     /// with and without `prepareIndex()`, and again after removing a third of them.
