@@ -133,7 +133,8 @@ extension NotificationEngine {
     public var zoneCount: Int { monitor.zoneSet?.count ?? 0 }
 
     /// The zones whose state is not the default: inside or unknown now, or with a fire count,
-    /// at most `limit` of them, in zone-set order; and how many there are in all.
+    /// at most `limit` of them, in zone-set order (its tree's order: nearby zones together); and how
+    /// many there are in all.
     /// - Complexity: O(zones with state × log n).
     public func zonesWithState(limit: Int, clock: EngineClock) -> (zones: [ZoneStatus], total: Int) {
         guard let set = monitor.zoneSet else { return ([], 0) }
