@@ -247,12 +247,12 @@ public struct RegionMonitor: Sendable {
     private mutating func decide(_ fix: Fix, at time: Double, into events: inout [RegionEvent]) {
         catalog.rebuildIfDue()
         let sigmaFix = fix.horizontalError ?? configuration.assumedError
-        guard let c = fix.usablePosition, sigmaFix.isFinite, sigmaFix <= configuration.maximumError else {
-            advanceLine(to: time, into: &events)
-            return
-        }
-        // Dwells and the fix timeout that fall due before this fix, at their own times.
+        // Dwells and the fix timeout that fall due before this fix, at their own times: a batch of
+        // their own, ordered as `advance(to:into:)` orders it (replay serves them that way).
+        let dueEvent = events.count
         advanceLine(to: time, into: &events)
+        Self.orderBatch(&events, from: dueEvent)
+        guard let c = fix.usablePosition, sigmaFix.isFinite, sigmaFix <= configuration.maximumError else { return }
         let firstEvent = events.count
         let v = Vec3(c)
         let sigma = max(sigmaFix, 0.1)

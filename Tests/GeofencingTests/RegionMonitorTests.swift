@@ -50,6 +50,19 @@ struct RegionMonitorTests {
             #expect(events.map { $0.identifier } == ["a", "b", "c", "d", "e"] && events.allSatisfy { $0.kind == .unknown },
                     "added as \(ids): \(events)")
         }
+        // Dwells due together, served by the next fix rather than by `advance`: the same order.
+        for ids in [["e", "d", "c", "b", "a"], ["c", "a", "e", "b", "d"]] {
+            var m = RegionMonitor()
+            for id in ids {
+                var r = try! Region.circle(id, center: Self.center, radius: 100)
+                r.dwell = 5
+                m.add(r)
+            }
+            _ = m.process(Self.fix(0, speed: 0), at: 0)
+            let events = m.process(Self.fix(0, speed: 0), at: 6)
+            #expect(events.map { $0.identifier } == ["a", "b", "c", "d", "e"] && events.allSatisfy { $0.kind == .dwell },
+                    "added as \(ids): \(events)")
+        }
     }
 
     /// Building the index ahead (as the agent does after applying its zones) changes no event:

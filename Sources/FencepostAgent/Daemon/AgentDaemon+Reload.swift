@@ -10,7 +10,9 @@
 //   SIGHUP while a read runs → one more read when it ends (the file may have changed since the
 //                              read began); more SIGHUPs meanwhile fold into that one
 //
-// When no thread can be started, the file is read in the loop, as before, with a warning.
+// When no thread can be started, the file is read in the loop, as before, with a warning; when the
+// thread runs but its eventfd cannot be watched, that SIGHUP is logged as not applied (reading
+// again in the loop could block behind the thread's read of a FIFO).
 import CivilTime
 import FencepostLinux
 import LocalNotifications
@@ -52,17 +54,18 @@ extension AgentDaemon {
         let prepare = { () throws(AgentConfigurationError) -> PreparedConfiguration in try PreparedConfiguration.prepare(read) }
         let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let job: ThreadJob<PreparedConfiguration, AgentConfigurationError>
-        do throws(Errno) {
-            job = try ThreadJob(prepare)
-            do throws(Errno) { try loop.register(job.descriptor, for: .readable, token: .configurationRead) } catch {
-                job.detach()
-                throw error
-            }
-        } catch {
+        do throws(Errno) { job = try ThreadJob(prepare) } catch {
             log.warning("SIGHUP: cannot read the configuration on a thread of its own (\(error)); reading it in this loop turn")
             let result: Result<PreparedConfiguration, AgentConfigurationError>
             do throws(AgentConfigurationError) { result = .success(try prepare()) } catch { result = .failure(error) }
             apply(result, readIn: SystemClocks.boottimeNow().nanosecondsSinceBoot &- started, where: "in the loop")
+            return
+        }
+        do throws(Errno) { try loop.register(job.descriptor, for: .readable, token: .configurationRead) } catch {
+            // The read runs and cannot be joined without waiting for it (a FIFO: for ever), nor
+            // started again beside it (two readers of one FIFO): it is let go, unapplied.
+            job.detach()
+            log.error("SIGHUP: cannot watch the thread reading the configuration (\(error)); the configuration is not reloaded")
             return
         }
         reloading.job = job
