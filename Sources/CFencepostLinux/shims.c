@@ -24,6 +24,7 @@ int cfl_clock_synchronized(void) {
 #include <malloc.h>
 
 int cfl_malloc_trim(void) { return malloc_trim(0); }
+int cfl_malloc_one_arena(void) { return mallopt(M_ARENA_MAX, 1); }
 int cfl_write_out_range(int fd, long long offset, long long count) {
     return sync_file_range(fd, (off_t)offset, (off_t)count,
                            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);

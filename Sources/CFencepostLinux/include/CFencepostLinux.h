@@ -61,6 +61,8 @@ int cfl_clock_synchronized(void);
 
 /// `malloc_trim(0)`: gives the heap's free pages back to the kernel (malloc.h is not in Glibc's module).
 int cfl_malloc_trim(void);
+/// `mallopt(M_ARENA_MAX, 1)`: every thread allocates from the main heap.
+int cfl_malloc_one_arena(void);
 
 /// `sync_file_range(fd, offset, count, WAIT_BEFORE | WRITE | WAIT_AFTER)`: writes that range of the
 /// file to the disk and waits for it (a _GNU_SOURCE call). Returns 0, or -1 with errno.

@@ -103,6 +103,8 @@ public final class AgentDaemon {
         self.configuration = configuration
         self.environment = environment
         let log = environment.log
+        // One heap for every thread, before any exists (the sync and read threads free into it).
+        Memory.useOneHeap()
         do {
             // Signals first, before any thread or child exists, so the mask is everyone's.
             signals = try SignalReceiver(additional: [SIGCHLD])

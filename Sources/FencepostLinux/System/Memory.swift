@@ -7,6 +7,13 @@ public enum Memory {
     /// Returns the heap's free pages to the kernel. The corresponding C function is `malloc_trim`.
     public static func releaseFreePages() { _ = cfl_malloc_trim() }
 
+    /// Makes every thread allocate from the main heap (glibc's `M_ARENA_MAX` = 1), so what a
+    /// helper thread allocated and freed is given back by ``releaseFreePages()``: with an arena
+    /// of its own, a SIGHUP's read thread left 2.4 MB more anonymous memory after three reloads
+    /// of 3,000 requests (220 kB with 60). Call before any thread starts. The corresponding C
+    /// function is `mallopt`.
+    public static func useOneHeap() { _ = cfl_malloc_one_arena() }
+
     /// This process's peak resident set so far, kB (`VmHWM` of `/proc/self/status`: the memory
     /// of this executable image alone, which a parent's `wait4` rusage is not after a `vfork`-
     /// style spawn); nil when it cannot be read.
