@@ -26,6 +26,16 @@ import Testing
         return true
     }
 
+    /// A daemon started on the GPIO-only configuration, whose file is then removed.
+    static func runningWithoutItsFile(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
+        let d = try DaemonProcess()
+        try d.writeConfig(DaemonTests.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)", sourceLocation: sourceLocation)
+        try FileManager.default.removeItem(atPath: d.configPath)
+        return d
+    }
+
     static func config(_ d: DaemonProcess, request id: String) -> String {
         d.header + DaemonTests.gpio + """
             [[request]]
@@ -45,11 +55,7 @@ import Testing
     /// still waiting stops the agent at once. Before the read moved off the loop thread, the loop
     /// waited in open(2): the socket went unanswered and SIGTERM was never read.
     @Test func aConfigurationReadThatBlocksHoldsNothingBack() throws {
-        let d = try DaemonProcess()
-        try d.writeConfig(DaemonTests.gpio)
-        try d.start()
-        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        try FileManager.default.removeItem(atPath: d.configPath)
+        let d = try Self.runningWithoutItsFile()
         #expect(mkfifo(d.configPath, 0o600) == 0)
 
         d.signal(SIGHUP)
@@ -83,11 +89,7 @@ import Testing
 
     /// A read that fails on the thread (the file is gone) keeps the configuration, as in the loop.
     @Test func aConfigurationThatCannotBeReadIsKept() throws {
-        let d = try DaemonProcess()
-        try d.writeConfig(DaemonTests.gpio)
-        try d.start()
-        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        try FileManager.default.removeItem(atPath: d.configPath)
+        let d = try Self.runningWithoutItsFile()
         d.signal(SIGHUP)
         #expect(d.waitForLog("keeping the previous configuration"), "log:\n\(d.stderr)")
         #expect(d.stderr.contains("cannot read the file"), "log:\n\(d.stderr)")
