@@ -88,6 +88,16 @@ public struct PolygonRegion: Hashable, Sendable {
     /// A polygon from one ring of vertices.
     public init(vertices: [Coordinate]) throws(RegionError) { try self.init(rings: [vertices]) }
 
+    /// A polygon of one or more parts (a GeoJSON MultiPolygon's `coordinates`): each part is its
+    /// rings, the outer ring first and then its holes.
+    public init(parts: [[[Coordinate]]]) throws(RegionError) {
+        guard parts.count == 1 else { throw .badSetting("a polygon of \(parts.count) parts is not supported yet") }
+        try self.init(rings: parts[0])
+    }
+
+    /// The parts as given (closing vertices removed): each part's outer ring, then its holes.
+    public var parts: [[[Coordinate]]] { [rings] }
+
     /// A polygon from GeoJSON-style rings (outer first, then holes; orientation is not used: the
     /// inside is decided by the even-odd rule).
     public init(rings input: [[Coordinate]]) throws(RegionError) {
