@@ -10,6 +10,8 @@
 // brute-force scan of the same circles and points; and the RegionMonitor per fix over that mapped
 // set, as the agent runs it, against a brute-force scan of every circle per fix of the same drive.
 //
+// And the same monitor over 1M circles plus 1,000 polygons of 10,000 vertices each.
+//
 // Index queries: each iteration is 1,000 queries (`scalingFactor: .kilo`), so scaled figures are ns
 // per query. Brute force: each iteration is one query. mallocCountTotal is per iteration.
 
@@ -199,6 +201,49 @@ let benchmarks: @Sendable () -> Void = {
             zoneState.step += 1
         }
         blackHole(mapped)
+    }
+
+    // The agent's monitor over a mapped set of 1M circles and 1,000 polygons of 10,000 vertices
+    // (every other one on the drive's line): a fix costs the same whatever the vertex count.
+    let mixedPath = "/tmp/fencepost-bench-mixed-\(getpid()).zones"
+    let mixedFile: MappedFile = {
+        var builder = ZoneSetBuilder()
+        for (i, c) in million.enumerated() {
+            builder.add(try! Region.circle("z\(i)", center: c.center, radius: c.radius), content: ZoneContent(title: "z\(i)"))
+        }
+        for region in GeofenceWorkload.polygons(count: 1_000, vertices: 10_000) {
+            builder.add(region, content: ZoneContent(title: region.identifier))
+        }
+        let fd = try! FileDescriptor.createForWriting(mixedPath)
+        let bytes = builder.finish(sourceHash: 0).bytes
+        try! bytes.withUnsafeBytes { try fd.writeAll($0) }
+        try! fd.close()
+        let file = try! MappedFile(path: mixedPath)
+        unlink(mixedPath)
+        return file
+    }()
+    var mixedMonitor = RegionMonitor()
+    mixedMonitor.replaceZoneSet(try! ZoneSet(mixedFile.bytes))
+    mixedMonitor.process(drive[0], at: 0, into: &scratch)
+    nonisolated(unsafe) var mixedState = (monitor: mixedMonitor, step: 1, events: 0)
+    Benchmark(
+        "RegionMonitor.process per fix, 1M circles + 1k polygons of 10k vertices, mapped",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
+    ) { benchmark in
+        var events: [RegionEvent] = []
+        events.reserveCapacity(64)
+        for _ in benchmark.scaledIterations {
+            let phase = mixedState.step % (2 * drive.count - 2)
+            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
+            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
+            events.removeAll(keepingCapacity: true)
+            mixedState.monitor.process(fix, at: Double(mixedState.step), into: &events)
+            mixedState.events &+= events.count
+            mixedState.step += 1
+        }
+        blackHole(mixedFile)
     }
 
     // Its baseline: no index, every circle tested at every fix of the same drive.

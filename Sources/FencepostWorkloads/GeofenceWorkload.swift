@@ -64,6 +64,36 @@ public enum GeofenceWorkload {
         }
     }
 
+    /// `count` star-shaped polygons of `vertices` vertices each, 0.5–2 km across, identifiers "p0",
+    /// "p1", …: every other one centred on ``drive(count:spread:seed:)``'s line (so that the drive
+    /// crosses them), the rest anywhere over the uniform spread's area.
+    public static func polygons(count: Int, vertices: Int, seed: UInt64 = 0x9017_60F5) -> [Region] {
+        var rng = Generator(seed: seed)
+        let rad = Double.pi / 180
+        return (0 ..< count).map { i in
+            let centre: Coordinate
+            if i % 2 == 0 {
+                let d = rng.uniform(0, 14.0 * 36_000)
+                let lat = 50.0 + d * cos(45 * rad) / 111_195
+                centre = Coordinate(latitude: lat, longitude: 8.0 + d * sin(45 * rad) / (111_195 * cos(lat * rad)))
+            } else {
+                centre = Coordinate(latitude: rng.uniform(47.3, 55.0), longitude: rng.uniform(5.9, 15.0))
+            }
+            // A border as maps draw it: a smooth outline with detail at every scale (amplitude
+            // falling with frequency), sampled densely.
+            let r0 = rng.uniform(250, 800)
+            let waves = (2 ..< 40).map { f in (Double(f), 0.3 / pow(Double(f), 1.2) * rng.uniform(0.5, 1), rng.uniform(0, 2 * Double.pi)) }
+            let ring = (0 ..< vertices).map { k -> Coordinate in
+                let a = 2 * Double.pi * Double(k) / Double(vertices)
+                var r = r0
+                for (f, amplitude, phase) in waves { r += r0 * amplitude * sin(f * a + phase) }
+                return Coordinate(latitude: centre.latitude + r * sin(a) / 111_195,
+                                  longitude: centre.longitude + r * cos(a) / (111_195 * cos(centre.latitude * rad)))
+            }
+            return Region(identifier: "p\(i)", shape: .polygon(try! PolygonRegion(vertices: ring)))
+        }
+    }
+
     /// The circles' index.
     public static func index(_ circles: [Circle]) -> RegionIndex {
         RegionIndex(circles.enumerated().lazy.map { i, c in

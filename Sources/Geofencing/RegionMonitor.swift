@@ -503,10 +503,21 @@ public struct RegionMonitor: Sendable {
         -> (t: Double, depth: Double, sigma: Double)? {
         let length = Geodesy.earthRadius * a.position.angle(to: b.position)
         let n = min(256, max(2, Int(length / 2)))
+        // Point location first (O(1) for a circle, a descent of the edge index for a polygon):
+        // the distance, which costs more, only for samples inside. A segment outside the shape,
+        // the common case, costs no distance at all.
+        var anyInside = false
+        for i in 1 ..< n where shape.isWithin(point(a, b, Double(i) / Double(n)).coordinate, margin: 0) {
+            anyInside = true
+            break
+        }
+        guard anyInside else { return nil }
         var best = (t: 0.0, depth: Double.infinity)
         for i in 1 ..< n {
             let t = Double(i) / Double(n)
-            let d = shape.signedDistance(to: point(a, b, t).coordinate)
+            let p = point(a, b, t).coordinate
+            guard shape.isWithin(p, margin: 0) else { continue }
+            let d = shape.signedDistance(to: p)
             if d < best.depth { best = (t, d) }
         }
         guard best.depth < 0 else { return nil }

@@ -99,3 +99,60 @@ import Testing
         #expect(!d.stderr.contains("delivered depot/"), "the depot's cooldown was lost at the restart:\n\(d.stderr)")
     }
 }
+
+/// A zone of tens of thousands of vertices (a city boundary as OpenStreetMap draws it) costs the
+/// agent no more per fix than a circle: it answers `status` throughout the drive, delivers the
+/// entry once, and stops at once on SIGTERM. (Each fix used to rebuild the polygon with its
+/// quadratic check, and the loop stalled for minutes.)
+@Suite struct DaemonLargePolygonTests {
+    /// A border of `n` vertices around (lat, lon) as GeoJSON: a smooth outline about 300 m
+    /// across with detail at every scale, sampled densely (as a resampled city boundary is).
+    static func border(_ n: Int, lat: Double, lon: Double, seed: UInt64) -> String {
+        var rng = SplitMix64(seed: seed)
+        let waves = (2..<40).map { f in (Double(f), 0.3 / pow(Double(f), 1.2) * rng.uniform(0.5, 1), rng.uniform(0, 2 * .pi)) }
+        var ring: [String] = []
+        for k in 0..<n {
+            let a = 2 * Double.pi * Double(k) / Double(n)
+            var r = 300.0
+            for (f, amplitude, phase) in waves { r += 300 * amplitude * sin(f * a + phase) }
+            ring.append("[\(lon + r * cos(a) / (111_195 * cos(lat * .pi / 180))),\(lat + r * sin(a) / 111_195)]")
+        }
+        ring.append(ring[0])
+        return #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"customer","geometry":{"type":"Polygon","coordinates":[["#
+            + ring.joined(separator: ",") + "]]}}]}"
+    }
+
+    @Test func aZoneOf60kVerticesKeepsTheLoopResponsive() throws {
+        let seed: UInt64 = 23
+        let d = try DaemonProcess()
+        try Data(Self.border(60_000, lat: 51.21554, lon: 6.77686, seed: seed).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        try d.writeConfig("""
+            zones = "zones.geojson"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = 20
+            [gpio]
+            backend = "console"
+            """)
+        try d.start(agent: true)
+        #expect(d.waitForLog("zone set built: 1 zones from", timeout: 120), "seed \(seed), log:\n\(d.stderr)")
+        var slowest = 0.0
+        for _ in 0..<12 {
+            let t0 = Date()
+            let status = try d.cli(["status", "--json"])
+            slowest = max(slowest, Date().timeIntervalSince(t0))
+            #expect(status.status == 0, "\(status.stderr)")
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        #expect(slowest < 2, "status took \(slowest) s; log:\n\(d.stderr)")
+        #expect(d.waitForLog("delivered customer/", timeout: 120), "log:\n\(d.stderr)")
+        let t0 = Date()
+        d.signal(SIGTERM)
+        let end = try #require(d.waitForExit(timeout: 30), "log:\n\(d.stderr)")
+        #expect(end.status == 0)
+        #expect(Date().timeIntervalSince(t0) < 2, "SIGTERM took \(Date().timeIntervalSince(t0)) s")
+        #expect(d.stderr.components(separatedBy: "delivered customer/").count == 2, "entered more than once:\n\(d.stderr)")
+        #expect(!d.stderr.contains("loop turn took"), "a slow loop turn:\n\(d.stderr)")
+    }
+}

@@ -4,10 +4,12 @@
 //
 // The crossing check uses the edge index itself: two edges that meet do so at a point of some leaf
 // cell, and every leaf lists every edge that meets it, so testing the pairs within each leaf finds
-// every crossing. A leaf holds at most `PolygonView.leafEdges` edges unless it is at the maximum
-// depth, where at most `crowdedLeafEdges` are allowed (more edges than that within centimetres of
-// each other is a drawing error), so the pairs cost O(n) and the whole build O(n log n), as a
-// Shamos–Hoey sweep would, with one structure for both jobs.
+// every crossing. A leaf holds at most `PolygonView.leafEdges` edges short beside it (at the
+// maximum depth at most `crowdedLeafEdges` edges: more within centimetres of each other is a
+// drawing error), so for a boundary as borders are drawn — edges short beside the features they
+// outline — the pairs cost O(n) and the whole build O(n log n), as a Shamos–Hoey sweep would, with
+// one structure for both jobs. A sheaf of long thin spikes (no real border) makes leaves of many
+// long edges: the build stays O(n log n) in memory, their pairs cost O(k²) per leaf of k edges.
 //
 // Touching is allowed (a hole that touches its outer ring at a vertex, two parts that share a
 // corner, a ring that touches itself at a vertex): the even-odd rule gives those the inside that
@@ -57,8 +59,8 @@ enum PolygonBlockBuilder {
         func name(_ p: Int, _ r: Int) -> String { multiple ? "part \(p) ring \(r)" : "ring \(r)" }
 
         // Rings as given (deduplicated) and their working points.
-        var vertices: [SIMD2<Double>] = []         // (lat, lon)
-        var points: [SIMD2<Double>] = []           // (x, y), each ring closed
+        var vertices: [XY] = []         // (lat, lon)
+        var points: [XY] = []           // (x, y), each ring closed
         var ringStarts: [UInt32] = [0]
         var partStarts: [UInt32] = [0]
         var ringNames: [(Int, Int)] = []
@@ -94,8 +96,8 @@ enum PolygonBlockBuilder {
                 }
                 let first = points.count
                 for (i, c) in ring.enumerated() {
-                    vertices.append(SIMD2(c.latitude, c.longitude))
-                    points.append(SIMD2(xs[i], c.latitude))
+                    vertices.append(XY(c.latitude, c.longitude))
+                    points.append(XY(xs[i], c.latitude))
                 }
                 points.append(points[first])
                 if areaError == nil {
@@ -107,11 +109,11 @@ enum PolygonBlockBuilder {
             partStarts.append(UInt32(ringStarts.count - 1))
         }
         guard points.count < Int(UInt32.max) / 2 else { throw .badSetting("a polygon of \(vertices.count) vertices is too large") }
-        var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
-        for q in points { lo = pointwiseMin(lo, q); hi = pointwiseMax(hi, q) }
+        var lo = XY(repeating: .infinity), hi = XY(repeating: -.infinity)
+        for q in points { lo = XY.minimum(lo, q); hi = XY.maximum(hi, q) }
         // A box of positive size in both directions (a ring of non-zero area has one); padded so
         // that rounding in the halving never leaves a vertex outside.
-        let pad = (hi - lo) * 1e-9 + SIMD2(repeating: 1e-9)
+        let pad = (hi - lo) * 1e-9 + XY(repeating: 1e-9)
         lo -= pad; hi += pad
 
         var edges: [UInt32] = []
@@ -182,7 +184,7 @@ enum PolygonBlockBuilder {
     }
 
     /// A ring (closed, working points) of non-zero area without spikes.
-    static func checkRing(_ ring: ArraySlice<SIMD2<Double>>, name: String) throws(RegionError) {
+    static func checkRing(_ ring: ArraySlice<XY>, name: String) throws(RegionError) {
         let p = Array(ring)
         let n = p.count - 1
         for i in 0 ..< n {
@@ -199,7 +201,7 @@ enum PolygonBlockBuilder {
         for i in 0 ..< n {
             let a = p[i] - p[0], b = p[i + 1] - p[0]
             area2 += a.x * b.y - b.x * a.y
-            lo = pointwiseMin(lo, p[i]); hi = pointwiseMax(hi, p[i])
+            lo = XY.minimum(lo, p[i]); hi = XY.maximum(hi, p[i])
         }
         let k = Geodesy.earthRadius * Double.pi / 180
         let cosine = max(1e-3, cos((lo.y + hi.y) / 2 * Double.pi / 180))
@@ -213,41 +215,41 @@ enum PolygonBlockBuilder {
 
 /// The quadtree's construction: nodes and edge lists in the block's layout.
 struct QuadtreeBuild {
-    let points: [SIMD2<Double>]
-    let lo: SIMD2<Double>, size: SIMD2<Double>
+    let points: [XY]
+    let lo: XY, size: XY
     var nodes: [UInt32] = []
     var edgeRefs: [UInt32] = []
 
-    init(points: [SIMD2<Double>], lo: SIMD2<Double>, size: SIMD2<Double>) {
+    init(points: [XY], lo: XY, size: XY) {
         self.points = points; self.lo = lo; self.size = size
     }
 
     struct Cell {
         var node: Int
-        var origin: SIMD2<Double>, size: SIMD2<Double>
+        var origin: XY, size: XY
         var depth: Int
         var edges: [UInt32]
         var reference: Int
         var inside: Bool
     }
 
-    func a(_ e: UInt32) -> SIMD2<Double> { points[Int(e)] }
-    func b(_ e: UInt32) -> SIMD2<Double> { points[Int(e) + 1] }
+    func a(_ e: UInt32) -> XY { points[Int(e)] }
+    func b(_ e: UInt32) -> XY { points[Int(e) + 1] }
 
     /// Whether edge e meets the closed box (origin, size) widened by `slack`.
-    func meets(_ e: UInt32, _ origin: SIMD2<Double>, _ size: SIMD2<Double>, slack: Double) -> Bool {
+    func meets(_ e: UInt32, _ origin: XY, _ size: XY, slack: Double) -> Bool {
         let p = a(e), q = b(e)
         let boxLo = origin - slack, boxHi = origin + size + slack
         if max(p.x, q.x) < boxLo.x || min(p.x, q.x) > boxHi.x || max(p.y, q.y) < boxLo.y || min(p.y, q.y) > boxHi.y { return false }
-        let s0 = PolygonView.orient(p, q, boxLo), s1 = PolygonView.orient(p, q, SIMD2(boxHi.x, boxLo.y))
-        let s2 = PolygonView.orient(p, q, boxHi), s3 = PolygonView.orient(p, q, SIMD2(boxLo.x, boxHi.y))
+        let s0 = PolygonView.orient(p, q, boxLo), s1 = PolygonView.orient(p, q, XY(boxHi.x, boxLo.y))
+        let s2 = PolygonView.orient(p, q, boxHi), s3 = PolygonView.orient(p, q, XY(boxLo.x, boxHi.y))
         if s0 > 0, s1 > 0, s2 > 0, s3 > 0 { return false }
         if s0 < 0, s1 < 0, s2 < 0, s3 < 0 { return false }
         return true
     }
 
     /// Squared distance from point r to edge e.
-    func distance2(_ r: SIMD2<Double>, _ e: UInt32) -> Double {
+    func distance2(_ r: XY, _ e: UInt32) -> Double {
         let p = a(e) - r, ab = b(e) - a(e)
         let len2 = (ab * ab).sum()
         let t = len2 > 0 ? min(1, max(0, -(p * ab).sum() / len2)) : 0
@@ -256,7 +258,7 @@ struct QuadtreeBuild {
     }
 
     /// The first reference point of the cell that is not within rounding of any of `edges`.
-    func chooseReference(_ origin: SIMD2<Double>, _ size: SIMD2<Double>, _ edges: [UInt32]) -> Int? {
+    func chooseReference(_ origin: XY, _ size: XY, _ edges: [UInt32]) -> Int? {
         let tolerance = max(1e-9 * max(size.x, size.y), 1e-12)
         for k in 0 ..< PolygonView.referenceFractions.count {
             let r = PolygonView.reference(k, x0: origin.x, y0: origin.y, w: size.x, h: size.y)
@@ -274,14 +276,25 @@ struct QuadtreeBuild {
         }
         let r = PolygonView.reference(rootReference, x0: lo.x, y0: lo.y, w: size.x, h: size.y)
         // Outside the box, hence outside the polygon.
-        let outside = lo - size * SIMD2(0.5123, 0.4321) - SIMD2(1.2345, 0.6789)
+        let outside = lo - size * XY(0.5123, 0.4321) - XY(1.2345, 0.6789)
         var inside = false
         for e in edges where PolygonView.crosses(outside, r, a(e), b(e)) { inside.toggle() }
         nodes = [0, 0, 0, 0]
         var stack = [Cell(node: 0, origin: lo, size: size, depth: 0, edges: edges, reference: rootReference, inside: inside)]
         let slack = 1e-12 * max(size.x, size.y)
         while var cell = stack.popLast() {
-            if cell.edges.count <= PolygonView.leafEdges || cell.depth == PolygonView.maximumDepth {
+            // As S2's ShapeIndex does, only edges short beside the cell ask for a split: an edge
+            // longer than the cell's diagonal would be copied into every child it crosses, and
+            // a cell crossed by many long edges (a sheaf of spikes) stays one leaf that lists them.
+            let diagonal2 = (cell.size * cell.size).sum()
+            var short = 0
+            if cell.edges.count > PolygonView.leafEdges {
+                for e in cell.edges {
+                    let d = b(e) - a(e)
+                    if (d * d).sum() <= diagonal2 { short += 1; if short > PolygonView.leafEdges { break } }
+                }
+            }
+            if short <= PolygonView.leafEdges || cell.depth == PolygonView.maximumDepth {
                 try checkPairs(cell, describe: describe)
                 let n = 4 * cell.node
                 nodes[n] = 0x8000_0000 | UInt32(edgeRefs.count)
@@ -297,7 +310,7 @@ struct QuadtreeBuild {
             let half = cell.size * 0.5
             for quadrant in 0 ..< 4 {
                 nodes[4 * cell.node + quadrant] = UInt32(first + quadrant)
-                let origin = SIMD2(quadrant & 1 != 0 ? cell.origin.x + half.x : cell.origin.x,
+                let origin = XY(quadrant & 1 != 0 ? cell.origin.x + half.x : cell.origin.x,
                                    quadrant & 2 != 0 ? cell.origin.y + half.y : cell.origin.y)
                 let childEdges = cell.edges.filter { meets($0, origin, half, slack: slack) }
                 guard let k = chooseReference(origin, half, childEdges) else {
@@ -316,7 +329,7 @@ struct QuadtreeBuild {
     /// Refuses two edges of a leaf that cross or overlap.
     mutating func checkPairs(_ cell: Cell, describe: (UInt32, UInt32) -> String) throws(RegionError) {
         let edges = cell.edges
-        if edges.count > PolygonBlockBuilder.crowdedLeafEdges {
+        if cell.depth == PolygonView.maximumDepth, edges.count > PolygonBlockBuilder.crowdedLeafEdges {
             let c = cell.origin + cell.size * 0.5
             throw .degenerate("\(edges.count) edges meet within centimetres near latitude \(c.y), longitude \(longitude(c.x))")
         }
@@ -358,7 +371,7 @@ struct QuadtreeBuild {
         return x
     }
 
-    func crossing(_ p: SIMD2<Double>, _ q: SIMD2<Double>, _ r: SIMD2<Double>, _ s: SIMD2<Double>) -> SIMD2<Double> {
+    func crossing(_ p: XY, _ q: XY, _ r: XY, _ s: XY) -> XY {
         let d1 = PolygonView.orient(r, s, p), d2 = PolygonView.orient(r, s, q)
         let t = d1 / (d1 - d2)
         return p + (q - p) * t

@@ -23,7 +23,8 @@
 //
 // The edge index (after S2's ShapeIndex and GEOS's IndexedPointInAreaLocator)
 //   A quadtree over the working bounding box. A cell is split while it meets more than
-//   `leafEdges` edges, to depth `maximumDepth`. Every leaf lists the edges that meet its closed
+//   `leafEdges` edges no longer than its diagonal, to depth `maximumDepth` (S2's rule: long edges
+//   would be copied into every child, so they do not ask for a split). Every leaf lists the edges that meet its closed
 //   cell and knows whether its reference point — a fixed, "generic" point of the cell, chosen at
 //   build so that it is not on or near any of those edges — is inside. A point q in a leaf is
 //   inside when the reference point's answer, flipped once per edge that the segment from the
@@ -159,8 +160,9 @@ struct PolygonView: @unchecked Sendable {
     // MARK: Reading
 
     @inlinable @inline(__always)
-    func point(_ i: Int) -> SIMD2<Double> {
-        (base + layout.points + 16 &* i).loadUnaligned(as: SIMD2<Double>.self)
+    func point(_ i: Int) -> XY {
+        let at = base + (layout.points &+ 16 &* i)
+        return XY(at.loadUnaligned(as: Double.self), at.loadUnaligned(fromByteOffset: 8, as: Double.self))
     }
 
     @inlinable @inline(__always)
@@ -176,8 +178,8 @@ struct PolygonView: @unchecked Sendable {
                 var ring: [Coordinate] = []
                 ring.reserveCapacity(e - s)
                 for k in s ..< e {
-                    let c = (base + layout.vertices + 16 * k).loadUnaligned(as: SIMD2<Double>.self)
-                    ring.append(Coordinate(latitude: c.x, longitude: c.y))
+                    let at = base + layout.vertices + 16 * k
+                    ring.append(Coordinate(latitude: at.loadUnaligned(as: Double.self), longitude: at.loadUnaligned(fromByteOffset: 8, as: Double.self)))
                 }
                 rings.append(ring)
             }
@@ -190,22 +192,22 @@ struct PolygonView: @unchecked Sendable {
 
     /// Twice the signed area of (o, a, b): > 0 when b is left of o→a.
     @inlinable @inline(__always)
-    static func orient(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+    static func orient(_ o: XY, _ a: XY, _ b: XY) -> Double {
         (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
     }
 
     /// Whether the segment c→q crosses edge a→b, a vertex on the line c–q counting as left of it.
     @inlinable @inline(__always)
-    static func crosses(_ c: SIMD2<Double>, _ q: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Bool {
+    static func crosses(_ c: XY, _ q: XY, _ a: XY, _ b: XY) -> Bool {
         guard (orient(c, q, a) >= 0) != (orient(c, q, b) >= 0) else { return false }
         return (orient(a, b, c) >= 0) != (orient(a, b, q) >= 0)
     }
 
     /// The reference point `k` of the cell at (x0, y0) of size (w, h).
     @inlinable @inline(__always)
-    static func reference(_ k: Int, x0: Double, y0: Double, w: Double, h: Double) -> SIMD2<Double> {
+    static func reference(_ k: Int, x0: Double, y0: Double, w: Double, h: Double) -> XY {
         let f = referenceFractions[k]
-        return SIMD2(x0 + w * f.0, y0 + h * f.1)
+        return XY(x0 + w * f.0, y0 + h * f.1)
     }
 
     // MARK: Queries
@@ -217,7 +219,7 @@ struct PolygonView: @unchecked Sendable {
         guard latitude >= minY, latitude <= maxY else { return false }
         var x = longitude - 360
         for _ in 0 ..< 3 {
-            if x >= minX, x <= maxX, containsWorking(SIMD2(x, latitude)) { return true }
+            if x >= minX, x <= maxX, containsWorking(XY(x, latitude)) { return true }
             x += 360
         }
         return false
@@ -225,7 +227,7 @@ struct PolygonView: @unchecked Sendable {
 
     /// Whether the working point q (inside the box) is inside.
     @inlinable
-    func containsWorking(_ q: SIMD2<Double>) -> Bool {
+    func containsWorking(_ q: XY) -> Bool {
         var node = 0
         var x0 = minX, y0 = minY, w = maxX - minX, h = maxY - minY
         while true {
@@ -255,12 +257,12 @@ struct PolygonView: @unchecked Sendable {
     @inlinable
     func distanceToEdge(latitude: Double, longitude: Double, bound: Double = .infinity) -> Double {
         let k = Geodesy.earthRadius * Double.pi / 180
-        let scale = SIMD2(max(cosDegrees(latitude), 1e-9) * k, k)
+        let scale = XY(max(cosDegrees(latitude), 1e-9) * k, k)
         var best = bound
         var x = longitude - 360
         for _ in 0 ..< 3 {
-            let q = SIMD2(x, latitude)
-            if boxDistance(q, SIMD2(minX, minY), SIMD2(maxX - minX, maxY - minY), scale) < best {
+            let q = XY(x, latitude)
+            if boxDistance(q, XY(minX, minY), XY(maxX - minX, maxY - minY), scale) < best {
                 best = nearest(q, scale: scale, best: best)
             }
             x += 360
@@ -269,21 +271,21 @@ struct PolygonView: @unchecked Sendable {
     }
 
     @inlinable @inline(__always)
-    func boxDistance(_ q: SIMD2<Double>, _ origin: SIMD2<Double>, _ size: SIMD2<Double>, _ scale: SIMD2<Double>) -> Double {
+    func boxDistance(_ q: XY, _ origin: XY, _ size: XY, _ scale: XY) -> Double {
         let lo = origin - q, hi = q - (origin + size)
-        let d = pointwiseMax(pointwiseMax(lo, hi), SIMD2(repeating: 0)) * scale
+        let d = XY.maximum(XY.maximum(lo, hi), XY(repeating: 0)) * scale
         return (d * d).sum().squareRoot()
     }
 
     /// Depth-first search of the quadtree, nearer children first, pruned by the best so far.
     @usableFromInline
-    func nearest(_ q: SIMD2<Double>, scale: SIMD2<Double>, best initial: Double) -> Double {
+    func nearest(_ q: XY, scale: XY, best initial: Double) -> Double {
         var best = initial
-        typealias Entry = (node: Int32, depth: Int32, origin: SIMD2<Double>, distance: Double)
+        typealias Entry = (node: Int32, depth: Int32, origin: XY, distance: Double)
         return withUnsafeTemporaryAllocation(of: Entry.self, capacity: 4 * Self.maximumDepth + 8) { stack in
-            stack[0] = (0, 0, SIMD2(minX, minY), 0)
+            stack[0] = (0, 0, XY(minX, minY), 0)
             var top = 1
-            let rootSize = SIMD2(maxX - minX, maxY - minY)
+            let rootSize = XY(maxX - minX, maxY - minY)
             while top > 0 {
                 top -= 1
                 let entry = stack[top]
@@ -306,20 +308,22 @@ struct PolygonView: @unchecked Sendable {
                     continue
                 }
                 let half = size * 0.5
-                var dist = SIMD4<Double>(), ox = SIMD4<Double>(), oy = SIMD4<Double>()
-                for quadrant in 0 ..< 4 {
-                    let o = entry.origin + SIMD2(quadrant & 1 != 0 ? half.x : 0, quadrant & 2 != 0 ? half.y : 0)
-                    dist[quadrant] = boxDistance(q, o, half, scale)
-                    ox[quadrant] = o.x; oy[quadrant] = o.y
-                }
-                // The children within reach, farthest pushed first so that the nearest is popped first.
-                var pushed: UInt8 = 0
+                // The four children, the nearest pushed last (popped first); those out of reach not at all.
+                var d = (0.0, 0.0, 0.0, 0.0)
+                d.0 = boxDistance(q, entry.origin, half, scale)
+                d.1 = boxDistance(q, XY(entry.origin.x + half.x, entry.origin.y), half, scale)
+                d.2 = boxDistance(q, XY(entry.origin.x, entry.origin.y + half.y), half, scale)
+                d.3 = boxDistance(q, entry.origin + half, half, scale)
+                func distance(_ i: Int) -> Double { i == 0 ? d.0 : i == 1 ? d.1 : i == 2 ? d.2 : d.3 }
+                var pushed = 0
                 for _ in 0 ..< 4 {
                     var pick = -1
-                    for i in 0 ..< 4 where pushed & (1 << UInt8(i)) == 0 && (pick < 0 || dist[i] > dist[pick]) { pick = i }
-                    pushed |= 1 << UInt8(pick)
-                    guard dist[pick] < best else { continue }
-                    stack[top] = (Int32(word(at &+ 4 &* pick)), entry.depth &+ 1, SIMD2(ox[pick], oy[pick]), dist[pick])
+                    for i in 0 ..< 4 where pushed & (1 << i) == 0 && (pick < 0 || distance(i) > distance(pick)) { pick = i }
+                    pushed |= 1 << pick
+                    let dp = distance(pick)
+                    guard dp < best else { continue }
+                    let o = XY(pick & 1 != 0 ? entry.origin.x + half.x : entry.origin.x, pick & 2 != 0 ? entry.origin.y + half.y : entry.origin.y)
+                    stack[top] = (Int32(word(at &+ 4 &* pick)), entry.depth &+ 1, o, dp)
                     top &+= 1
                 }
             }
@@ -347,6 +351,28 @@ struct PolygonView: @unchecked Sendable {
         if margin < 0 { return false }
         return distanceToEdge(latitude: latitude, longitude: longitude, bound: margin.nextUp) <= margin
     }
+}
+
+/// A point of the plane (x, y): working longitude and latitude, or metres. A plain struct, not
+/// SIMD2: the same code in optimized builds, and no generic dispatch per operation in debug ones.
+@usableFromInline
+struct XY: Sendable, Hashable {
+    @usableFromInline var x: Double
+    @usableFromInline var y: Double
+    @inlinable @inline(__always) init(_ x: Double, _ y: Double) { self.x = x; self.y = y }
+    @inlinable @inline(__always) init(repeating v: Double) { x = v; y = v }
+    @inlinable @inline(__always) static func + (a: XY, b: XY) -> XY { XY(a.x + b.x, a.y + b.y) }
+    @inlinable @inline(__always) static func - (a: XY, b: XY) -> XY { XY(a.x - b.x, a.y - b.y) }
+    @inlinable @inline(__always) static func * (a: XY, b: XY) -> XY { XY(a.x * b.x, a.y * b.y) }
+    @inlinable @inline(__always) static func * (a: XY, k: Double) -> XY { XY(a.x * k, a.y * k) }
+    @inlinable @inline(__always) static func / (a: XY, k: Double) -> XY { XY(a.x / k, a.y / k) }
+    @inlinable @inline(__always) static func - (a: XY, k: Double) -> XY { XY(a.x - k, a.y - k) }
+    @inlinable @inline(__always) static func + (a: XY, k: Double) -> XY { XY(a.x + k, a.y + k) }
+    @inlinable @inline(__always) static func -= (a: inout XY, b: XY) { a = a - b }
+    @inlinable @inline(__always) static func += (a: inout XY, b: XY) { a = a + b }
+    @inlinable @inline(__always) func sum() -> Double { x + y }
+    @inlinable @inline(__always) static func minimum(_ a: XY, _ b: XY) -> XY { XY(Swift.min(a.x, b.x), Swift.min(a.y, b.y)) }
+    @inlinable @inline(__always) static func maximum(_ a: XY, _ b: XY) -> XY { XY(Swift.max(a.x, b.x), Swift.max(a.y, b.y)) }
 }
 
 /// cos of an angle in degrees.
