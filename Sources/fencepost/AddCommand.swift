@@ -52,8 +52,9 @@ struct AddCommand: ParsableCommand {
                 throw ClientInput.locate(error, ["requests": items.map(\.line)], path: file)
             }
             if json { return try printJSON(result) }
-            var text = "added \(ClientText.ids(result["added"]).joined(separator: ", "))\n"
-            for e in result["evicted"]?.array ?? [] {
+            let shown = ClientText.printable(result)
+            var text = "added \(ClientText.ids(shown["added"]).joined(separator: ", "))\n"
+            for e in shown["evicted"]?.array ?? [] {
                 text += "evicted \(e["id"]?.string ?? "?"): \(e["detail"]?.string ?? "")\n"
             }
             try writeStandardOutput(text)

@@ -36,9 +36,10 @@ struct ApplyCommand: ParsableCommand {
                                                  "categories": (config.categories ?? []).map(\.line)], path: file)
             }
             if json { return try printJSON(result) }
+            let shown = ClientText.printable(result)
             var text = ""
             for key in ["added", "replaced", "removed", "unchanged"] {
-                let ids = ClientText.ids(result[key])
+                let ids = ClientText.ids(shown[key])
                 text += "\(key): \(ids.count)\(ids.isEmpty ? "" : " (" + ids.joined(separator: ", ") + ")")\n"
             }
             try writeStandardOutput(text)

@@ -130,7 +130,7 @@ func runClient(_ name: String, _ body: () throws(ClientFailure) -> Void) throws 
     do {
         try body()
     } catch {
-        writeStandardError("fencepost \(name): \(error.message)\n")
+        writeErrorLine("fencepost \(name): \(error.message)")
         throw ExitCode(error.code)
     }
 }
@@ -149,12 +149,31 @@ func printJSON(_ value: JSONValue) throws(ClientFailure) {
     try writeStandardOutput(value.serialized() + "\n")
 }
 
-/// Text helpers for the human output.
+/// Writes one line to standard error, its control characters escaped (``PrintableText``): an
+/// error message may quote a file's contents or the agent's words.
+func writeErrorLine(_ message: String) { writeStandardError(PrintableText.escaped(message) + "\n") }
+
+/// Text helpers for the human output. What the agent answered is shown from
+/// ``printable(_:)``'s copy of it: titles, ids and messages come from whoever added them, and a
+/// terminal must show their control characters, not obey them (`--json` prints the answer as is:
+/// JSON escapes them itself).
 enum ClientText {
+    /// `value` with every string (and key) escaped for a terminal (``PrintableText``).
+    /// - Complexity: O(size of the value).
+    static func printable(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let s): return .string(PrintableText.escaped(s))
+        case .array(let a): return .array(a.map(printable))
+        case .object(let m): return .object(m.map { (key: PrintableText.escaped($0.key), value: printable($0.value)) })
+        default: return value
+        }
+    }
+
     /// Rows as a table: columns padded to their widest cell (counted in characters), two
-    /// spaces apart, the last column not padded.
+    /// spaces apart, the last column not padded. Cells are escaped (``PrintableText``): a cell
+    /// is one line, whatever it holds.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(PrintableText.escaped) }
         var widths = [Int](repeating: 0, count: header.count)
         for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
         var out = ""

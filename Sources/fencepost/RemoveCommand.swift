@@ -28,7 +28,8 @@ struct RemoveCommand: ParsableCommand {
             let params: JSONValue = all ? .object([("all", true)]) : .object([("ids", .array(ids.map(JSONValue.string)))])
             let result = try ControlClient.call(options.path, "remove", params)
             if json { return try printJSON(result) }
-            let removed = ClientText.ids(result["removed"])
+            let shown = ClientText.printable(result)
+            let removed = ClientText.ids(shown["removed"])
             try writeStandardOutput(removed.isEmpty ? "nothing removed (no such pending request)\n"
                                                     : "removed \(removed.joined(separator: ", "))\n")
         }
