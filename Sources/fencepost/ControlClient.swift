@@ -29,7 +29,12 @@ struct SocketOptions: ParsableArguments {
 struct ClientFailure: Error {
     var code: Int32
     var message: String
-    init(_ code: Int32, _ message: String) { self.code = code; self.message = message }
+    /// Set when the agent refused the message as longer than its limit (`[socket]
+    /// max_message_bytes`): that limit, in bytes. Nothing of the message was carried out.
+    var messageLimit: Int?
+    init(_ code: Int32, _ message: String, messageLimit: Int? = nil) {
+        self.code = code; self.message = message; self.messageLimit = messageLimit
+    }
 
     /// EX_DATAERR: the agent refused the parameters, or an input file is wrong.
     static let dataError: Int32 = 65
@@ -48,6 +53,14 @@ enum ControlClient {
     /// The longest answer taken (listings come in pages of at most 512 KiB; one large request
     /// with a big polygon can exceed that).
     static let maximumAnswerBytes = 16 << 20
+    /// The agent's longest message unless its `[socket] max_message_bytes` says otherwise (it
+    /// answers a longer line with its limit: ``ClientFailure/messageLimit``).
+    static let defaultMessageLimit = 65536
+
+    /// The line ``call(_:_:_:timeout:)`` sends, without its newline.
+    static func requestLine(_ method: String, _ params: JSONValue) -> String {
+        JSONValue.object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)]).serialized()
+    }
 
     /// Calls `method` with `params` and returns the result, waiting at most `timeout` for it.
     /// - Throws: 69 when the agent cannot be reached (the message says whether nothing listens,
@@ -89,32 +102,38 @@ enum ControlClient {
                 return failed("\(e)")
             }
         }
-        let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)])
+        let request = requestLine(method, params)
         let line: String
         do {
             do {
-                try client.sendLine(request.serialized())
+                try client.sendLine(request)
             } catch {
                 // The agent may have answered and closed before reading (a refused peer): its
                 // answer is still in the socket's receive buffer.
                 guard let refusal = try? client.readLine(timeout: .milliseconds(200)) else { throw error }
                 line = refusal
-                return try interpret(line)
+                return try interpret(line, sent: request.utf8.count)
             }
             line = try client.readLine(timeout: timeout)
         } catch let e as ClientFailure { throw e } catch let e as UnixSocketError { throw answerDetail(e) } catch {
             throw failed("\(error)")
         }
-        return try interpret(line)
+        return try interpret(line, sent: request.utf8.count)
     }
 
-    /// The result of a JSON-RPC answer line, or its error as a failure.
-    static func interpret(_ line: String) throws(ClientFailure) -> JSONValue {
+    /// The result of a JSON-RPC answer line, or its error as a failure. `sent`: the length of
+    /// the line sent, told when the agent found it too long.
+    static func interpret(_ line: String, sent: Int) throws(ClientFailure) -> JSONValue {
         let answer: JSONValue
         do { answer = try JSONValue.parse(line) } catch {
             throw ClientFailure(1, "the agent answered something that is not JSON: \(error)")
         }
         if let error = answer["error"] {
+            if error["code"]?.int64 == -32600, let limit = error["data"]?["limit"]?.int64 {
+                throw ClientFailure(ClientFailure.dataError,
+                                    "the message is \(sent) bytes; the agent takes messages of at most \(limit) bytes (its [socket] max_message_bytes)",
+                                    messageLimit: Int(clamping: limit))
+            }
             let message = error["message"]?.string ?? "\(error)"
             let code = error["code"]?.int64
             throw ClientFailure(code == -32602 ? ClientFailure.dataError : 1, message)
