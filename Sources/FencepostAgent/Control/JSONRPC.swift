@@ -8,6 +8,8 @@
 // an error. Parse errors and requests whose id cannot be read are answered with "id": null.
 // The id goes back as the very text it came in (``RPCID``): the spec asks for the same value, and
 // a number read and written again would not be (`1e3` → `1000.0`, 20 digits rounded).
+// A line longer than `[socket] max_message_bytes` is answered -32600 with `"data":{"limit":N}`
+// and id null (the line was not read), and the connection is closed once that is written.
 import FencepostJSON
 import LocalNotifications
 
