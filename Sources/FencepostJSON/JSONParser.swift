@@ -58,10 +58,34 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Parses one JSON text and gives, besides the value, the exact bytes of one member of the
+    /// top-level object as they were written (without the whitespace around them): nil when the
+    /// text is not an object or has no such member.
+    ///
+    /// For a value that must go back as it came: JSON-RPC 2.0 answers with "the same value as"
+    /// the request's id, and a number parsed and written again would be other text (`1e3` becomes
+    /// `1000.0`, `12345678901234567890` is rounded to a `Double`).
+    ///
+    /// - Complexity: O(n), as ``parse(_:)-(UnsafeBufferPointer<UInt8>)``.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, keepingTextOf key: String) throws(JSONError) -> (value: JSONValue, memberText: ArraySlice<UInt8>?) {
+        var parser = JSONParser(bytes)
+        parser.keptKey = key
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        if parser.index < parser.bytes.count { throw parser.error("trailing characters") }
+        return (value, parser.keptRange.map { ArraySlice(bytes[$0]) })
+    }
+}
+
 /// The parse state: the input and a cursor. Lives only for one `parse` call.
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
+    /// A member of the top-level object whose value's byte range is kept in `keptRange`.
+    var keptKey: String?
+    var keptRange: Range<Int>?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -161,7 +185,9 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
+            let valueStart = index
             members.append((key: key, value: try parseValue(depth: depth)))
+            if depth == 1, let keptKey, key == keptKey { keptRange = valueStart..<index }
             skipWhitespace()
             guard !atEnd else { throw error("unexpected end of input, expected ',' or '}' after object member") }
             switch bytes[index] {

@@ -22,8 +22,9 @@ struct AckCommand: ParsableCommand {
         try runClient("ack") { () throws(ClientFailure) in
             let result = try ControlClient.call(options.path, "ack", .object([("delivery", .string(delivery)), ("action", .string(action))]))
             if json { return try printJSON(result) }
-            var text = "answered \(result["delivery"]?.string ?? delivery) with \(result["action"]?.string ?? action)"
-            if let s = result["snoozed"]?.string { text += "; snoozed as \(s)" }
+            let shown = ClientText.printable(result)
+            var text = "answered \(shown["delivery"]?.string ?? delivery) with \(shown["action"]?.string ?? action)"
+            if let s = shown["snoozed"]?.string { text += "; snoozed as \(s)" }
             try writeStandardOutput(text + "\n")
         }
     }

@@ -9,7 +9,16 @@ struct AddCommand: ParsableCommand {
         discussion: """
             FILE holds one JSON request (it may span lines), a JSON array of requests, or JSON \
             lines (one request a line; blank lines and # comments are skipped). - reads standard \
-            input. All or nothing: when one request breaks a rule, none is added.
+            input.
+
+            Every request is checked here first against the rules that need nothing of the \
+            agent's (id, title and body sizes, intervals, calendar fields): one broken rule and \
+            nothing is sent. Then the requests go to the agent in messages of at most 100 \
+            requests and at most its message size ([socket] max_message_bytes, 64 KiB unless \
+            configured). Each message is all or nothing: when the agent refuses a request (an \
+            unknown category or time zone, a match that never fires, a radius over its \
+            max_radius), none of that message's requests is added, the messages before it stay \
+            added and the error says up to which line. Up to 100 requests are all or nothing.
 
               echo '{"id":"water","content":{"title":"Drink"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}' \\
                   | fencepost add -
@@ -40,23 +49,59 @@ struct AddCommand: ParsableCommand {
 
     @OptionGroup var options: SocketOptions
 
+    /// Requests per message: a file of hundreds in a few round trips, and one message's work in
+    /// the agent (each request checked and scheduled, on a copy of its engine) a short loop turn.
+    static let batchRequests = 100
+
     func run() throws {
         try runClient("add") { () throws(ClientFailure) in
             let items = try ClientInput.jsonValues(try ClientInput.read(file), path: file)
             guard !items.isEmpty else { throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(file)): no request") }
             try ClientInput.checkRequests(items, path: file)
-            let result: JSONValue
-            do throws(ClientFailure) {
-                result = try ControlClient.call(options.path, "add", .object([("requests", .array(items.map(\.value)))]))
-            } catch {
-                throw ClientInput.locate(error, ["requests": items.map(\.line)], path: file)
-            }
+            let result = try Self.send(items, socket: options.path, path: file)
             if json { return try printJSON(result) }
-            var text = "added \(ClientText.ids(result["added"]).joined(separator: ", "))\n"
-            for e in result["evicted"]?.array ?? [] {
+            let shown = ClientText.printable(result)
+            var text = "added \(ClientText.ids(shown["added"]).joined(separator: ", "))\n"
+            for e in shown["evicted"]?.array ?? [] {
                 text += "evicted \(e["id"]?.string ?? "?"): \(e["detail"]?.string ?? "")\n"
             }
             try writeStandardOutput(text)
         }
+    }
+
+    /// Sends `items` in batches (``ControlBatches``) and returns the answers joined:
+    /// `{"added":[…],"evicted":[…]}`. A failure names the file's line and, when earlier messages
+    /// were added, up to which line that is.
+    static func send(_ items: [NumberedJSON], socket: String, path: String) throws(ClientFailure) -> JSONValue {
+        func params(_ list: [JSONValue]) -> JSONValue { .object([("requests", .array(list))]) }
+        var batches = ControlBatches(method: "add", items: items.map(\.value), maximumCount: batchRequests, params: params)
+        var added: [JSONValue] = [], evicted: [JSONValue] = []
+        var start = 0
+        while start < items.count {
+            let range = batches.next(from: start)
+            let answer: JSONValue
+            do throws(ClientFailure) {
+                answer = try ControlClient.call(socket, "add", params(items[range].map(\.value)))
+            } catch {
+                if let limit = error.messageLimit {
+                    // Refused unread: cut again, or, for one request, the rule it breaks.
+                    guard range.count == 1 else { batches.refused(range, agentLimit: limit); continue }
+                    throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(path)):\(items[start].line): the request alone makes a message of \(batches.messageBytes(of: range)) bytes; the agent takes messages of at most \(limit) bytes (its [socket] max_message_bytes)" + sentBefore(start, items))
+                }
+                var located = ClientInput.locate(error, ["requests": items[range].map(\.line)], path: path)
+                located.message += sentBefore(start, items)
+                throw located
+            }
+            added += answer["added"]?.array ?? []
+            evicted += answer["evicted"]?.array ?? []
+            start = range.upperBound
+        }
+        return .object([("added", .array(added)), ("evicted", .array(evicted))])
+    }
+
+    /// What stays added when the message from `start` on failed: nothing to say for the first.
+    static func sentBefore(_ start: Int, _ items: [NumberedJSON]) -> String {
+        guard start > 0 else { return "" }
+        return "; the \(start) requests before line \(items[start].line) were added, this one and those after it were not"
     }
 }

@@ -32,13 +32,18 @@ struct ApplyCommand: ParsableCommand {
             if let c = config.categories { params.append(("categories", .array(c.map(\.value)))) }
             let result: JSONValue
             do throws(ClientFailure) { result = try ControlClient.call(options.path, "apply", .object(params)) } catch {
+                // One message by nature (what is not in it is removed): too long is the limit to raise.
+                if error.messageLimit != nil {
+                    throw ClientFailure(error.code, error.message + "; raise it, or have the agent apply its own config file (systemctl reload fencepost)")
+                }
                 throw ClientInput.locate(error, ["requests": config.requests.map(\.line),
                                                  "categories": (config.categories ?? []).map(\.line)], path: file)
             }
             if json { return try printJSON(result) }
+            let shown = ClientText.printable(result)
             var text = ""
             for key in ["added", "replaced", "removed", "unchanged"] {
-                let ids = ClientText.ids(result[key])
+                let ids = ClientText.ids(shown[key])
                 text += "\(key): \(ids.count)\(ids.isEmpty ? "" : " (" + ids.joined(separator: ", ") + ")")\n"
             }
             try writeStandardOutput(text)

@@ -84,7 +84,7 @@ struct BenchCommand: ParsableCommand {
         do throws(ReplayFailure) {
             try bench()
         } catch {
-            writeStandardError("fencepost bench: \(error.message)\n")
+            writeErrorLine("fencepost bench: \(error.message)")
             throw ExitCode(error.code)
         }
     }

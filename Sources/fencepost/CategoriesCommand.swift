@@ -39,7 +39,7 @@ struct CategoriesCommand: ParsableCommand {
             }
             let result = try ControlClient.call(options.path, "categories", params)
             if json { return try printJSON(result) }
-            let list = result.array ?? []
+            let list = (result.array ?? []).map(ClientText.printable)
             guard !list.isEmpty else { return try writeStandardOutput("no categories\n") }
             var text = ""
             for c in list {

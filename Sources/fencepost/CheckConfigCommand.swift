@@ -37,23 +37,23 @@ struct CheckConfigCommand: ParsableCommand {
     func run() throws {
         let bytes: [UInt8]
         do { bytes = try readWholeFile(file, what: "config file", maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
-            writeStandardError("fencepost check-config: \(error.message)\n")
+            writeErrorLine("fencepost check-config: \(error.message)")
             throw ExitCode(error.code)
         }
         let text: String
         do { text = try StrictUTF8.decode(bytes) } catch {
-            writeStandardError("\(AgentConfigurationError(path: file, line: error.line, message: error.description))\n")
+            writeErrorLine("\(AgentConfigurationError(path: file, line: error.line, message: error.description))")
             throw ExitCode(78)  // EX_CONFIG
         }
         let config: AgentConfiguration
         let tables: Int
         do { (config, tables) = try ConfigCheck.check(text: text, path: file, zones: SystemZones()) } catch {
-            writeStandardError("\(error)\n")
+            writeErrorLine("\(error)")
             throw ExitCode(78)  // EX_CONFIG
         }
         if quiet { return }
         do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables)) } catch {
-            writeStandardError("fencepost check-config: \(error)\n")
+            writeErrorLine("fencepost check-config: \(error)")
             throw ExitCode(74)
         }
     }

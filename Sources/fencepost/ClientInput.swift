@@ -39,10 +39,23 @@ enum ClientInput {
         }
     }
 
-    /// Checks that each item is a request (the agent checks again, with its categories and zones).
+    /// The limits a request is checked against here: the agent's defaults, but any radius (the
+    /// agent's `max_radius` is its own).
+    static var requestLimits: RequestLimits {
+        var limits = RequestLimits()
+        limits.maximumRadius = .greatestFiniteMagnitude
+        return limits
+    }
+
+    /// Checks that each item is a request and keeps every rule that needs none of the agent's
+    /// state (id, title and body sizes, intervals, calendar fields, durations): a broken rule is
+    /// named with its line here, before anything is sent, and a 100 kB title is the title's rule,
+    /// not a message too long for the socket. The agent checks again, with its categories, zones
+    /// and limits.
     static func checkRequests(_ items: [NumberedJSON], path: String) throws(ClientFailure) {
+        let limits = requestLimits
         for item in items {
-            do throws(RequestError) { _ = try NotificationRequest(json: item.value) } catch {
+            do throws(RequestError) { try NotificationRequest(json: item.value).validate(limits: limits) } catch {
                 throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(item.line): \(error.message) [rule: \(error.rule.rawValue)]")
             }
         }

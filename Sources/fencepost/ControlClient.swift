@@ -29,7 +29,12 @@ struct SocketOptions: ParsableArguments {
 struct ClientFailure: Error {
     var code: Int32
     var message: String
-    init(_ code: Int32, _ message: String) { self.code = code; self.message = message }
+    /// Set when the agent refused the message as longer than its limit (`[socket]
+    /// max_message_bytes`): that limit, in bytes. Nothing of the message was carried out.
+    var messageLimit: Int?
+    init(_ code: Int32, _ message: String, messageLimit: Int? = nil) {
+        self.code = code; self.message = message; self.messageLimit = messageLimit
+    }
 
     /// EX_DATAERR: the agent refused the parameters, or an input file is wrong.
     static let dataError: Int32 = 65
@@ -48,6 +53,14 @@ enum ControlClient {
     /// The longest answer taken (listings come in pages of at most 512 KiB; one large request
     /// with a big polygon can exceed that).
     static let maximumAnswerBytes = 16 << 20
+    /// The agent's longest message unless its `[socket] max_message_bytes` says otherwise (it
+    /// answers a longer line with its limit: ``ClientFailure/messageLimit``).
+    static let defaultMessageLimit = 65536
+
+    /// The line ``call(_:_:_:timeout:)`` sends, without its newline.
+    static func requestLine(_ method: String, _ params: JSONValue) -> String {
+        JSONValue.object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)]).serialized()
+    }
 
     /// Calls `method` with `params` and returns the result, waiting at most `timeout` for it.
     /// - Throws: 69 when the agent cannot be reached (the message says whether nothing listens,
@@ -89,32 +102,38 @@ enum ControlClient {
                 return failed("\(e)")
             }
         }
-        let request: JSONValue = .object([("jsonrpc", "2.0"), ("id", 1), ("method", .string(method)), ("params", params)])
+        let request = requestLine(method, params)
         let line: String
         do {
             do {
-                try client.sendLine(request.serialized())
+                try client.sendLine(request)
             } catch {
                 // The agent may have answered and closed before reading (a refused peer): its
                 // answer is still in the socket's receive buffer.
                 guard let refusal = try? client.readLine(timeout: .milliseconds(200)) else { throw error }
                 line = refusal
-                return try interpret(line)
+                return try interpret(line, sent: request.utf8.count)
             }
             line = try client.readLine(timeout: timeout)
         } catch let e as ClientFailure { throw e } catch let e as UnixSocketError { throw answerDetail(e) } catch {
             throw failed("\(error)")
         }
-        return try interpret(line)
+        return try interpret(line, sent: request.utf8.count)
     }
 
-    /// The result of a JSON-RPC answer line, or its error as a failure.
-    static func interpret(_ line: String) throws(ClientFailure) -> JSONValue {
+    /// The result of a JSON-RPC answer line, or its error as a failure. `sent`: the length of
+    /// the line sent, told when the agent found it too long.
+    static func interpret(_ line: String, sent: Int) throws(ClientFailure) -> JSONValue {
         let answer: JSONValue
         do { answer = try JSONValue.parse(line) } catch {
             throw ClientFailure(1, "the agent answered something that is not JSON: \(error)")
         }
         if let error = answer["error"] {
+            if error["code"]?.int64 == -32600, let limit = error["data"]?["limit"]?.int64 {
+                throw ClientFailure(ClientFailure.dataError,
+                                    "the message is \(sent) bytes; the agent takes messages of at most \(limit) bytes (its [socket] max_message_bytes)",
+                                    messageLimit: Int(clamping: limit))
+            }
             let message = error["message"]?.string ?? "\(error)"
             let code = error["code"]?.int64
             throw ClientFailure(code == -32602 ? ClientFailure.dataError : 1, message)
@@ -130,7 +149,7 @@ func runClient(_ name: String, _ body: () throws(ClientFailure) -> Void) throws 
     do {
         try body()
     } catch {
-        writeStandardError("fencepost \(name): \(error.message)\n")
+        writeErrorLine("fencepost \(name): \(error.message)")
         throw ExitCode(error.code)
     }
 }
@@ -149,12 +168,31 @@ func printJSON(_ value: JSONValue) throws(ClientFailure) {
     try writeStandardOutput(value.serialized() + "\n")
 }
 
-/// Text helpers for the human output.
+/// Writes one line to standard error, its control characters escaped (``PrintableText``): an
+/// error message may quote a file's contents or the agent's words.
+func writeErrorLine(_ message: String) { writeStandardError(PrintableText.escaped(message) + "\n") }
+
+/// Text helpers for the human output. What the agent answered is shown from
+/// ``printable(_:)``'s copy of it: titles, ids and messages come from whoever added them, and a
+/// terminal must show their control characters, not obey them (`--json` prints the answer as is:
+/// JSON escapes them itself).
 enum ClientText {
+    /// `value` with every string (and key) escaped for a terminal (``PrintableText``).
+    /// - Complexity: O(size of the value).
+    static func printable(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let s): return .string(PrintableText.escaped(s))
+        case .array(let a): return .array(a.map(printable))
+        case .object(let m): return .object(m.map { (key: PrintableText.escaped($0.key), value: printable($0.value)) })
+        default: return value
+        }
+    }
+
     /// Rows as a table: columns padded to their widest cell (counted in characters), two
-    /// spaces apart, the last column not padded.
+    /// spaces apart, the last column not padded. Cells are escaped (``PrintableText``): a cell
+    /// is one line, whatever it holds.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(PrintableText.escaped) }
         var widths = [Int](repeating: 0, count: header.count)
         for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
         var out = ""

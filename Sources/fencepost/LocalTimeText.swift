@@ -20,7 +20,7 @@ struct LocalZoneOption: ParsableArguments {
             }
         }
         do throws(ZoneError) { return try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) } catch {
-            writeStandardError("fencepost: local times in UTC: the device zone is not readable (\(error)); --zone names one\n")
+            writeErrorLine("fencepost: local times in UTC: the device zone is not readable (\(error)); --zone names one")
             return ZoneRules.utc
         }
     }

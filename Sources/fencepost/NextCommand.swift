@@ -172,14 +172,14 @@ struct NextCommand: ParsableCommand {
                 now = SystemClocks.wallNow()
             })
         } catch {
-            writeStandardError("fencepost next: \(error)\n")
+            writeErrorLine("fencepost next: \(error)")
             throw ExitCode(74)  // EX_IOERR
         }
     }
 
     /// Prints `message` to standard error and returns the exit code for a data error (65, EX_DATAERR).
     func dataError(_ message: String) -> ExitCode {
-        writeStandardError("fencepost next: \(message)\n")
+        writeErrorLine("fencepost next: \(message)")
         return ExitCode(65)
     }
 }

@@ -31,13 +31,14 @@ struct PendingCommand: ParsableCommand {
             if limit != nil || after != nil {
                 let result = try ControlClient.call(options.path, "pending", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
                 if json { return try printJSON(result) }
-                list = result["pending"]?.array ?? []
+                list = (result["pending"]?.array ?? []).map(ClientText.printable)
                 next = result["next"]?.string
             } else {
-                list = try ControlPages.all(options.path, "pending") { $0["pending"]?.array ?? [] }
-                if json { return try printJSON(.array(list)) }
+                let all = try ControlPages.all(options.path, "pending") { $0["pending"]?.array ?? [] }
+                if json { return try printJSON(.array(all)) }
+                list = all.map(ClientText.printable)
             }
-            defer { if let next { writeStandardError("more after \(next): fencepost pending --after \(next)\(limit.map { " --limit \($0)" } ?? "")\n") } }
+            defer { if let next { writeErrorLine("more after \(next): fencepost pending --after \(next)\(limit.map { " --limit \($0)" } ?? "")") } }
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
             let now = SystemClocks.wallNow()
             let local = try zone.rules()

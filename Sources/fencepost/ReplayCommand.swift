@@ -105,7 +105,7 @@ struct ReplayCommand: ParsableCommand {
         do {
             try replay()
         } catch let failure as ReplayFailure {
-            writeStandardError("fencepost replay: \(failure.message)\n")
+            writeErrorLine("fencepost replay: \(failure.message)")
             throw ExitCode(failure.code)
         }
     }

@@ -35,7 +35,7 @@ struct SelftestCommand: ParsableCommand {
     func run() throws {
         var configuration: AgentConfiguration
         do { configuration = try AgentLauncher.load(config) } catch {
-            writeStandardError("fencepost selftest: \(error)\n")
+            writeErrorLine("fencepost selftest: \(error)")
             throw ExitCode(78)
         }
         if console { configuration.gpio.backend = .console }
@@ -46,7 +46,7 @@ struct SelftestCommand: ParsableCommand {
             case .libgpiod(let chip): backend = try LibgpiodBackend(chip: chip)
             }
         } catch {
-            writeStandardError("fencepost selftest: \(error)\n")
+            writeErrorLine("fencepost selftest: \(error)")
             throw ExitCode(69)
         }
         let outputs = [configuration.gpio.buzzer, configuration.gpio.led, configuration.gpio.badge].compactMap { $0 }
@@ -63,7 +63,7 @@ struct SelftestCommand: ParsableCommand {
                 try Sleep.milliseconds(pulse)
                 try line.set(active: false)
             } catch let error as GPIOError {
-                writeStandardError("fencepost selftest: \(spec): \(error)\n")
+                writeErrorLine("fencepost selftest: \(spec): \(error)")
                 throw ExitCode(69)
             }
         }

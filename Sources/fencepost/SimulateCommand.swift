@@ -92,7 +92,7 @@ struct SimulateCommand: ParsableCommand {
         do {
             try simulate()
         } catch let failure as ReplayFailure {
-            writeStandardError("fencepost simulate: \(failure.message)\n")
+            writeErrorLine("fencepost simulate: \(failure.message)")
             throw ExitCode(failure.code)
         }
     }

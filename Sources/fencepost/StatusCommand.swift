@@ -57,6 +57,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     static func text(_ s: JSONValue) -> String {
+        let s = ClientText.printable(s)
         func str(_ v: JSONValue?) -> String? { v?.string }
         func num(_ v: JSONValue?) -> Double? { v?.double }
         let c = s["clock"], g = s["gps"]

@@ -2,6 +2,7 @@
 // on a terminal; on a pipe, one line each time something changes (the ages that grow every second
 // and the count of fixes, which grow every second, do not count as a change), for `| tee` or a log.
 import FencepostJSON
+import FencepostAgent
 import FencepostLinux
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,7 @@ enum StatusFollow {
 
     /// One line summing up the status: what changes when the agent's state does.
     static func summary(_ s: JSONValue) -> String {
+        let s = ClientText.printable(s)
         let c = s["clock"], g = s["gps"]
         var parts: [String] = []
         parts.append("clock \(c?["trusted"] == .bool(true) ? "trusted" : "untrusted") (\(c?["source"]?.string ?? "?"))")
@@ -51,7 +53,7 @@ enum StatusFollow {
             } else {
                 let line = summary(s)
                 if line != previous {
-                    try writeStandardOutput("\(s["clock"]?["wall"]?.string ?? "?")  \(line)\n")
+                    try writeStandardOutput("\(PrintableText.escaped(s["clock"]?["wall"]?.string ?? "?"))  \(line)\n")
                     previous = line
                 }
             }

@@ -60,7 +60,7 @@ struct ZonesCommand: ParsableCommand {
                 }
             } catch {
                 if terminal { writeStandardError("\n") }
-                writeStandardError("fencepost zones build: \(error)\n")
+                writeErrorLine("fencepost zones build: \(error)")
                 switch error.kind {
                 case .input: throw ExitCode(66)
                 case .content: throw ExitCode(65)
@@ -145,7 +145,7 @@ struct ZonesCommand: ParsableCommand {
 
     static func open(_ path: String) throws -> LoadedZoneSet {
         do { return try LoadedZoneSet(path: path) } catch {
-            writeStandardError("fencepost zones: \(path): \(error)\n")
+            writeErrorLine("fencepost zones: \(path): \(error)")
             throw ExitCode(error.needsRebuild ? 66 : 65)
         }
     }

@@ -157,6 +157,23 @@ let depot = #"{"id":"depot","content":{"title":"Depot"},"trigger":{"location":{"
         }
     }
 
+    /// JSON-RPC 2.0 §5: the answer's id is the same value as the request's. A number parsed and
+    /// written again comes back as other text (`1e3` as `1000.0`, a 20-digit integer rounded to a
+    /// double), which a client comparing ids would not recognise: the id's text goes back as sent.
+    @Test func idTextIsEchoedByteForByte() throws {
+        let h = try ControlHarness()
+        for id in ["12345678901234567890", "1e3", "-0", "1.50", "0.1e-2", "-9223372036854775809",
+                   #""caf\u00e9""#, #""a b""#, "null", "7"] {
+            for (line, what) in [(#"{"jsonrpc":"2.0","id":\#(id),"method":"pending"}"#, "result"),
+                                 (#"{"jsonrpc":"2.0", "id" :  \#(id) ,"method":"nope"}"#, "error"),
+                                 (#"{"id":\#(id),"jsonrpc":"2.0","method":"pending","params":{"x":1}}"#, "error")] {
+                let bytes = try #require(h.send(line).line)
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(text.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"\#(what)":"#), "\(line) → \(text)")
+            }
+        }
+    }
+
     @Test func unknownMethodListsTheMethods() throws {
         let h = try ControlHarness()
         let (code, message, _) = try h.error("frobnicate")

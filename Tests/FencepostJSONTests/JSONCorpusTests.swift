@@ -243,3 +243,31 @@ import Testing
         }
     }
 }
+
+/// `parse(_:keepingTextOf:)`: the bytes of one top-level member's value as written.
+@Suite struct JSONMemberTextTests {
+    static func text(_ json: String, _ key: String) throws -> String? {
+        var json = json
+        return try json.withUTF8 { bytes in
+            try JSONValue.parse(bytes, keepingTextOf: key).memberText.map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    @Test func theTopLevelMemberOnlyAsWritten() throws {
+        #expect(try Self.text(#"{"a":{"id":2},"id":  1e3 , "b":[{"id":3}]}"#, "id") == "1e3")
+        #expect(try Self.text(#"{"id":12345678901234567890}"#, "id") == "12345678901234567890")
+        #expect(try Self.text(#"{"id":"caf\u00e9"}"#, "id") == #""caf\u00e9""#)
+        #expect(try Self.text(#" {"\u0069d" : -0.0e+00 } "#, "id") == "-0.0e+00")
+        #expect(try Self.text(#"{"id":{"x":[1, 2]}}"#, "id") == #"{"x":[1, 2]}"#)
+        #expect(try Self.text(#"{"a":{"id":2}}"#, "id") == nil)
+        #expect(try Self.text(#"[{"id":2}]"#, "id") == nil)
+        #expect(try Self.text(#""id""#, "id") == nil)
+        // The value is the same as parse(_:) gives.
+        var line = #"{"jsonrpc":"2.0","id":7,"method":"x"}"#
+        let both = try line.withUTF8 { try JSONValue.parse($0, keepingTextOf: "id") }
+        #expect(both.value == (try JSONValue.parse(line)))
+        // Errors stay errors.
+        var bad = #"{"id":1,"id":2}"#
+        #expect(throws: JSONError.self) { try bad.withUTF8 { try JSONValue.parse($0, keepingTextOf: "id") } }
+    }
+}

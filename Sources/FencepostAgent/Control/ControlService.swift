@@ -74,8 +74,10 @@ public struct ControlService {
     }
 
     /// The answer to a line longer than `limit` bytes (the framer dropped it; its id is unknown).
+    /// `data.limit` tells a client the limit, so that it can send smaller messages.
     public static func tooLong(limit: Int) -> [UInt8] {
-        RPCReply.error(RPCError(.invalidRequest, "invalid request: the line is longer than \(limit) bytes"), id: .null)
+        RPCReply.error(RPCError(.invalidRequest, "invalid request: the line is longer than \(limit) bytes ([socket] max_message_bytes)",
+                                data: .object([("limit", .integer(Int64(limit)))])), id: .null)
     }
 
     mutating func dispatch(_ method: String, _ call: inout Call, status: () -> AgentStatus) throws(RPCError) -> JSONValue {

@@ -6,6 +6,10 @@
 //
 // A message without "id" is a notification: it is carried out and never answered, not even with
 // an error. Parse errors and requests whose id cannot be read are answered with "id": null.
+// The id goes back as the very text it came in (``RPCID``): the spec asks for the same value, and
+// a number read and written again would not be (`1e3` → `1000.0`, 20 digits rounded).
+// A line longer than `[socket] max_message_bytes` is answered -32600 with `"data":{"limit":N}`
+// and id null (the line was not read), and the connection is closed once that is written.
 import FencepostJSON
 import LocalNotifications
 
@@ -48,30 +52,41 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// A request's id: its JSON text exactly as the client wrote it (a string, a number or null,
+/// checked when read), so that the answer carries the same value byte for byte.
+struct RPCID: Equatable {
+    /// The id's JSON text, without the whitespace around it.
+    let text: [UInt8]
+
+    /// `null`: the answer to a line whose id cannot be read.
+    static let null = RPCID(text: Array("null".utf8))
+}
+
 /// Writing answers.
 enum RPCReply {
     /// `{"jsonrpc":"2.0","id":…,"result":…}` and a newline.
-    static func result(_ value: JSONValue, id: JSONValue) -> [UInt8] {
-        line(.object([("jsonrpc", "2.0"), ("id", id), ("result", value)]))
-    }
+    static func result(_ value: JSONValue, id: RPCID) -> [UInt8] { line(id, "result", value) }
 
     /// `{"jsonrpc":"2.0","id":…,"error":{…}}` and a newline.
-    static func error(_ e: RPCError, id: JSONValue) -> [UInt8] {
-        line(.object([("jsonrpc", "2.0"), ("id", id), ("error", e.json)]))
-    }
+    static func error(_ e: RPCError, id: RPCID) -> [UInt8] { line(id, "error", e.json) }
 
-    static func line(_ value: JSONValue) -> [UInt8] {
+    static func line(_ id: RPCID, _ key: String, _ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
+        out.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        out.append(contentsOf: id.text)
+        out.append(contentsOf: ",\"".utf8)
+        out.append(contentsOf: key.utf8)
+        out.append(contentsOf: "\":".utf8)
         value.serialize(into: &out)
-        out.append(0x0A)
+        out.append(contentsOf: "}\n".utf8)
         return out
     }
 }
 
 /// One JSON-RPC request read from a line.
 struct RPCRequest {
-    /// nil for a notification (no "id" member); `.null` when the id was given as null.
-    var id: JSONValue?
+    /// nil for a notification (no "id" member); `null` when the id was given as null.
+    var id: RPCID?
     var method: String
     /// The params object (an absent "params" reads as `{}`).
     var params: JSONValue
@@ -80,9 +95,14 @@ struct RPCRequest {
     /// - Returns: the request, or the error to answer with and the id to answer it with (null
     ///   when unreadable; nil: do not answer, the message was a notification).
     static func read(_ line: [UInt8]) -> RPCRead {
+        let parsed = line.withUnsafeBufferPointer { bytes in
+            Result { () throws(JSONError) in try JSONValue.parse(bytes, keepingTextOf: "id") }
+        }
         let value: JSONValue
-        do { value = try JSONValue.parse(line) } catch {
-            return .failure(RPCError(.parseError, "parse error: \(error)"), id: .null)
+        let idText: ArraySlice<UInt8>?
+        switch parsed {
+        case .success(let p): value = p.value; idText = p.memberText
+        case .failure(let error): return .failure(RPCError(.parseError, "parse error: \(error)"), id: .null)
         }
         let members: [(key: String, value: JSONValue)]
         switch value {
@@ -91,16 +111,16 @@ struct RPCRequest {
         default: return .failure(RPCError(.invalidRequest, "invalid request: a message must be a JSON object, got \(value.kindDescription)"), id: .null)
         }
         // The id first, so that later errors can be answered with it.
-        var id: JSONValue? = nil
+        var id: RPCID? = nil
         var hasID = false
         for (k, v) in members where k == "id" {
             hasID = true
             switch v {
-            case .string, .integer, .number, .null: id = v
+            case .string, .integer, .number, .null: id = idText.map { RPCID(text: Array($0)) }
             default: return .failure(RPCError(.invalidRequest, "invalid request: \"id\" must be a string, a number or null, got \(v.kindDescription)"), id: .null)
             }
         }
-        let answerID: JSONValue = hasID ? (id ?? .null) : .null
+        let answerID: RPCID = hasID ? (id ?? .null) : .null
         func invalid(_ message: String) -> RPCRead {
             .failure(RPCError(.invalidRequest, "invalid request: " + message), id: answerID)
         }
@@ -124,5 +144,5 @@ struct RPCRequest {
 /// A line read: a request, or the error to answer (with `id`; nil: a notification, no answer).
 enum RPCRead {
     case request(RPCRequest)
-    case failure(RPCError, id: JSONValue?)
+    case failure(RPCError, id: RPCID?)
 }

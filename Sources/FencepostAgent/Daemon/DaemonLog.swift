@@ -64,7 +64,8 @@ public struct DaemonLog {
     }
 
     /// One line as written to standard error: `<4>fencepost: warning: text` — the sd-daemon
-    /// priority first (journald reads it), then the words a person reads in a terminal.
+    /// priority first (journald reads it), then the words a person reads in a terminal. `text`
+    /// is escaped (``PrintableText``): whatever it quotes, it stays one entry of this priority.
     public static func format(_ level: LogLevel, _ text: String, program: String = "fencepost") -> String {
         let word: String
         switch level {
@@ -73,7 +74,7 @@ public struct DaemonLog {
         case .info: word = ""
         case .debug: word = "debug: "
         }
-        return "<\(level.rawValue)>\(program): \(word)\(text)"
+        return "<\(level.rawValue)>\(PrintableText.escaped(program)): \(word)\(PrintableText.escaped(text))"
     }
 
     /// The least severe level written; lines below it are dropped (their text is not even built).

@@ -1,6 +1,11 @@
 // The position source of the daemon: a serial receiver (NMEA through our own stream), gpsd
 // (libgps), or a recorded drive replayed at a speed. Each is survived: a serial port that goes
 // away is reopened every 2 s; a gpsd that goes away is reconnected with backoff (1 s … 30 s).
+//
+// Nothing here blocks the loop. The serial port opens O_NONBLOCK. gpsd's `gps_open` resolves the
+// host and connects with blocking calls (an unreachable host: minutes of SYN retries), so it
+// runs on a ``ThreadJob``: while it is pending the feed's descriptor is the job's eventfd (same
+// `.gps` token), and when that is readable the client, or the failure and its backoff, is taken.
 // An outage (the port missing, gpsd unreachable) is one repeating condition in the log: its start,
 // then at most a line a minute with a count, then its end when the source is back (RepeatLimiter).
 import CivilTime
@@ -29,6 +34,8 @@ final class GPSFeed {
     private var serial: SerialPort?
     private var stream: NMEAStreamBox
     private var gpsd: GPSDClient?
+    /// gpsd's `gps_open` and watch on their thread, while pending.
+    private var connecting: ThreadJob<GPSDClient, GPSDError>?
     private var backoff = ReconnectBackoff()
     private var retryAt: UInt64?
     private var replayIndex = 0
@@ -51,7 +58,7 @@ final class GPSFeed {
         stream = NMEAStreamBox(uere: uere)
     }
 
-    var descriptor: FileDescriptor? { serial?.descriptor ?? gpsd?.fileDescriptor }
+    var descriptor: FileDescriptor? { serial?.descriptor ?? gpsd?.fileDescriptor ?? connecting?.descriptor }
 
     var isConnected: Bool {
         switch source {
@@ -104,22 +111,42 @@ final class GPSFeed {
                 log.repeating(.warning, "GPS: \(error); trying again every 2 s", limiter: &outage, at: now)
             }
         case .gpsd(let host, let port):
+            guard connecting == nil else { return }
+            retryAt = nil
+            let uere = uere
             do {
-                gpsd = try GPSDClient(host: host, port: port, uere: uere)
-                backoff.reset()
-                retryAt = nil
-                if !log.cleared("GPS: connected to gpsd at \(host):\(port)", limiter: &outage, at: now) {
-                    log.info("GPS: connected to gpsd at \(host):\(port)")
-                }
+                connecting = try ThreadJob { () throws(GPSDError) -> GPSDClient in try GPSDClient(host: host, port: port, uere: uere) }
+                log.debug("GPS: connecting to gpsd at \(host):\(port)")
             } catch {
-                gpsd = nil
-                let wait = backoff.nextDelay()
-                retryAt = now + wait
-                log.repeating(.warning, "GPS: \(error); trying again in \(wait / 1_000_000_000) s", limiter: &outage, at: now)
+                gpsdFailed(at: now, "cannot start the thread that connects to gpsd (\(error))")
             }
         default: break
         }
         if old != descriptor { onDescriptorChange(old, descriptor) }
+    }
+
+    /// The connect thread has ended: the client, or the failure and the next try after the backoff.
+    private func connected(_ job: ThreadJob<GPSDClient, GPSDError>, at now: UInt64) {
+        guard case .gpsd(let host, let port) = source else { return }
+        let old = descriptor   // the job's eventfd, open while `job` lives
+        connecting = nil
+        switch job.finish() {
+        case .success(let client):
+            gpsd = client
+            backoff.reset()
+            if !log.cleared("GPS: connected to gpsd at \(host):\(port)", limiter: &outage, at: now) {
+                log.info("GPS: connected to gpsd at \(host):\(port)")
+            }
+        case .failure(let error):
+            gpsdFailed(at: now, "\(error)")
+        }
+        onDescriptorChange(old, descriptor)
+    }
+
+    private func gpsdFailed(at now: UInt64, _ why: String) {
+        let wait = backoff.nextDelay()
+        retryAt = now + wait
+        log.repeating(.warning, "GPS: \(why); trying again in \(wait / 1_000_000_000) s", limiter: &outage, at: now)
     }
 
     private func disconnected(at now: UInt64, _ why: String) {
@@ -169,7 +196,9 @@ final class GPSFeed {
     /// Reads what the source has; returns the fixes completed.
     func handleReadable(at now: UInt64, hangup reported: Bool) -> [Fix] {
         var fixes: [Fix] = []
-        if let port = serial {
+        if let job = connecting {
+            connected(job, at: now)
+        } else if let port = serial {
             reading: while true {
                 let r: SerialRead
                 // A Result inside: withUnsafeMutableBytes rethrows untyped, which Embedded Swift refuses.
@@ -229,6 +258,9 @@ final class GPSFeed {
     func close() {
         serial = nil
         gpsd = nil
+        // A connect still blocked in its thread is let go: it frees its client when it returns.
+        connecting?.detach()
+        connecting = nil
     }
 }
 

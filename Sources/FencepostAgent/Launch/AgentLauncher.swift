@@ -21,7 +21,7 @@ public enum AgentLauncher {
     ///   state file cannot be written, 78 a configuration error (FILE:LINE: message).
     public static func run(configPath: String, console: Bool, prefix: String, log: DaemonLog = .standardError()) -> Int32 {
         func fail(_ code: Int32, _ message: String) -> Int32 {
-            try? FileDescriptor.standardError.writeAll("<\(LogLevel.error.rawValue)>\(prefix): \(message)\n")
+            try? FileDescriptor.standardError.writeAll(DaemonLog.format(.error, message, program: prefix) + "\n")
             return code
         }
         var configuration: AgentConfiguration

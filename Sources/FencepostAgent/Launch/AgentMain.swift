@@ -38,7 +38,7 @@ public enum AgentMain {
                 }
                 return 0
             case .failure(let error):
-                try? FileDescriptor.standardError.writeAll("<3>\(error)\n")
+                try? FileDescriptor.standardError.writeAll("<3>\(PrintableText.escaped("\(error)"))\n")
                 return 78
             }
         case .success(.bench(let seconds)):
@@ -47,7 +47,7 @@ public enum AgentMain {
         case .success(.run(let configPath, let console)):
             return AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent")
         case .failure(let error):
-            try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(error)\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
+            try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(PrintableText.escaped("\(error)"))\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
             return 64
         }
     }

@@ -38,7 +38,7 @@ public enum ZoneSetBuildCommand {
             try? FileDescriptor.standardOutput.writeAll("\(output): \(built.zones) zones, \(built.bytes) bytes\(peak)\n")
             return 0
         } catch {
-            try? FileDescriptor.standardError.writeAll("fencepost-agent zones build: \(error)\n")
+            try? FileDescriptor.standardError.writeAll("fencepost-agent zones build: \(PrintableText.escaped("\(error)"))\n")
             switch error.kind {
             case .input: return 66
             case .content: return 65

@@ -59,8 +59,9 @@ public struct GPSDRead: Sendable {
 ///     read.fixes.forEach(monitor.update)
 ///     if let reason = read.disconnection { … reconnect with ReconnectBackoff … }
 ///
-/// The socket is non-blocking after the connect (which itself blocks: gpsd is normally local). The
-/// 24 KB `gps_data_t` lives on the heap. Not thread-safe: one loop owns it.
+/// The socket is non-blocking after the connect. `init` blocks (name lookup, connect, the watch):
+/// an event loop runs it on a thread of its own (the agent: `GPSFeed` on a `ThreadJob`). The
+/// 24 KB `gps_data_t` lives on the heap. Not thread-safe: one thread owns it at a time.
 public final class GPSDClient {
     public let host: String
     public let port: String
