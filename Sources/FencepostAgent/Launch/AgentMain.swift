@@ -17,7 +17,7 @@ public enum AgentMain {
     @export(interface)
     public static func run(_ arguments: [String]) -> Int32 {
         if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
-            return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)))
+            return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)), program: "fencepost-agent")
         }
         switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(arguments) }) {
         case .success(.help):
