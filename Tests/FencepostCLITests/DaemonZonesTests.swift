@@ -67,6 +67,29 @@ import Testing
         #expect(d.waitForExit(timeout: 30)?.status == 0)
     }
 
+    /// Under `fencepost run` (not only `fencepost-agent`) a SIGHUP rebuilds a changed zone set:
+    /// the daemon spawns its own executable's `zones build … --if-changed --retain-replaced`,
+    /// which the CLI's `zones build` refused (exit 64), so the edited zones never applied.
+    @Test func sighupRebuildsTheZoneSetUnderFencepostRun() throws {
+        let seed: UInt64 = 11
+        let d = try DaemonProcess()
+        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
+        try Data(Self.zones(200, seed: seed).utf8).write(to: zonesFile)
+        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
+        try d.start()   // fencepost run
+        #expect(d.waitForLog("zone set built: 200 zones from", timeout: 60), "seed \(seed), log:\n\(d.stderr)")
+        #expect(d.waitForLog("zone set \(d.statePath).zones: 200 zones"), "log:\n\(d.stderr)")
+
+        try Data(Self.zones(200, seed: seed, moved: 5, dropped: 7).utf8).write(to: zonesFile)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog(": 199 zones from \(zonesFile.path); longest loop turn meanwhile", timeout: 30), "log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("keeping the previous zone set"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status", "--json"])
+        #expect(status.stdout.contains(#""zones":{"count":199"#), "\(status.stdout)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 30)?.status == 0)
+    }
+
     /// A cooldown running when the agent is killed (SIGKILL) still runs after the restart: the
     /// demo drive starts in the depot (entry, then exit after 15 s of drive); killed after the
     /// exit and started again on the same drive, the depot stays quiet (its entry and exit are
