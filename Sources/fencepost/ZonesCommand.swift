@@ -30,7 +30,7 @@ struct ZonesCommand: ParsableCommand {
             usage: "fencepost " + ZoneSetBuildCommand.synopsis,
             discussion: ZoneSetBuildCommand.details)
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("IN.geojson -o OUT and the options below.", valueName: "arguments"))
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("IN.geojson -o OUT and the options above.", valueName: "arguments"))
         var arguments: [String] = []
 
         func run() throws {

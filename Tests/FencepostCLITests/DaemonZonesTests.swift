@@ -1,3 +1,4 @@
+import FencepostJSON
 import FencepostLinux
 import Foundation
 import SeededRandom
@@ -88,6 +89,46 @@ import Testing
         #expect(status.stdout.contains(#""zones":{"count":199"#), "\(status.stdout)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 30)?.status == 0)
+    }
+
+    /// One zone of two parts, named by `zones_id_property`: the demo drive starts in the first
+    /// part (around the depot), leaves it, and ends in the second (around the customer). The
+    /// agent (built in process at start) and `replay --config` agree: enter, exit, enter — one
+    /// delivery per crossing. Needs the geometry's multi-part polygons.
+    @Test func multiPolygonZoneNamedByAPropertyIsDeliveredAtEachPart() throws {
+        let d = try DaemonProcess()
+        func square(_ lon: Double, _ lat: Double) -> String {
+            let h = 0.002
+            return "[[[\(lon - h),\(lat - h)],[\(lon + h),\(lat - h)],[\(lon + h),\(lat + h)],[\(lon - h),\(lat + h)],[\(lon - h),\(lat - h)]]]"
+        }
+        try Data(#"""
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":0,"properties":{"NAME":"DUS"},"geometry":{"type":"MultiPolygon","coordinates":[\#(square(6.74191, 51.24363)),\#(square(6.77686, 51.21554))]}}]}
+            """#.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        try d.writeConfig("""
+            zones = "zones.geojson"
+            zones_id_property = "NAME"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = 40
+            exit_at_end = true
+            [gpio]
+            backend = "console"
+            """)
+        let replay = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", d.configPath, "--jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let events = replay.stdoutLines.compactMap { line -> String? in
+            guard let o = try? JSONValue.parse(line) else { return nil }
+            return "\(o["region"]?.string ?? "?") \(o["event"]?.string ?? "?")"
+        }
+        #expect(events == ["DUS enter", "DUS exit", "DUS enter"], "\(replay.stdout)")
+        try d.start(agent: true)
+        let end = try #require(d.waitForExit(timeout: 120), "log:\n\(d.stderr)")
+        #expect(end.status == 0, "log:\n\(d.stderr)")
+        #expect(d.stderr.contains("zone set built: 1 zones from"), "log:\n\(d.stderr)")
+        let deliveries = d.stderr.split(separator: "\n").filter { $0.contains("delivered DUS/") }
+        #expect(deliveries.count == 3, "log:\n\(d.stderr)")
     }
 
     /// A cooldown running when the agent is killed (SIGKILL) still runs after the restart: the

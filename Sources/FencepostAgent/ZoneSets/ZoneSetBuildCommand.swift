@@ -39,20 +39,23 @@ public enum ZoneSetBuildCommand {
         refused by type. Positions are [longitude, latitude]; see docs/zones.md.
 
         OPTIONS:
-          -o, --output OUT      The zone set to write.
-          --max-radius METRES   Largest circle radius accepted (the agent's [engine] max_radius;
-                                default \(Int(RequestLimits().maximumRadius))).
-          --id-property NAME    The property that names each zone (the agent's zones_id_property),
-                                e.g. ADM0_A3 in Natural Earth, fid in a QGIS export. A zone's id is
-                                properties.NAME when the feature has it, else the feature's "id",
-                                else properties.id. Without it: "id", else properties.id.
-          --if-changed          Do nothing (exit status 3) when OUT was built from this GeoJSON
-                                with these options already.
-          --retain-replaced     Keep the set being replaced as OUT.replaced until the next such
-                                build (a running agent's SIGHUP uses it: its mapping of the old set
-                                is then let go without freeing blocks in its loop).
+          -o, --output OUT     The zone set to write.
+          --max-radius METRES  Largest circle radius accepted (the agent's
+                               [engine] max_radius; default \(Int(RequestLimits().maximumRadius))).
+          --id-property NAME   The property that names each zone (the agent's
+                               zones_id_property), e.g. ADM0_A3 in Natural
+                               Earth, fid in a QGIS export. A zone's id is
+                               properties.NAME when the feature has it, else
+                               the feature's "id", else properties.id.
+                               Without it: "id", else properties.id.
+          --if-changed         Do nothing (exit status 3) when OUT was built
+                               from this GeoJSON with these options already.
+          --retain-replaced    Keep the set being replaced as OUT.replaced
+                               until the next such build (a running agent's
+                               SIGHUP uses it: its mapping of the old set is
+                               then let go without freeing blocks in its loop).
 
-        Exit status: 0 built, 3 unchanged (--if-changed), 64 usage, 65 a bad feature, 66 the
+        Exit status: 0 built, 3 unchanged (--if-changed), 64 usage, 65 a bad feature, 66 the \
         GeoJSON cannot be read, 74 the set cannot be written.
 
         """
