@@ -143,8 +143,11 @@ public enum ZoneSetBuildCommand {
         if terminal { try? FileDescriptor.standardError.writeAll("\n") }
         let seconds = Double((SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 100_000_000) / 10
         let peak = Memory.peakResidentKilobytes().map { ", peak \($0) kB resident" } ?? ""
+        // Repeated ids: the later feature replaced the earlier zone (said, not an error).
+        let replaced = (built.features ?? built.zones) - built.zones
+        let repeats = replaced > 0 ? " (\(replaced) feature\(replaced == 1 ? "" : "s") replaced an earlier zone of the same id)" : ""
         try? FileDescriptor.standardOutput.writeAll(
-            "\(options.output): \(built.zones) zones, \(built.bytes) bytes, source hash \(SelfCheck.hex(built.sourceHash)), built in \(seconds) s\(peak)\n")
+            "\(options.output): \(built.zones) zones\(repeats), \(built.bytes) bytes, source hash \(SelfCheck.hex(built.sourceHash)), built in \(seconds) s\(peak)\n")
         return 0
     }
 }

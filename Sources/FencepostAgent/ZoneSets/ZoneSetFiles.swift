@@ -78,6 +78,9 @@ public enum ZoneSetFiles {
         public var zones: Int
         public var bytes: Int
         public var sourceHash: UInt64
+        /// Features read (more than `zones` when a repeated id replaced an earlier zone; nil when
+        /// not built from GeoJSON here).
+        public var features: Int? = nil
     }
 
     /// Builds the set of the GeoJSON file at `geojsonPath` and writes it atomically to `output`:
@@ -99,9 +102,11 @@ public enum ZoneSetFiles {
         }
         let total = input.bytes.count
         // The image lives only in this call: it is freed before the read-back below.
+        var features = 0
         func compileAndWrite() throws(ZoneSetBuildError) -> Built {
-            let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits, idProperty: idProperty) { features, offset in
-                progress(features, offset, total)
+            let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits, idProperty: idProperty) { read, offset in
+                features = read
+                progress(read, offset, total)
                 input.dropResidentPages(upTo: offset)
             } release: {
                 input.dropResidentPages()
@@ -109,7 +114,8 @@ public enum ZoneSetFiles {
             input.dropResidentPages()
             return try write(image, to: output, retaining: retainReplaced ? retainedPath(forSet: output) : nil)
         }
-        let built = try compileAndWrite()
+        var built = try compileAndWrite()
+        built.features = features
         // Read back what was written: the agent that swaps it in need not checksum it again.
         do { _ = try LoadedZoneSet(path: output) } catch {
             throw ZoneSetBuildError(.output, "cannot write the zone set: \(output) does not read back: \(error)")
