@@ -87,6 +87,20 @@ import Testing
         #expect(!d.stderr.contains("keeping the previous zone set"), "log:\n\(d.stderr)")
         let status = try d.cli(["status", "--json"])
         #expect(status.stdout.contains(#""zones":{"count":199"#), "\(status.stdout)")
+
+        // A changed zones_id_property alone rebuilds the set with the new ids.
+        let named = (0 ..< 3).map { i in
+            #"{"type":"Feature","id":"z\#(i)","geometry":{"type":"Point","coordinates":[\#(6.5 + Double(i) * 0.01),51]},"properties":{"radius":100,"NAME":"n\#(i)"}}"#
+        }
+        try Data((#"{"type":"FeatureCollection","features":["# + named.joined(separator: ",") + "]}").utf8).write(to: zonesFile)
+        d.signal(SIGHUP)
+        let built = ": 3 zones from \(zonesFile.path); longest loop turn meanwhile"
+        #expect(d.wait(timeout: 30) { d.stderr.components(separatedBy: built).count == 2 }, "log:\n\(d.stderr)")
+        try d.writeConfig("zones = \"zones.geojson\"\nzones_id_property = \"NAME\"\n[gpio]\nbackend = \"console\"\n")
+        d.signal(SIGHUP)
+        #expect(d.wait(timeout: 30) { d.stderr.components(separatedBy: built).count == 3 }, "log:\n\(d.stderr)")
+        let near = try ChildProcess.run(["zones", "near", "51", "6.5", "--set", d.statePath + ".zones", "--radius", "0"])
+        #expect(near.stdout.contains("  n0  inside"), "\(near.stdout)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 30)?.status == 0)
     }
