@@ -69,8 +69,8 @@ import Testing
     }
 
     /// Under `fencepost run` (not only `fencepost-agent`) a SIGHUP rebuilds a changed zone set:
-    /// the daemon spawns its own executable's `zones build … --if-changed --retain-replaced`,
-    /// which the CLI's `zones build` refused (exit 64), so the edited zones never applied.
+    /// the daemon spawns its own executable's `zones build … --if-changed --retain-replaced`, so
+    /// both executables' `zones build` must take the same arguments.
     @Test func sighupRebuildsTheZoneSetUnderFencepostRun() throws {
         let seed: UInt64 = 11
         let d = try DaemonProcess()

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// Through a hole: exit when the road enters the hole, enter when it leaves it — one event per
-    /// crossing (the hole was dropped silently: one enter and one exit at the outer ring).
+    /// crossing (without the hole: one enter and one exit at the outer ring).
     @Test func aDriveThroughAHoleExitsAndEntersAgain() throws {
         let folder = try ReplayTests.Folder()
         let log = try folder.write("drive.nmea", ReplayTests.drive())

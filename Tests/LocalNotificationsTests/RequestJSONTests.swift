@@ -45,7 +45,7 @@ import Testing
     }
 
     /// A polygon with a hole, or of several parts, is the "parts" region and survives a round
-    /// trip with every ring (the "polygon" form holds one ring, and the hole was dropped).
+    /// trip with every ring (the "polygon" form holds one ring only).
     @Test func polygonWithHolesIsThePartsRegionAndRoundTrips() throws {
         let text = #"{"id":"lake","trigger":{"location":{"region":{"parts":[[[[0,0],[0,4],[4,4],[4,0]],[[1,1],[1,2],[2,2]]]]},"repeats":true}}}"#
         let r = try parse(text)
