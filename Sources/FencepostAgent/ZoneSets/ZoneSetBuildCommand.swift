@@ -3,6 +3,7 @@
 // runs it directly; `fencepost zones build` hands it its arguments untouched (the argument parser
 // there only shows `help`). The command a SIGHUP spawns (`/proc/self/exe zones build …`) therefore
 // means the same whichever of the two executables the daemon runs as.
+import CivilTime
 import FencepostLinux
 import LocalNotifications
 #if canImport(Glibc)
