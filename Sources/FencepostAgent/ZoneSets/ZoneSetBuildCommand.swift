@@ -27,17 +27,20 @@ public enum ZoneSetBuildCommand {
     /// The synopsis after the program name.
     public static let synopsis = "zones build IN.geojson -o OUT [--max-radius METRES] [--id-property NAME] [--if-changed] [--retain-replaced]"
 
-    /// What the command does, its options and exit statuses (both executables' help).
+    /// What the command does, its options and exit statuses (both executables' help; lines
+    /// under 80 columns, so that the argument parser of `fencepost` keeps them as they are).
     public static let details = """
-        Builds a zone set (the compiled, memory-mapped form of a GeoJSON zones file) as the agent \
-        does. Every feature is checked as the agent checks it; every bad one is reported with its \
-        index, id and reason (the first 20, then a count), and then nothing is written. OUT is \
-        written atomically (a temporary file, fsync, rename). Progress is shown on a terminal.
+        Builds a zone set (the compiled, memory-mapped form of a GeoJSON zones file)
+        as the agent does. Every feature is checked as the agent checks it; every
+        bad one is reported with its index, id and reason (the first 20, then a
+        count), and then nothing is written. OUT is written atomically (a temporary
+        file, fsync, rename). Progress is shown on a terminal.
 
-        Zones: a Point with properties.radius (metres) is a circle; a Polygon is a polygon with \
-        its holes; a MultiPolygon is one zone of several parts; a GeometryCollection of Polygons \
-        and MultiPolygons is one zone of all their parts. LineString, MultiPoint and the like are \
-        refused by type. Positions are [longitude, latitude]; see docs/zones.md.
+        Zones: a Point with properties.radius (metres) is a circle; a Polygon is a
+        polygon with its holes; a MultiPolygon is one zone of several parts; a
+        GeometryCollection of Polygons and MultiPolygons is one zone of all their
+        parts. LineString, MultiPoint and the like are refused by type. Positions
+        are [longitude, latitude]; see docs/zones.md.
 
         OPTIONS:
           -o, --output OUT     The zone set to write.
@@ -56,8 +59,8 @@ public enum ZoneSetBuildCommand {
                                SIGHUP uses it: its mapping of the old set is
                                then let go without freeing blocks in its loop).
 
-        Exit status: 0 built, 3 unchanged (--if-changed), 64 usage, 65 a bad feature, 66 the \
-        GeoJSON cannot be read, 74 the set cannot be written.
+        Exit status: 0 built, 3 unchanged (--if-changed), 64 usage, 65 a bad
+        feature, 66 the GeoJSON cannot be read, 74 the set cannot be written.
 
         """
 
