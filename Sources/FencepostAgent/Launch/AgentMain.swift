@@ -38,7 +38,7 @@ public enum AgentMain {
                 }
                 return 0
             case .failure(let error):
-                try? FileDescriptor.standardError.writeAll("<3>\(error)\n")
+                for line in error.lines { try? FileDescriptor.standardError.writeAll("<3>\(line)\n") }
                 return 78
             }
         case .success(.bench(let seconds)):
