@@ -158,7 +158,7 @@ import Testing
             let built = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property", "fid", "--retain-replaced"], executable: executable)
             #expect(built.status == 0, "\(built.stderr)")
             #expect(built.stdout.contains(": 2 zones (1 feature replaced an earlier zone of the same id), "), "\(built.stdout)")
-            let unchanged = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property", "fid", "--if-changed"], executable: executable)
+            let unchanged = try ChildProcess.run(["zones", "build", input, "--output=\(output)", "--id-property=fid", "--if-changed"], executable: executable)
             #expect(unchanged.status == 3, "\(unchanged.stderr)")
             // Another id property is another set.
             let other = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property", "radius", "--if-changed"], executable: executable)

@@ -64,10 +64,19 @@ public enum ZoneSetBuildCommand {
 
         """
 
-    /// Reads the arguments after "zones build".
+    /// Reads the arguments after "zones build" (an option's value follows it, or `--name=value`).
     /// - Returns: the options, nil for `--help`.
     /// - Throws: what is wrong with them, for a usage message.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Options? {
+    public static func parse(_ given: [String]) throws(UsageError) -> Options? {
+        var arguments: [String] = []
+        for a in given {
+            if a.hasPrefix("--"), let equals = a.firstIndex(of: "=") {
+                arguments.append(String(a[..<equals]))
+                arguments.append(String(a[a.index(after: equals)...]))
+            } else {
+                arguments.append(a)
+            }
+        }
         var input: String?, output: String?
         var options = Options(input: "", output: "")
         var i = 0
@@ -92,7 +101,7 @@ public enum ZoneSetBuildCommand {
             case "--if-changed": options.ifChanged = true; i += 1
             case "--retain-replaced": options.retainReplaced = true; i += 1
             default:
-                guard input == nil, !a.hasPrefix("-") || a == "-" else { throw UsageError("unexpected argument \(a)") }
+                guard input == nil, !a.hasPrefix("-") else { throw UsageError("unexpected argument \(a)") }
                 input = a; i += 1
             }
         }
