@@ -4,20 +4,24 @@
 // own with the same code; only the top level is scanned without building a tree.
 //
 // Scanning: the top-level object's members are skipped over (strings with their escapes, nested
-// brackets) to find "type" and "features"; then the elements of "features" are cut out one by
-// one, each parsed by the strict JSON parser. Anything unexpected at the top level (not an object,
-// a syntax error between members or elements, a repeated key, a wrong type) is reported by running
-// `GeoJSONZones.parse` on the whole file — the one place where the message must come from the
-// tree, and only on the way to a refusal.
+// brackets) to find "type", "crs" and "features"; then the elements of "features" are cut out one
+// by one, each parsed by the strict JSON parser. Anything unexpected at the top level (not an
+// object, a syntax error between members or elements, a repeated key, a wrong type, a `crs` other
+// than WGS 84 longitude/latitude) is reported by running `GeoJSONZones.parse` on the whole file —
+// the one place where the message must come from the tree, and only on the way to a refusal.
 //
-// A difference in what is reported first: a file with a bad feature *and* a JSON syntax error in a
-// later feature is refused for the feature (the whole-file parse named the syntax error first).
+// A bad feature does not end the reading: the reader moves past it, so that a caller reports
+// every bad feature at once, as `parse` does. A difference in what is reported: a file with bad
+// features *and* a JSON syntax error in a later feature reports the bad features before the
+// syntax error (the whole-file parse names the syntax error alone).
 // Repeated ids are the caller's to replace (``ZoneSetBuilder`` does, as `parse` does).
 import FencepostJSON
 
 /// Reads the features of a GeoJSON FeatureCollection one at a time.
 public struct GeoJSONFeatureReader {
     let bytes: UnsafeBufferPointer<UInt8>
+    /// The property that names a zone, if the caller names one (`GeoJSONZones.parse`).
+    let idProperty: String?
     /// Next byte to look at inside "features".
     private var cursor: Int
     private var finished = false
@@ -28,9 +32,10 @@ public struct GeoJSONFeatureReader {
     /// - Throws: ``ZoneFileError`` as `GeoJSONZones.parse` would for a file that is not a
     ///   FeatureCollection with a "features" array.
     /// - Complexity: O(n) (one scan of the top level).
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) throws(ZoneFileError) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, idProperty: String? = nil) throws(ZoneFileError) {
         self.bytes = bytes
-        guard let features = Self.topLevel(bytes) else { throw Self.refusal(bytes) }
+        self.idProperty = idProperty
+        guard let features = Self.topLevel(bytes) else { throw ZoneFileError(Self.refusal(bytes)) }
         cursor = features + 1
         let first = Self.skipSpace(bytes, cursor)
         if first < bytes.count, bytes[first] == UInt8(ascii: "]") { finished = true }
@@ -40,29 +45,40 @@ public struct GeoJSONFeatureReader {
     public var offset: Int { cursor }
 
     /// The next zone, or nil after the last.
-    /// - Throws: ``ZoneFileError`` naming the feature (index, id, reason) as `GeoJSONZones.parse` does.
+    /// - Throws: ``ZoneFileProblem`` as `GeoJSONZones.parse` words it. For a bad feature (its
+    ///   `featureIndex` is set) the reader has moved past it: call `next()` again for the rest.
+    ///   For a problem with the file (a syntax error) the reader is finished.
     /// - Complexity: O(size of the feature).
-    public mutating func next() throws(ZoneFileError) -> ZoneDefinition? {
+    public mutating func next() throws(ZoneFileProblem) -> ZoneDefinition? {
         guard !finished else { return nil }
         let start = Self.skipSpace(bytes, cursor)
-        guard let end = Self.skipValue(bytes, start) else { throw Self.refusal(bytes) }
+        guard let end = Self.skipValue(bytes, start) else { finished = true; throw Self.refusal(bytes) }
         let value: JSONValue
         do {
             value = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[start ..< end]))
         } catch {
+            finished = true
             let (l, c) = GeoJSONZones.lineColumn(Array(bytes), start + error.offset)
-            throw ZoneFileError(line: l, column: c, message: "not JSON: \(error.message)")
+            throw ZoneFileProblem(line: l, column: c, message: "not JSON: \(error.message)")
         }
-        let zone = try GeoJSONZones.parseFeature(value, index: index)
-        index += 1
         let after = Self.skipSpace(bytes, end)
-        guard after < bytes.count else { throw Self.refusal(bytes) }
+        guard after < bytes.count else { finished = true; throw Self.refusal(bytes) }
         switch bytes[after] {
         case UInt8(ascii: ","): cursor = after + 1
         case UInt8(ascii: "]"): cursor = after + 1; finished = true
-        default: throw Self.refusal(bytes)
+        default: finished = true; throw Self.refusal(bytes)
         }
-        return zone
+        let k = index
+        index += 1
+        return try GeoJSONZones.parseFeature(value, index: k, idProperty: idProperty)
+    }
+
+    /// The next good zone, the problems of bad features before it added to `problems`; nil
+    /// after the last feature, or after a problem with the file (added too).
+    public mutating func next(collecting problems: inout ZoneFileError) -> ZoneDefinition? {
+        while true {
+            do { return try next() } catch { problems.append(error) }
+        }
     }
 
     // MARK: Scanning
@@ -70,7 +86,7 @@ public struct GeoJSONFeatureReader {
     /// The offset of the "features" array's `[` when the top level is an object whose "type" is
     /// "FeatureCollection", with no repeated key and nothing after it; nil otherwise.
     static func topLevel(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        var i = skipSpace(b, 0)
+        var i = skipSpace(b, GeoJSONZones.byteOrderMarkLength(b))
         guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
         i = skipSpace(b, i + 1)
         var keys: [String] = []
@@ -88,6 +104,9 @@ public struct GeoJSONFeatureReader {
             guard let valueEnd = skipValue(b, valueStart) else { return nil }
             if key == "type" {
                 typeIsCollection = (try? JSONValue.parse(UnsafeBufferPointer(rebasing: b[valueStart ..< valueEnd])))?.string == "FeatureCollection"
+            } else if key == "crs" {
+                guard let crs = try? JSONValue.parse(UnsafeBufferPointer(rebasing: b[valueStart ..< valueEnd])),
+                      (try? GeoJSONZones.checkCRS(crs)) != nil else { return nil }
             } else if key == "features" {
                 guard b[valueStart] == UInt8(ascii: "[") else { return nil }
                 features = valueStart
@@ -150,13 +169,14 @@ public struct GeoJSONFeatureReader {
         c == UInt8(ascii: ",") || c == UInt8(ascii: "]") || c == UInt8(ascii: "}") || c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
     }
 
-    /// The refusal `GeoJSONZones.parse` gives for the whole file.
-    static func refusal(_ b: UnsafeBufferPointer<UInt8>) -> ZoneFileError {
+    /// The refusal `GeoJSONZones.parse` gives for the whole file (its first problem: the file's
+    /// structure is checked before any feature).
+    static func refusal(_ b: UnsafeBufferPointer<UInt8>) -> ZoneFileProblem {
         do {
             _ = try GeoJSONZones.parse(Array(b))
         } catch {
-            return error
+            if let first = error.problems.first { return first }
         }
-        return ZoneFileError(message: "not a GeoJSON FeatureCollection that can be read feature by feature")
+        return ZoneFileProblem(message: "not a GeoJSON FeatureCollection that can be read feature by feature")
     }
 }

@@ -24,9 +24,15 @@ struct ReplayCommand: ParsableCommand {
             comments) or a GPX 1.0/1.1 track; the format is detected from the content.
 
             ZONES is a GeoJSON FeatureCollection. A Point with properties.radius (metres) is a \
-            circle; a Polygon is a polygon (its first ring; holes are ignored). The id is the \
-            feature's "id" or properties.id. Optional properties: notifyOnEntry, notifyOnExit \
-            (default true), dwell and cooldown (seconds). Coordinates are [longitude, latitude]:
+            circle; a Polygon is a polygon with its holes (a point in a hole is outside); a \
+            MultiPolygon is one zone of several parts; a GeometryCollection of Polygons and \
+            MultiPolygons is one zone of all their parts. LineString, MultiPoint and a Point \
+            without a radius are refused, by type and feature. The id is properties.NAME when \
+            --id-property NAME is given and the feature has it, else the feature's "id", else \
+            properties.id. Optional properties: notifyOnEntry, notifyOnExit (default true), \
+            dwell and cooldown (seconds). Coordinates are [longitude, latitude] (an altitude is \
+            ignored). Every bad feature is reported (the first 20, then a count). The format, \
+            with its limits, is in docs/zones.md:
 
               {"type":"FeatureCollection","features":[
                 {"type":"Feature","id":"depot",
@@ -75,6 +81,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The geofences: a GeoJSON FeatureCollection.", valueName: "zones.geojson"))
     var zones: String?
 
+    @Option(help: ArgumentHelp("The GeoJSON property that names each zone (e.g. ADM0_A3, fid): properties.NAME when a feature has it, else its \"id\", else properties.id. With --config, its zones_id_property is used unless this is given.", valueName: "name"))
+    var idProperty: String?
+
     @Option(help: ArgumentHelp("Take the zones of an agent configuration: its location requests (TOML circles and polygons) and the zones file it names.", valueName: "fencepost.toml"))
     var config: String?
 
@@ -99,13 +108,16 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("Give the zones: --zones FILE.geojson or --config FILE.toml (a fixes dump, --fixes --jsonl, needs none).")
         }
         guard uere > 0 && uere.isFinite else { throw ValidationError("--uere must be a positive number of metres.") }
+        if idProperty?.isEmpty == true { throw ValidationError("--id-property needs a property name.") }
     }
 
     func run() throws {
         do {
             try replay()
         } catch let failure as ReplayFailure {
-            writeErrorLine("fencepost replay: \(failure.message)")
+            for line in failure.message.split(separator: "\n", omittingEmptySubsequences: false) {
+                writeErrorLine("fencepost replay: \(line)")
+            }
             throw ExitCode(failure.code)
         }
     }
@@ -114,11 +126,11 @@ struct ReplayCommand: ParsableCommand {
         var definitions: [ZoneDefinition] = []
         if let zones {
             let zoneBytes = try readWholeFile(zones, what: "zones file")
-            do throws(ZoneFileError) { definitions = try GeoJSONZones.parse(zoneBytes) } catch {
-                throw ReplayFailure(65, "\(zones): \(error)")
+            do throws(ZoneFileError) { definitions = try GeoJSONZones.parse(zoneBytes, idProperty: idProperty) } catch {
+                throw ReplayFailure(65, error.lines.map { "\(zones): \($0)" }.joined(separator: "\n"))
             }
         }
-        if let config { definitions += try ReplayZones.fromConfiguration(config) }
+        if let config { definitions += try ReplayZones.fromConfiguration(config, idProperty: idProperty) }
         let input = try ReplayInput.read(path: log, uere: uere)
 
         var out = BufferedWriter(fd: .standardOutput)

@@ -2,8 +2,9 @@
 // FeatureCollection (RFC 7946), for geojson.io or QGIS, which draw it over a basemap.
 //
 //   track   MultiLineString, one line per run (broken at gaps, as on the SVG map)
-//   zones   a Point with properties.radius (metres) for a circle, a Polygon for a polygon — the
-//           form `--zones` reads, so the file's zones can be read back as zones
+//   zones   a Point with properties.radius (metres) for a circle, a Polygon (with its holes) for
+//           a polygon of one part, a MultiPolygon for several parts — the form `--zones` reads,
+//           so the file's zones can be read back as zones
 //   events  Points with properties.event (enter, exit, dwell, unknown), region and t
 import FencepostJSON
 import Position
@@ -33,9 +34,12 @@ enum ReplayGeoJSON {
             case .circle(let c, let r):
                 geometry = .object([("type", "Point"), ("coordinates", position(c))])
                 properties.append(("radius", .number(r)))
-            case .polygon(let vs):
-                let ring = (vs + vs.prefix(1)).map(position)   // closed, as RFC 7946 asks
-                geometry = .object([("type", "Polygon"), ("coordinates", .array([.array(ring)]))])
+            case .polygon(let parts):
+                // Rings closed, as RFC 7946 asks.
+                func polygon(_ rings: [[Coordinate]]) -> JSONValue { .array(rings.map { .array(($0 + $0.prefix(1)).map(position)) }) }
+                geometry = parts.count == 1
+                    ? .object([("type", "Polygon"), ("coordinates", polygon(parts[0]))])
+                    : .object([("type", "MultiPolygon"), ("coordinates", .array(parts.map(polygon)))])
             }
             properties.append(("notifyOnEntry", .bool(z.notifyOnEntry)))
             properties.append(("notifyOnExit", .bool(z.notifyOnExit)))

@@ -21,7 +21,7 @@ enum ReplayMonitor {
         do throws(RegionError) {
             switch z.shape {
             case .circle(let c, let r): shape = .circle(try CircularRegion(center: c, radius: r))
-            case .polygon(let vs): shape = .polygon(try PolygonRegion(vertices: vs))
+            case .polygon(let parts): shape = .polygon(try PolygonRegion(parts: parts))
             }
         } catch {
             throw ReplayFailure(65, "zone \(JSONText.quoted(z.id)): \(error)")

@@ -75,7 +75,7 @@ enum ReplaySVG {
         for z in zones {
             switch z.shape {
             case .circle(let c, let r): include(c, radius: r)
-            case .polygon(let vs): vs.forEach { include($0) }
+            case .polygon(let parts): for rings in parts { for ring in rings { ring.forEach { include($0) } } }
             }
         }
         if !minLat.isFinite {  // nothing to draw: an empty map around (0, 0)
@@ -129,9 +129,15 @@ enum ReplaySVG {
                 let p = px(c)
                 s += "<circle cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"\(fmt(max(1, r / metresPerDegree * scale)))\">"
                 s += "<title>\(escape(z.id)) (circle, \(fmt(r)) m)</title></circle>\n"
-            case .polygon(let vs):
-                s += "<polygon points=\"\(vs.map(point).joined(separator: " "))\">"
-                s += "<title>\(escape(z.id)) (polygon)</title></polygon>\n"
+            case .polygon(let parts):
+                // One path of every ring of every part; even-odd fill leaves the holes open.
+                let d = parts.flatMap { $0 }.map { ring in "M " + ring.map(point).joined(separator: " L ") + " Z" }.joined(separator: " ")
+                let holes = parts.reduce(0) { $0 + $1.count - 1 }
+                var what = "polygon"
+                if parts.count > 1 { what += ", \(parts.count) parts" }
+                if holes > 0 { what += ", \(holes) hole\(holes == 1 ? "" : "s")" }
+                s += "<path fill-rule=\"evenodd\" d=\"\(d)\">"
+                s += "<title>\(escape(z.id)) (\(what))</title></path>\n"
             }
         }
         s += "</g>\n"
@@ -205,7 +211,9 @@ enum ReplaySVG {
             let c: Coordinate
             switch z.shape {
             case .circle(let centre, _): c = centre
-            case .polygon(let vs):
+            case .polygon(let parts):
+                // The mean of the first part's outer ring.
+                let vs = parts[0][0]
                 c = Coordinate(latitude: vs.map(\.latitude).reduce(0, +) / Double(vs.count),
                                longitude: vs.map(\.longitude).reduce(0, +) / Double(vs.count))
             }

@@ -9,7 +9,8 @@ import TrackFormats
 enum ReplayZones {
     /// The zones of the location requests of the configuration at `path`, as the agent would
     /// monitor them (id, shape, entry/exit, dwell, cooldown).
-    static func fromConfiguration(_ path: String) throws(ReplayFailure) -> [ZoneDefinition] {
+    /// `idProperty` names the zones of its GeoJSON in place of its `zones_id_property`.
+    static func fromConfiguration(_ path: String, idProperty: String? = nil) throws(ReplayFailure) -> [ZoneDefinition] {
         let configuration: AgentConfiguration
         do { configuration = try AgentLauncher.load(path) } catch {
             throw ReplayFailure(error.line == nil ? 66 : 78, "\(error)")
@@ -20,7 +21,7 @@ enum ReplayZones {
             let shape: ZoneDefinition.Shape
             switch t.shape {
             case .circle(let c): shape = .circle(center: c.center, radius: c.radius)
-            case .polygon(let p): shape = .polygon(p.rings.first ?? [])
+            case .polygon(let p): shape = .polygon(p.parts)
             }
             zones.append(ZoneDefinition(id: request.identifier, shape: shape, notifyOnEntry: t.notifyOnEntry,
                                         notifyOnExit: t.notifyOnExit, dwell: t.dwell, cooldown: t.cooldown > 0 ? t.cooldown : nil))
@@ -31,8 +32,8 @@ enum ReplayZones {
             do { bytes = try FileDescriptor.readFile(file) } catch {
                 throw ReplayFailure(78, "\(path):\(configuration.zonesLine): zones: \(file): cannot read: \(error)")
             }
-            do { zones += try GeoJSONZones.parse(bytes) } catch {
-                throw ReplayFailure(78, "\(path):\(configuration.zonesLine): zones: \(file): \(error)")
+            do { zones += try GeoJSONZones.parse(bytes, idProperty: idProperty ?? configuration.zonesIDProperty) } catch {
+                throw ReplayFailure(78, error.lines.map { "\(path):\(configuration.zonesLine): zones: \(file): \($0)" }.joined(separator: "\n"))
             }
         }
         return zones

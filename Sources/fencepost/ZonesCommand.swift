@@ -21,56 +21,21 @@ struct ZonesCommand: ParsableCommand {
             """,
         subcommands: [Build.self, Info.self, Near.self])
 
+    /// `zones build`: ``ZoneSetBuildCommand`` (FencepostAgent), the one implementation, which
+    /// `fencepost-agent zones build` and a SIGHUP's rebuild run too. The arguments go to it as
+    /// given; this type only puts its help into `fencepost zones build --help`.
     struct Build: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Build a zone set from a GeoJSON FeatureCollection.",
-            discussion: """
-                Checks every feature as the agent does (a bad one is refused with its index, id \
-                and reason; nothing is written). Writes OUT atomically: a temporary file, fsync, \
-                rename. Shows progress on a terminal. Exit status: 0 built, 66 the GeoJSON cannot be \
-                read, 65 a bad feature, 74 the set cannot be written.
-                """)
+            usage: "fencepost " + ZoneSetBuildCommand.synopsis,
+            discussion: ZoneSetBuildCommand.details)
 
-        @Argument(help: ArgumentHelp("The GeoJSON file.", valueName: "in.geojson"))
-        var input: String
-
-        @Option(name: .shortAndLong, help: ArgumentHelp("The zone set to write.", valueName: "out"))
-        var output: String
-
-        @Option(help: ArgumentHelp("Largest circle radius accepted, metres (the agent's [engine] max_radius).", valueName: "metres"))
-        var maxRadius: Double = RequestLimits().maximumRadius
-
-        @Flag(help: "Do nothing (exit status 3) when OUT was built from this GeoJSON already.")
-        var ifChanged = false
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("IN.geojson -o OUT and the options above.", valueName: "arguments"))
+        var arguments: [String] = []
 
         func run() throws {
-            var limits = RequestLimits()
-            limits.maximumRadius = maxRadius
-            if ifChanged, ZoneSetFiles.isCurrent(output, geojsonPath: input, limits: limits) {
-                throw ExitCode(ZoneSetFiles.unchangedStatus)
-            }
-            let terminal = isatty(2) == 1
-            let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            let built: ZoneSetFiles.Built
-            do {
-                built = try ZoneSetFiles.build(geojsonPath: input, output: output, limits: limits) { features, offset, total in
-                    guard terminal else { return }
-                    let percent = total > 0 ? offset * 100 / total : 100
-                    writeStandardError("\r\(features) zones read, \(percent) %")
-                }
-            } catch {
-                if terminal { writeStandardError("\n") }
-                writeErrorLine("fencepost zones build: \(error)")
-                switch error.kind {
-                case .input: throw ExitCode(66)
-                case .content: throw ExitCode(65)
-                case .output: throw ExitCode(74)
-                }
-            }
-            if terminal { writeStandardError("\n") }
-            let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
-            let peak = Memory.peakResidentKilobytes().map { ", peak \($0) kB resident" } ?? ""
-            print("\(output): \(built.zones) zones, \(built.bytes) bytes, source hash \(hex(built.sourceHash)), built in \(seconds.formatted1) s\(peak)")
+            let status = ZoneSetBuildCommand.run(arguments, program: "fencepost")
+            if status != 0 { throw ExitCode(status) }
         }
     }
 
@@ -135,12 +100,22 @@ struct ZonesCommand: ParsableCommand {
                 let shape: String
                 switch z.region.shape {
                 case .circle(let c): shape = "circle r \(c.radius.formatted1) m"
-                case .polygon(let g): shape = "polygon \(g.rings.first?.count ?? 0) vertices"
+                case .polygon(let g): shape = ZonesCommand.describe(g.parts)
                 }
                 let where_ = d <= 0 ? "inside, \((-d).formatted1) m from the edge" : "\(d.formatted1) m away"
                 print("  \(z.identifier)  \(where_)  (\(shape))")
             }
         }
+    }
+
+    /// `polygon 5 vertices`, `polygon 40 vertices, 3 parts, 1 hole`.
+    static func describe(_ parts: [[[Coordinate]]]) -> String {
+        let vertices = parts.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+        let holes = parts.reduce(0) { $0 + max(0, $1.count - 1) }
+        var s = "polygon \(vertices) vertices"
+        if parts.count > 1 { s += ", \(parts.count) parts" }
+        if holes > 0 { s += ", \(holes) hole\(holes == 1 ? "" : "s")" }
+        return s
     }
 
     static func open(_ path: String) throws -> LoadedZoneSet {

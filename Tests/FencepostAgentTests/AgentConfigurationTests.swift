@@ -208,6 +208,37 @@ import Testing
     }
 
 
+    /// `zones_id_property` names the property that is each zone's id (over the feature's "id",
+    /// which comes next, then properties.id); the check counts zones by it, reports every bad
+    /// feature of the file, and an empty name is refused at its line.
+    @Test func zonesIDPropertyNamesTheZones() throws {
+        let file = #"""
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":1,"properties":{"ADM0_A3":"ZAF","radius":10},"geometry":{"type":"Point","coordinates":[28,-26]}},
+              {"type":"Feature","id":2,"properties":{"ADM0_A3":"LSO","radius":10},"geometry":{"type":"Point","coordinates":[28,-29]}},
+              {"type":"Feature","id":3,"properties":{"ADM0_A3":"ZAF","radius":20},"geometry":{"type":"Point","coordinates":[28,-27]}}]}
+            """#
+        let files = ["/etc/fencepost/zones.geojson": file]
+        let named = try Self.parse("zones = \"zones.geojson\"\nzones_id_property = \"ADM0_A3\"\n", files: files)
+        #expect(named.zonesIDProperty == "ADM0_A3")
+        #expect(named.zoneCount == 2)   // ZAF twice: the later replaces
+        let plain = try Self.parse("zones = \"zones.geojson\"\n", files: files)
+        #expect(plain.zonesIDProperty == nil && plain.zoneCount == 3)
+        let empty = try #require(Self.error("zones = \"zones.geojson\"\n\nzones_id_property = \"\"", files: files))
+        #expect(empty.line == 3)
+        #expect(empty.message == #"zones_id_property: must not be empty (leave it out for the feature's "id", else properties.id)"#)
+        let bad = #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"fid":[1],"radius":1},"geometry":{"type":"Point","coordinates":[1,2]}},{"type":"Feature","properties":{"radius":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}"#
+        let e = try #require(Self.error("zones = \"z.geojson\"\nzones_id_property = \"fid\"", files: ["/etc/fencepost/z.geojson": bad]))
+        #expect(e.message == """
+            zones: /etc/fencepost/z.geojson: feature 0: properties.fid must be a non-empty string or an integer, found an array
+            zones: /etc/fencepost/z.geojson: feature 1: a zone needs an id: properties.fid, the feature's "id" or properties.id
+            """)
+        // Each line says where, as compilers do (and `check-config` prints it).
+        #expect(e.description.split(separator: "\n").count == 2)
+        #expect(e.description.split(separator: "\n").allSatisfy { $0.hasPrefix("/etc/fencepost/fencepost.toml:1: zones: /etc/fencepost/z.geojson: feature ") },
+                "\(e.description)")
+    }
+
     @Test func zoneErrorsNameTheGeoJSONFile() throws {
         let bad = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[1,2]}}]}"#
         let e = try #require(Self.error("\n\nzones = \"zones.geojson\"", files: ["/etc/fencepost/zones.geojson": bad]))

@@ -134,14 +134,17 @@ import TrackFormats
         for i in 0..<500 {
             let center = Coordinate(latitude: rng.uniform(-89, 89), longitude: rng.uniform(-179, 179))
             let shape: ZoneDefinition.Shape
-            switch rng.int(0...5) {
-            case 0: shape = .circle(center: center, radius: 20_000_000)   // too large: refused
-            case 1: shape = .polygon([center, center, center])             // degenerate: refused
-            case 2, 3:
-                shape = .polygon((0..<rng.int(3...7)).map { k in
+            func ring(_ n: Int, _ r: Double) -> [Coordinate] {
+                (0..<n).map { k in
                     let a = Double(k) * 2 * .pi / 7
-                    return Coordinate(latitude: center.latitude + 0.01 * sin(a), longitude: center.longitude + 0.01 * cos(a))
-                })
+                    return Coordinate(latitude: center.latitude + r * sin(a), longitude: center.longitude + r * cos(a))
+                }
+            }
+            switch rng.int(0...6) {
+            case 0: shape = .circle(center: center, radius: 20_000_000)   // too large: refused
+            case 1: shape = .polygon([[[center, center, center]]])         // degenerate: refused
+            case 2, 3: shape = .polygon([[ring(rng.int(3...7), 0.01)]])
+            case 4: shape = .polygon([[ring(7, 0.01), ring(rng.int(3...7), 0.003)]])   // a hole: the "parts" form
             default: shape = .circle(center: center, radius: rng.uniform(1, 5000))
             }
             let zone = ZoneDefinition(id: "z\(i)", shape: shape, notifyOnEntry: rng.chance(0.5), notifyOnExit: rng.chance(0.5),

@@ -1,3 +1,4 @@
+import FencepostJSON
 import FencepostLinux
 import Foundation
 import SeededRandom
@@ -65,6 +66,83 @@ import Testing
         #expect(!d.stderr.contains("zone set built"), "rebuilt at restart:\n\(d.stderr)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 30)?.status == 0)
+    }
+
+    /// Under `fencepost run` (not only `fencepost-agent`) a SIGHUP rebuilds a changed zone set:
+    /// the daemon spawns its own executable's `zones build … --if-changed --retain-replaced`, so
+    /// both executables' `zones build` must take the same arguments.
+    @Test func sighupRebuildsTheZoneSetUnderFencepostRun() throws {
+        let seed: UInt64 = 11
+        let d = try DaemonProcess()
+        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
+        try Data(Self.zones(200, seed: seed).utf8).write(to: zonesFile)
+        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
+        try d.start()   // fencepost run
+        #expect(d.waitForLog("zone set built: 200 zones from", timeout: 60), "seed \(seed), log:\n\(d.stderr)")
+        #expect(d.waitForLog("zone set \(d.statePath).zones: 200 zones"), "log:\n\(d.stderr)")
+
+        try Data(Self.zones(200, seed: seed, moved: 5, dropped: 7).utf8).write(to: zonesFile)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog(": 199 zones from \(zonesFile.path); longest loop turn meanwhile", timeout: 30), "log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("keeping the previous zone set"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status", "--json"])
+        #expect(status.stdout.contains(#""zones":{"count":199"#), "\(status.stdout)")
+
+        // A changed zones_id_property alone rebuilds the set with the new ids.
+        let named = (0 ..< 3).map { i in
+            #"{"type":"Feature","id":"z\#(i)","geometry":{"type":"Point","coordinates":[\#(6.5 + Double(i) * 0.01),51]},"properties":{"radius":100,"NAME":"n\#(i)"}}"#
+        }
+        try Data((#"{"type":"FeatureCollection","features":["# + named.joined(separator: ",") + "]}").utf8).write(to: zonesFile)
+        d.signal(SIGHUP)
+        let built = ": 3 zones from \(zonesFile.path); longest loop turn meanwhile"
+        #expect(d.wait(timeout: 30) { d.stderr.components(separatedBy: built).count == 2 }, "log:\n\(d.stderr)")
+        try d.writeConfig("zones = \"zones.geojson\"\nzones_id_property = \"NAME\"\n[gpio]\nbackend = \"console\"\n")
+        d.signal(SIGHUP)
+        #expect(d.wait(timeout: 30) { d.stderr.components(separatedBy: built).count == 3 }, "log:\n\(d.stderr)")
+        let near = try ChildProcess.run(["zones", "near", "51", "6.5", "--set", d.statePath + ".zones", "--radius", "0"])
+        #expect(near.stdout.contains("  n0  inside"), "\(near.stdout)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 30)?.status == 0)
+    }
+
+    /// One zone of two parts, named by `zones_id_property`: the demo drive starts in the first
+    /// part (around the depot), leaves it, and ends in the second (around the customer). The
+    /// agent (built in process at start) and `replay --config` agree: enter, exit, enter — one
+    /// delivery per crossing. Needs the geometry's multi-part polygons.
+    @Test func multiPolygonZoneNamedByAPropertyIsDeliveredAtEachPart() throws {
+        let d = try DaemonProcess()
+        func square(_ lon: Double, _ lat: Double) -> String {
+            let h = 0.002
+            return "[[[\(lon - h),\(lat - h)],[\(lon + h),\(lat - h)],[\(lon + h),\(lat + h)],[\(lon - h),\(lat + h)],[\(lon - h),\(lat - h)]]]"
+        }
+        try Data(#"""
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":0,"properties":{"NAME":"DUS"},"geometry":{"type":"MultiPolygon","coordinates":[\#(square(6.74191, 51.24363)),\#(square(6.77686, 51.21554))]}}]}
+            """#.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        try d.writeConfig("""
+            zones = "zones.geojson"
+            zones_id_property = "NAME"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = 40
+            exit_at_end = true
+            [gpio]
+            backend = "console"
+            """)
+        let replay = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", d.configPath, "--jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let events = replay.stdoutLines.compactMap { line -> String? in
+            guard let o = try? JSONValue.parse(line) else { return nil }
+            return "\(o["region"]?.string ?? "?") \(o["event"]?.string ?? "?")"
+        }
+        #expect(events == ["DUS enter", "DUS exit", "DUS enter"], "\(replay.stdout)")
+        try d.start(agent: true)
+        let end = try #require(d.waitForExit(timeout: 120), "log:\n\(d.stderr)")
+        #expect(end.status == 0, "log:\n\(d.stderr)")
+        #expect(d.stderr.contains("zone set built: 1 zones from"), "log:\n\(d.stderr)")
+        let deliveries = d.stderr.split(separator: "\n").filter { $0.contains("delivered DUS/") }
+        #expect(deliveries.count == 3, "log:\n\(d.stderr)")
     }
 
     /// A cooldown running when the agent is killed (SIGKILL) still runs after the restart: the

@@ -185,7 +185,7 @@ import Testing
         #expect(text.contains("<polyline points="))
         #expect(text.contains("<title>depot (circle, 100 m)</title>"))
         #expect(text.contains("enter depot</title>"))
-        #expect(text.contains("<polygon points="))
+        #expect(text.contains("<path fill-rule=\"evenodd\" d=\"M "))
         #expect(text.hasSuffix("</svg>\n"))
     }
 

@@ -46,7 +46,7 @@ import CivilTime
                 let r = size * rng.uniform(0.6, 1)
                 return Coordinate(latitude: lat + r * cos(a) / 111_195, longitude: lon + r * sin(a) / (111_195 * cos(lat * .pi / 180)))
             }
-            var z = ZoneDefinition(id: "p\(i)", shape: .polygon(vertices))
+            var z = ZoneDefinition(id: "p\(i)", shape: .polygon([[vertices]]))
             options(&z)
             out.append(z)
         }
@@ -119,7 +119,7 @@ import CivilTime
         let path = dir.appendingPathComponent("state.sqlite.zones").path
         var builder = ZoneSetBuilder()
         for z in definitions {
-            let (region, content) = try ZoneSetCompiler.entry(for: z, name: "zones.geojson", limits: RequestLimits())
+            let (region, content) = try ZoneSetCompiler.entry(for: z, limits: RequestLimits())
             builder.add(region, content: content)
         }
         let built = try ZoneSetFiles.write(builder.finish(sourceHash: seed), to: path)

@@ -137,7 +137,7 @@ import Testing
         try Data(Self.geojson(circles: 3).replacingOccurrences(of: #""radius":30"#, with: #""radius":60000"#).utf8).write(to: input)
         let big = try ChildProcess.run(["zones", "build", input.path, "-o", output.path])
         #expect(big.status == 65)
-        #expect(big.stderr.contains(#"zone "z0": trigger.location.region.circle.radius must be at most 50000 m, got 60000"#), "\(big.stderr)")
+        #expect(big.stderr.contains(#"feature 0 ("z0"): trigger.location.region.circle.radius must be at most 50000 m, got 60000"#), "\(big.stderr)")
     }
 
     /// Running out of room while writing (here: a file-size limit, EFBIG, as ENOSPC would be)

@@ -44,6 +44,22 @@ import Testing
         guard case .location(let poly) = p.trigger, case .polygon = poly.shape else { Issue.record("not a polygon"); return }
     }
 
+    /// A polygon with a hole, or of several parts, is the "parts" region and survives a round
+    /// trip with every ring (the "polygon" form holds one ring only).
+    @Test func polygonWithHolesIsThePartsRegionAndRoundTrips() throws {
+        let text = #"{"id":"lake","trigger":{"location":{"region":{"parts":[[[[0,0],[0,4],[4,4],[4,0]],[[1,1],[1,2],[2,2]]]]},"repeats":true}}}"#
+        let r = try parse(text)
+        guard case .location(let t) = r.trigger, case .polygon(let p) = t.shape else { Issue.record("not a polygon"); return }
+        #expect(p.parts.count == 1 && p.parts[0].count == 2)
+        let json = r.trigger.json
+        #expect(json["location"]?["region"]?["parts"]?[0]?[1]?.array?.count == 3, "\(json.serialized())")
+        #expect(try NotificationRequest(json: try JSONValue.parse(#"{"id":"lake","trigger":"# + json.serialized() + "}")) == r)
+        // One ring stays the "polygon" form.
+        let one = try parse(#"{"id":"p","trigger":{"location":{"region":{"parts":[[[[52.5,13.3],[52.5,13.4],[52.6,13.4]]]]}}}}"#)
+        #expect(one.trigger.json["location"]?["region"]?["polygon"] != nil)
+        #expect(throws: RequestError.self) { try parse(#"{"id":"p","trigger":{"location":{"region":{"parts":[[[[1,2,3]]]]}}}}"#) }
+    }
+
     @Test func eachRuleIsNamed() throws {
         let limits = RequestLimits()
         func rule(_ text: String) -> (RequestError.Rule, String)? {

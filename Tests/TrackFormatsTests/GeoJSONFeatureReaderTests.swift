@@ -12,7 +12,8 @@ import Testing
                 var reader = try GeoJSONFeatureReader(b)
                 var zones: [ZoneDefinition] = []
                 var position: [String: Int] = [:]
-                while let z = try reader.next() {
+                var problems = ZoneFileError()
+                while let z = reader.next(collecting: &problems) {
                     // The same id replaces (what the zone-set builder does).
                     if let earlier = position[z.id] {
                         zones.remove(at: earlier)
@@ -21,6 +22,7 @@ import Testing
                     position[z.id] = zones.count
                     zones.append(z)
                 }
+                guard problems.isEmpty else { throw problems }
                 return zones
             }
         }

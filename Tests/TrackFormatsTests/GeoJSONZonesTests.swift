@@ -23,17 +23,19 @@ import TrackFormats
                 dwell: 60),
             ZoneDefinition(
                 id: "yard",
-                shape: .polygon([
-                    Coordinate(latitude: 51.22, longitude: 6.77), Coordinate(latitude: 51.22, longitude: 6.78),
-                    Coordinate(latitude: 51.23, longitude: 6.78),
-                ]),
+                shape: .polygon([[
+                    [Coordinate(latitude: 51.22, longitude: 6.77), Coordinate(latitude: 51.22, longitude: 6.78),
+                     Coordinate(latitude: 51.23, longitude: 6.78)],
+                    [Coordinate(latitude: 51.221, longitude: 6.771), Coordinate(latitude: 51.221, longitude: 6.772),
+                     Coordinate(latitude: 51.222, longitude: 6.772)],
+                ]]),
                 notifyOnExit: false, cooldown: 300),
             ZoneDefinition(
                 id: "7",
-                shape: .polygon([
+                shape: .polygon([[[
                     Coordinate(latitude: 1, longitude: 0), Coordinate(latitude: 1, longitude: 1),
                     Coordinate(latitude: 2, longitude: 1),
-                ])),
+                ]]])),
         ])
     }
 
@@ -75,10 +77,10 @@ import TrackFormats
             == #"feature 0: a zone needs an id: the feature's "id" or properties.id"#)
         #expect(message(collection(
             #"{"type":"Feature","id":"l","geometry":{"type":"LineString","coordinates":[[1,1],[2,2]]}}"#))
-            == #"feature 0 ("l"): geometry.type "LineString" is not a zone: use a Point with properties.radius, or a Polygon"#)
+            == #"feature 0 ("l"): geometry.type "LineString" is not a zone: use a Point with properties.radius, a Polygon or a MultiPolygon"#)
         #expect(message(collection(
             #"{"type":"Feature","id":"p","geometry":{"type":"Polygon","coordinates":[[[1,1],[2,2],[1,1]]]}}"#))
-            == #"feature 0 ("p"): a Polygon needs at least 3 distinct vertices in its first ring, found 2"#)
+            == #"feature 0 ("p"): geometry.coordinates[0]: a ring needs at least 3 distinct vertices, found 2"#)
         #expect(message(collection(
             #"{"type":"Feature","id":"p","geometry":{"type":"Polygon","coordinates":[[[1,1],[2,2],[200,1]]]}}"#))
             == #"feature 0 ("p"): geometry.coordinates[0][2]: longitude 200.0 is outside -180...180"#)
@@ -92,7 +94,7 @@ import TrackFormats
             #"{"type":"Feature","id":"d","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"radius":1,"dwell":-5}}"#))
             == #"feature 0 ("d"): properties.dwell must be a number of seconds ≥ 0, found -5"#)
         #expect(message(collection(#"{"type":"Feature","id":"g"}"#))
-            == #"feature 0 ("g"): geometry must be a Point or Polygon object"#)
+            == #"feature 0 ("g"): geometry must be a Point, Polygon or MultiPolygon object"#)
         #expect(message(collection("[1]")) == "feature 0: expected a Feature object, found an array")
         #expect(message(collection(#"{"type":"Feature","id":true}"#))
             == "feature 0: id must be a non-empty string or an integer, found a boolean")

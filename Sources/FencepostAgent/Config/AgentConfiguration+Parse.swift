@@ -9,7 +9,7 @@ import LocalNotifications
 struct AgentConfigurationParser {
     let path: String?
 
-    static let topKeys = ["state", "time_zone", "clock_trust", "zones", "socket", "engine", "alerts",
+    static let topKeys = ["state", "time_zone", "clock_trust", "zones", "zones_id_property", "socket", "engine", "alerts",
                           "gps", "gpio", "patterns", "hook", "log", "request", "category"]
 
     func parse(_ text: String, zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], checkZones: Bool = true) throws(ConfigError) -> AgentConfiguration {
@@ -44,6 +44,7 @@ struct AgentConfigurationParser {
         config.categories = try readCategories(top)
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,
                                            limits: config.engine.limits)
+        config.zonesIDProperty = try readZonesIDProperty(top)
         if let zones = try top.string("zones") {
             try addZones(zones, line: top.value("zones")?.line ?? 1, reader: zoneFileReader, check: checkZones, to: &config)
         }

@@ -106,6 +106,13 @@ extension AgentConfigurationParser {
 
     // MARK: zones
 
+    /// `zones_id_property`: a property name, or nil when absent.
+    func readZonesIDProperty(_ top: ConfigSection) throws(ConfigError) -> String? {
+        guard let name = try top.string("zones_id_property") else { return nil }
+        guard !name.isEmpty else { throw top.error("zones_id_property", "must not be empty (leave it out for the feature's \"id\", else properties.id)") }
+        return name
+    }
+
     /// Records the GeoJSON file of the zone set; with `check`, reads it and checks every zone as
     /// the agent's build will (and that no zone has the id of a [[request]]), counting them.
     func addZones(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], check: Bool,
@@ -123,7 +130,9 @@ extension AgentConfigurationParser {
         for r in config.requests { ids.insert(r.identifier) }
         let limits = config.engine.limits
         let result = bytes.withUnsafeBytes { b in
-            Result { () throws(ZoneSetBuildError) -> Int in try ZoneSetCompiler.check(b, name: resolved, limits: limits, requestIDs: ids) }
+            Result { () throws(ZoneSetBuildError) -> Int in
+                try ZoneSetCompiler.check(b, name: resolved, limits: limits, idProperty: config.zonesIDProperty, requestIDs: ids)
+            }
         }
         switch result {
         case .success(let n): config.zoneCount = n
@@ -134,7 +143,7 @@ extension AgentConfigurationParser {
     /// One location request per zone of the GeoJSON file; a zone with the id of one of
     /// `requestIDs` (the [[request]] tables) is an error.
     func zoneRequests(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], limits: RequestLimits,
-                      requestIDs: Set<String>) throws(ConfigError) -> [NotificationRequest] {
+                      idProperty: String? = nil, requestIDs: Set<String>) throws(ConfigError) -> [NotificationRequest] {
         guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
         let resolved = resolve(file)
         let bytes: [UInt8]
@@ -142,8 +151,8 @@ extension AgentConfigurationParser {
             throw ConfigError(line: line, path: "zones", message: "\(resolved): cannot read: \(error)")
         }
         let zones: [ZoneDefinition]
-        do { zones = try GeoJSONZones.parse(bytes) } catch {
-            throw ConfigError(line: line, path: "zones", message: "\(resolved): \(error)")
+        do { zones = try GeoJSONZones.parse(bytes, idProperty: idProperty) } catch {
+            throw ConfigError(line: line, path: "zones", message: error.lines.map { "\(resolved): \($0)" }.joined(separator: "\n"))
         }
         // Zone ids are unique among themselves: a repeated one replaced the earlier zone in
         // `GeoJSONZones.parse`.
@@ -179,8 +188,8 @@ extension AgentConfigurationParser {
             do { shape = .circle(try CircularRegion(center: c, radius: r)) } catch {
                 throw RequestError(.region, "trigger.location.region.circle: \(error)")
             }
-        case .polygon(let vertices):
-            do { shape = .polygon(try PolygonRegion(vertices: vertices)) } catch {
+        case .polygon(let parts):
+            do { shape = .polygon(try PolygonRegion(parts: parts)) } catch {
                 throw RequestError(.region, "trigger.location.region.polygon: \(error)")
             }
         }
@@ -196,8 +205,8 @@ extension AgentConfigurationParser {
         switch zone.shape {
         case .circle(let c, let r):
             region = .object([("circle", .object([("lat", .number(c.latitude)), ("lon", .number(c.longitude)), ("radius", .number(r))]))])
-        case .polygon(let vertices):
-            region = .object([("polygon", .array(vertices.map { .array([.number($0.latitude), .number($0.longitude)]) }))])
+        case .polygon(let parts):
+            region = RequestJSON.polygonRegion(parts)
         }
         var location: [(key: String, value: JSONValue)] = [
             ("region", region), ("notifyOnEntry", .bool(zone.notifyOnEntry)), ("notifyOnExit", .bool(zone.notifyOnExit)),

@@ -5,6 +5,7 @@
 //   time_zone = "Europe/Berlin"       # absent: the system's (/etc/localtime)
 //   clock_trust = "ntp"               # ntp | always | gnss
 //   zones = "zones.geojson"           # GeoJSON FeatureCollection: compiled into a zone set (STATE.zones)
+//   zones_id_property = "ADM0_A3"     # the property that names each zone (docs/zones.md)
 //
 //   [socket]   path, mode (0o660), group, max_message_bytes, max_connections (128),
 //              request_timeout (10 s), write_timeout (10 s), idle_timeout (120 s)
@@ -70,6 +71,9 @@ public struct AgentConfiguration: Sendable {
     /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
     public var zonesFile: String?
     public var zonesLine = 0
+    /// The GeoJSON property that names each zone (`zones_id_property`): a feature's id is this
+    /// property when it has it, else its `id`, else `properties.id`.
+    public var zonesIDProperty: String?
     /// Zones in `zonesFile`, when the parse checked it (distinct ids).
     public var zoneCount: Int?
     /// `[[category]]` tables.
@@ -107,7 +111,9 @@ public struct AgentConfiguration: Sendable {
         var engine = EngineConfiguration()
         if let s = try root.section("engine") { try parser.readEngine(s, into: &engine) }
         let line = root.value("zones")?.line ?? 1
-        return (line, try parser.zoneRequests(file, line: line, reader: zoneFileReader, limits: engine.limits, requestIDs: requestIDs))
+        let idProperty = try parser.readZonesIDProperty(root)
+        return (line, try parser.zoneRequests(file, line: line, reader: zoneFileReader, limits: engine.limits, idProperty: idProperty,
+                                              requestIDs: requestIDs))
     }
 }
 

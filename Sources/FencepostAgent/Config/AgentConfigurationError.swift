@@ -16,20 +16,28 @@ public struct AgentConfigurationError: Error, CustomStringConvertible {
         self.path = path; self.line = line; self.message = message
     }
 
-    /// From the TOML layer's error (syntax or type), which has a line and a key path.
+    /// From the TOML layer's error (syntax or type), which has a line and a key path. A message
+    /// of several lines (every bad feature of a zones file) names the key path on each.
     init(path: String?, _ error: ConfigError) {
-        var message = error.path.isEmpty ? "" : error.path + ": "
-        if let column = error.column { message = "column \(column): " + message }
-        self.init(path: path, line: error.line, message: message + error.message)
+        var prefix = error.path.isEmpty ? "" : error.path + ": "
+        if let column = error.column { prefix = "column \(column): " + prefix }
+        let lines = error.message.split(separator: "\n", omittingEmptySubsequences: false)
+        self.init(path: path, line: error.line, message: lines.map { prefix + $0 }.joined(separator: "\n"))
     }
 
-    /// `FILE:LINE: message`, `FILE: message`, `line LINE: message` or the message alone.
-    public var description: String {
+    /// `FILE:LINE: message`, `FILE: message`, `line LINE: message` or the message alone; each
+    /// line of a message of several lines so placed.
+    public var description: String { lines.joined(separator: "\n") }
+
+    /// The description's lines, each placed in the file.
+    public var lines: [String] {
+        let place: String
         switch (path, line) {
-        case let (p?, l?): "\(p):\(l): \(message)"
-        case let (p?, nil): "\(p): \(message)"
-        case let (nil, l?): "line \(l): \(message)"
-        case (nil, nil): message
+        case let (p?, l?): place = "\(p):\(l): "
+        case let (p?, nil): place = "\(p): "
+        case let (nil, l?): place = "line \(l): "
+        case (nil, nil): place = ""
         }
+        return message.split(separator: "\n", omittingEmptySubsequences: false).map { place + $0 }
     }
 }

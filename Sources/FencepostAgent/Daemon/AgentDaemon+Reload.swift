@@ -112,6 +112,7 @@ extension AgentDaemon {
         if next.socketPath != configuration.socketPath { changed.append("socket") }
         configuration.requests = next.requests
         configuration.zonesFile = next.zonesFile
+        configuration.zonesIDProperty = next.zonesIDProperty
         configuration.categories = next.categories
         configuration.patterns = next.patterns
         configuration.hook = next.hook

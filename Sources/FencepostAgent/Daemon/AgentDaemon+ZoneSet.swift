@@ -74,7 +74,7 @@ extension AgentDaemon {
         AtomicFile.removeRetained(ZoneSetFiles.retainedPath(forSet: zoneSetPath))
         startup.step("zone set: reading \(source)")
         let hash: UInt64
-        do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits) } catch {
+        do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits, idProperty: configuration.zonesIDProperty) } catch {
             log.error("zones: \(source): cannot read: \(error.errno)")
             return openExistingZoneSet(expected: nil)
         }
@@ -87,7 +87,8 @@ extension AgentDaemon {
         }
         let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
-            let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits) { features, offset, total in
+            let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits,
+                                               idProperty: configuration.zonesIDProperty) { features, offset, total in
                 if offset >= total {
                     startup.step("building zone set: \(StartupProgress.count(features)) zones read; indexing and writing")
                 } else {
@@ -97,7 +98,7 @@ extension AgentDaemon {
             let seconds = Double(SystemClocks.boottimeNow().nanosecondsSinceBoot - start) / 1e9
             log.info("zone set built: \(built.zones) zones from \(source) in \((seconds * 10).rounded() / 10) s (\(built.bytes / 1024) KiB)")
         } catch {
-            log.error("zones: \(error)")
+            for line in error.lines { log.error("zones: \(line)") }
             return openExistingZoneSet(expected: nil)
         }
         Memory.releaseFreePages()
@@ -155,8 +156,9 @@ extension AgentDaemon {
         }
         // --retain-replaced: the set this agent maps is kept under a second name, so that letting
         // it go after the swap frees no blocks in the loop turn (~80 ms at 1M zones).
-        let arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
+        var arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
                          "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed", "--retain-replaced"]
+        if let name = configuration.zonesIDProperty { arguments += ["--id-property", name] }
         do {
             // posix_spawn returns when the child has exec'd (vfork): this turn waits that long,
             // so the log says how long (0.2–2.2 ms measured; Benchmarks/README.md, session 7).

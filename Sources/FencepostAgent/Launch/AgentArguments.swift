@@ -113,6 +113,9 @@ public enum AgentArguments: Equatable, Sendable {
                                comparing builds on one machine; `fencepost bench` has more.
           --version            Print the version.
           -h, --help           Show this help.
+          zones build IN -o OUT
+                               Build a zone set from GeoJSON, as `fencepost zones build`
+                               does (the same command): `zones build --help`.
 
         Signals: TERM or INT stop it (outputs off, exit 0); HUP reloads the configuration (a broken
         file is logged with its line and the running configuration is kept).

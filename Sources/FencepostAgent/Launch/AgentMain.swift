@@ -17,7 +17,7 @@ public enum AgentMain {
     @export(interface)
     public static func run(_ arguments: [String]) -> Int32 {
         if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
-            return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)))
+            return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)), program: "fencepost-agent")
         }
         switch Result(catching: { () throws(UsageError) in try AgentArguments.parse(arguments) }) {
         case .success(.help):
@@ -38,7 +38,7 @@ public enum AgentMain {
                 }
                 return 0
             case .failure(let error):
-                try? FileDescriptor.standardError.writeAll("<3>\(PrintableText.escaped("\(error)"))\n")
+                for line in error.lines { try? FileDescriptor.standardError.writeAll("<3>\(PrintableText.escaped(line))\n") }
                 return 78
             }
         case .success(.bench(let seconds)):

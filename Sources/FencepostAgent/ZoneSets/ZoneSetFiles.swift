@@ -78,6 +78,9 @@ public enum ZoneSetFiles {
         public var zones: Int
         public var bytes: Int
         public var sourceHash: UInt64
+        /// Features read (more than `zones` when a repeated id replaced an earlier zone; nil when
+        /// not built from GeoJSON here).
+        public var features: Int? = nil
     }
 
     /// Builds the set of the GeoJSON file at `geojsonPath` and writes it atomically to `output`:
@@ -85,12 +88,13 @@ public enum ZoneSetFiles {
     ///
     /// - Parameters:
     ///   - name: the GeoJSON's name in messages.
+    ///   - idProperty: the property that names a zone (`zones_id_property`, `--id-property`).
     ///   - progress: (features read, bytes read of total) while reading.
     ///   - retainReplaced: a running agent maps `output`: keep the replaced set at
     ///     ``retainedPath(forSet:)`` (and remove the one kept by the previous build).
     /// - Complexity: O(n); the GeoJSON is mapped and its pages are let go as the reader passes them.
     public static func build(geojsonPath: String, name: String? = nil, output: String, limits: RequestLimits,
-                             retainReplaced: Bool = false,
+                             idProperty: String? = nil, retainReplaced: Bool = false,
                              progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
         let input: MappedFile
         do { input = try MappedFile(path: geojsonPath) } catch {
@@ -98,9 +102,11 @@ public enum ZoneSetFiles {
         }
         let total = input.bytes.count
         // The image lives only in this call: it is freed before the read-back below.
+        var features = 0
         func compileAndWrite() throws(ZoneSetBuildError) -> Built {
-            let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits) { features, offset in
-                progress(features, offset, total)
+            let image = try ZoneSetCompiler.build(input.bytes, name: name ?? geojsonPath, limits: limits, idProperty: idProperty) { read, offset in
+                features = read
+                progress(read, offset, total)
                 input.dropResidentPages(upTo: offset)
             } release: {
                 input.dropResidentPages()
@@ -108,7 +114,8 @@ public enum ZoneSetFiles {
             input.dropResidentPages()
             return try write(image, to: output, retaining: retainReplaced ? retainedPath(forSet: output) : nil)
         }
-        let built = try compileAndWrite()
+        var built = try compileAndWrite()
+        built.features = features
         // Read back what was written: the agent that swaps it in need not checksum it again.
         do { _ = try LoadedZoneSet(path: output) } catch {
             throw ZoneSetBuildError(.output, "cannot write the zone set: \(output) does not read back: \(error)")
@@ -117,9 +124,10 @@ public enum ZoneSetFiles {
     }
 
     /// Whether the set at `output` was built from the GeoJSON at `geojsonPath` under `limits`
-    /// (then a build can be skipped).
-    public static func isCurrent(_ output: String, geojsonPath: String, limits: RequestLimits) -> Bool {
-        guard let loaded = try? LoadedZoneSet(path: output), let h = try? sourceHash(geojsonPath: geojsonPath, limits: limits) else {
+    /// and `idProperty` (then a build can be skipped).
+    public static func isCurrent(_ output: String, geojsonPath: String, limits: RequestLimits, idProperty: String? = nil) -> Bool {
+        guard let loaded = try? LoadedZoneSet(path: output),
+              let h = try? sourceHash(geojsonPath: geojsonPath, limits: limits, idProperty: idProperty) else {
             return false
         }
         return loaded.set.sourceHash == h
@@ -143,9 +151,9 @@ public enum ZoneSetFiles {
         return Built(zones: image.zoneCount, bytes: image.fileSize, sourceHash: image.sourceHash)
     }
 
-    /// The source hash of the GeoJSON file at `path` under `limits` (it is mapped and let go of
-    /// as it is read: the file is never resident at once).
-    public static func sourceHash(geojsonPath path: String, limits: RequestLimits) throws(FileError) -> UInt64 {
+    /// The source hash of the GeoJSON file at `path` under `limits` and `idProperty` (it is
+    /// mapped and let go of as it is read: the file is never resident at once).
+    public static func sourceHash(geojsonPath path: String, limits: RequestLimits, idProperty: String? = nil) throws(FileError) -> UInt64 {
         let input = try MappedFile(path: path)
         var hasher = ZoneSetFormat.ContentHasher()
         var at = 0
@@ -155,7 +163,7 @@ public enum ZoneSetFiles {
             input.dropResidentPages(offset: at, length: end - at)
             at = end
         }
-        return ZoneSetCompiler.sourceHash(contentHash: hasher.finish(), limits: limits)
+        return ZoneSetCompiler.sourceHash(contentHash: hasher.finish(), limits: limits, idProperty: idProperty)
     }
 }
 

@@ -9,7 +9,8 @@
 // Triggers: {"calendar":{"match":{…},"tz":"…","repeats":…,"policy":"nextTime","repeatedTime":"first",
 //            "firstWeekday":1,"minimumDaysInFirstWeek":1}} (tz absent = floating);
 //           {"interval":{"seconds":3600,"repeats":true}} (seconds may have a fraction: ms resolution);
-//           {"location":{"region":{"circle":{"lat":…,"lon":…,"radius":…}} or {"polygon":[[lat,lon],…]},
+//           {"location":{"region":{"circle":{"lat":…,"lon":…,"radius":…}} or {"polygon":[[lat,lon],…]}
+//            or, with holes or several parts, {"parts":[[[[lat,lon],…] outer ring, hole, …] part, …]},
 //            "notifyOnEntry":true,"notifyOnExit":false,"repeats":true,"dwell":60,"cooldown":300}}.
 // Missed fires: "missed":"coalesce" | "skip" | {"late":SECONDS} (default coalesce).
 import CivilTime
@@ -105,7 +106,7 @@ extension NotificationRequest {
     }
 
     static func location(_ l: ObjectReader) throws(RequestError) -> LocationTrigger {
-        guard let region = try l.object("region", allowed: ["circle", "polygon"]) else {
+        guard let region = try l.object("region", allowed: ["circle", "polygon", "parts"]) else {
             throw RequestError(.malformed, "missing key \"trigger.location.region\"")
         }
         let shape: RegionShape
@@ -137,8 +138,31 @@ extension NotificationRequest {
             do { shape = .polygon(try PolygonRegion(vertices: vertices)) } catch {
                 throw RequestError(.region, "trigger.location.region.polygon: \(error)")
             }
+        } else if let p = region.value("parts") {
+            let key = "trigger.location.region.parts"
+            guard case .array(let partValues) = p else { throw region.typeError("parts", "an array of parts (arrays of rings of [lat, lon] pairs)", p) }
+            var parts: [[[Coordinate]]] = []
+            for (i, partValue) in partValues.enumerated() {
+                guard case .array(let ringValues) = partValue else { throw RequestError(.malformed, "\(key)[\(i)] must be an array of rings") }
+                var rings: [[Coordinate]] = []
+                for (j, ringValue) in ringValues.enumerated() {
+                    guard case .array(let points) = ringValue else { throw RequestError(.malformed, "\(key)[\(i)][\(j)] must be an array of [lat, lon] pairs") }
+                    var ring: [Coordinate] = []
+                    for (k, point) in points.enumerated() {
+                        guard case .array(let pair) = point, pair.count == 2, let lat = pair[0].double, let lon = pair[1].double else {
+                            throw RequestError(.malformed, "\(key)[\(i)][\(j)][\(k)] must be [lat, lon]")
+                        }
+                        ring.append(Coordinate(latitude: lat, longitude: lon))
+                    }
+                    rings.append(ring)
+                }
+                parts.append(rings)
+            }
+            do { shape = .polygon(try PolygonRegion(parts: parts)) } catch {
+                throw RequestError(.region, "\(key): \(error)")
+            }
         } else {
-            throw RequestError(.malformed, "trigger.location.region must have \"circle\" or \"polygon\"")
+            throw RequestError(.malformed, "trigger.location.region must have \"circle\", \"polygon\" or \"parts\"")
         }
         let dwell = try l.double("dwell"), cooldown = try l.double("cooldown") ?? 0
         do throws(RangeError) {
@@ -242,7 +266,7 @@ extension NotificationTrigger {
                 region = .object([("circle", .object([("lat", .number(c.center.latitude)), ("lon", .number(c.center.longitude)),
                                                        ("radius", .number(c.radius))]))])
             case .polygon(let p):
-                region = .object([("polygon", .array(p.rings[0].map { .array([.number($0.latitude), .number($0.longitude)]) }))])
+                region = RequestJSON.polygonRegion(p.parts)
             }
             var m: [(key: String, value: JSONValue)] = [("region", region), ("notifyOnEntry", .bool(t.notifyOnEntry)),
                                                        ("notifyOnExit", .bool(t.notifyOnExit)), ("repeats", .bool(t.repeats))]
@@ -250,5 +274,16 @@ extension NotificationTrigger {
             if t.cooldown != 0 { m.append(("cooldown", .number(t.cooldown))) }
             return .object([("location", .object(m))])
         }
+    }
+}
+
+/// Pieces of the request JSON that other modules build.
+public enum RequestJSON {
+    /// A polygon's `region`: `{"polygon":[[lat,lon],…]}` for one ring, else `{"parts":[…]}` (each
+    /// part its rings, the outer ring first), so that no hole or part is lost.
+    public static func polygonRegion(_ parts: [[[Coordinate]]]) -> JSONValue {
+        func ring(_ r: [Coordinate]) -> JSONValue { .array(r.map { .array([.number($0.latitude), .number($0.longitude)]) }) }
+        if parts.count == 1, parts[0].count == 1 { return .object([("polygon", ring(parts[0][0]))]) }
+        return .object([("parts", .array(parts.map { .array($0.map(ring)) }))])
     }
 }
