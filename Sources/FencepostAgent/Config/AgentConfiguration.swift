@@ -96,19 +96,6 @@ public struct AgentConfiguration: Sendable {
             throw AgentConfigurationError(path: path, error)
         }
     }
-
-    /// The requests of the `zones` file that the config `root` (read from `path`) names, as the
-    /// agent applies them, with the line of the `zones` key; none when it names none. For
-    /// `fencepost apply FILE.toml`, which must send what the agent would apply from that file.
-    public static func zoneRequests(of root: ConfigSection, path: String?, requestIDs: Set<String>,
-                                    zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(ConfigError) -> (line: Int, requests: [NotificationRequest]) {
-        guard let file = try root.string("zones") else { return (0, []) }
-        let parser = AgentConfigurationParser(path: path)
-        var engine = EngineConfiguration()
-        if let s = try root.section("engine") { try parser.readEngine(s, into: &engine) }
-        let line = root.value("zones")?.line ?? 1
-        return (line, try parser.zoneRequests(file, line: line, reader: zoneFileReader, limits: engine.limits, requestIDs: requestIDs))
-    }
 }
 
 /// When the daemon trusts the wall clock (before it, calendar triggers wait).
