@@ -1,3 +1,4 @@
+import FencepostJSON
 import FencepostLinux
 import Foundation
 import Testing
@@ -121,5 +122,63 @@ import Testing
         #expect(pending.contains("A edited") && pending.contains("\"c\"") && !pending.contains("\"b\""), "\(pending)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
+    /// SIGHUP applies every setting that can change while running: a raised `max_radius` lets
+    /// the zone-set build take a zone that the old one refused (the build got the old limit), the
+    /// new `time_zone` is the agent's device zone, a lowered `pending_cap` evicts; a changed key
+    /// that needs a restart keeps its running value and is named in the log, and `check-config`
+    /// names the file's restart keys. Before, SIGHUP logged "reloaded" and kept all of these.
+    @Test func sighupAppliesEverySettingAndNamesTheRestartKeys() throws {
+        let d = try DaemonProcess()
+        func zones(radius: Int) throws {
+            try Data("""
+                {"type":"FeatureCollection","features":[{"type":"Feature","id":"yard",
+                 "geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":\(radius)}}]}
+                """.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        }
+        func config(maxRadius: Int, pendingCap: Int, debounce: Int) -> String {
+            """
+            zones = "zones.geojson"
+            [engine]
+            max_radius = \(maxRadius)
+            pending_cap = \(pendingCap)
+            [gpio]
+            backend = "console"
+            debounce_ms = \(debounce)
+
+            """
+        }
+        try zones(radius: 500)
+        try d.writeConfig(config(maxRadius: 1000, pendingCap: 5, debounce: 30))
+        try d.start(agent: true)
+        #expect(d.waitForLog("running:") && d.waitForLog("zone set built: 1 zones", timeout: 60), "log:\n\(d.stderr)")
+        let add = try d.cli(["add", "-"], input: (1...3).map {
+            #"{"id":"r\#($0)","content":{"title":"R"},"trigger":{"interval":{"seconds":\#(3600 * $0),"repeats":true}}}"#
+        }.joined(separator: "\n"))
+        #expect(add.status == 0, "\(add.stderr)")
+
+        try zones(radius: 3000)
+        d.timeZone = "Asia/Tokyo"
+        try d.writeConfig(config(maxRadius: 5000, pendingCap: 2, debounce: 50))
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("SIGHUP: configuration reloaded"), "log:\n\(d.stderr)")
+        #expect(d.waitForLog("gpio.debounce_ms changed but needs a restart"), "log:\n\(d.stderr)")
+        #expect(d.waitForLog(": 1 zones from \(d.dir.appendingPathComponent("zones.geojson").path); longest loop turn meanwhile", timeout: 60),
+                "log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("keeping the previous zone set"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let clock = try JSONValue.parse(status.stdout)["clock"]
+        #expect(clock?["zone"] == "Asia/Tokyo", "\(status.stdout)")
+        let pending = try d.cli(["pending", "--json"])
+        let ids = try JSONValue.parse(pending.stdout).array?.compactMap { $0["request"]?["id"]?.string } ?? []
+        #expect(ids.sorted() == ["r1", "r2"], "\(pending.stdout)")
+        #expect(d.stderr.contains("evicted r3"), "log:\n\(d.stderr)")
+
+        let check = try ChildProcess.run(["check-config", d.configPath])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("reload: SIGHUP applies every key set here except state, socket.path, socket.mode, gpio.backend, gpio.debounce_ms, which need a restart"),
+                "\(check.stdout)")
     }
 }

@@ -47,13 +47,16 @@ public final class AgentDaemon {
         /// The device zone and zone lookup.
         public var deviceZone: ZoneRules
         public var zoneLookup: (String) -> ZoneRules?
+        /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
+        public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
         public var log: DaemonLog
 
         public init(makeGPIO: @escaping (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend,
                     reloadConfiguration: @escaping () throws(AgentConfigurationError) -> AgentConfiguration,
-                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?, log: DaemonLog) {
+                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?,
+                    resolveDeviceZone: @escaping (String?) throws(ZoneError) -> ZoneRules, log: DaemonLog) {
             self.makeGPIO = makeGPIO; self.reloadConfiguration = reloadConfiguration; self.replayFixes = replayFixes
-            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.log = log
+            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.resolveDeviceZone = resolveDeviceZone; self.log = log
         }
     }
 
