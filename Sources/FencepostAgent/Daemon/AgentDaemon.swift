@@ -1,6 +1,7 @@
 // `fencepost run`: one thread, one epoll loop (design §1, §6).
 //
-//   signalfd (TERM/INT: stop with outputs off; HUP: reload; CHLD: reap the hook)
+//   signalfd (TERM/INT: stop with outputs off; HUP: reload; CHLD: reap the hook and zone-set
+//             builds; IO: another process writes a mapped zone set, which is let go)
 //   timerfd CLOCK_BOOTTIME  — the earliest of: engine intervals/dwell/fix timeout, annunciator
 //                             pattern steps, button long press, GPS reconnect or replayed fix,
 //                             hook time limit, systemd watchdog
@@ -110,7 +111,7 @@ public final class AgentDaemon {
         Memory.useOneHeap()
         do {
             // Signals first, before any thread or child exists, so the mask is everyone's.
-            signals = try SignalReceiver(additional: [SIGCHLD])
+            signals = try SignalReceiver(additional: [SIGCHLD, SIGIO])   // SIGIO: a lease on a mapped file is being broken
             loop = try EventLoop(capacity: 64)
             monotonicTimer = try MonotonicTimer()
             wallTimer = try WallClockTimer()
@@ -478,6 +479,9 @@ public final class AgentDaemon {
                 hook.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
                 did.append("hook reaping")
                 pollZoneSetBuild()
+            case SIGIO:
+                letGoOfZoneSetsBeingWritten()
+                did.append("zone-set file written by another process")
             default:
                 break
             }
