@@ -263,7 +263,8 @@ extension AgentDaemon {
         guard let path = replaced else { return }
         log.error("zones: another process is writing or truncating \(path), the zone set this agent maps (a cp, scp or truncate over it): "
                   + "the agent let go of it rather than read a file that changes under it, and builds it again from \(configuration.zonesFile ?? "its GeoJSON"). "
-                  + "The agent builds and replaces this file itself: to change the zones, edit the GeoJSON that `zones` names and send SIGHUP (systemctl reload fencepost); never write into \(path)")
+                  + "The agent builds and replaces this file itself: to change the zones, edit the GeoJSON that `zones` names and send SIGHUP (systemctl reload fencepost); "
+                  + "never write into \(path): a set built elsewhere from that GeoJSON goes in under another name renamed over it (mv), then SIGHUP")
         zones.buildWhole = true
         if zones.busy { zones.buildAgain = true } else { reloadZoneSet() }
     }
