@@ -4,8 +4,10 @@
 // equal).
 //
 //   applied at SIGHUP   the running agent changes now (requests, zones, caps, time zone, …)
-//   needs a restart     claimed or opened once at start: the state file, the control socket's
-//                       path and permissions, the GPS source, the GPIO chip and lines
+//   needs a restart     claimed or opened once at start, with what they configure: the state
+//                       file, the control socket's path and permissions, the GPS source (and the
+//                       UERE of its fix stream), the GPIO chip and lines (and the button's
+//                       debouncer timings)
 //
 // Paths are dotted from the top of the file; `patterns.<name>` stands for any pattern name;
 // `request` and `category` are the [[request]] and [[category]] arrays of tables.

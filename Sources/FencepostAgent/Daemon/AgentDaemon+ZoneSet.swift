@@ -85,7 +85,7 @@ extension AgentDaemon {
         startup.step("zone set: reading \(source)")
         let hash: UInt64
         do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits, guarded: true) } catch {
-            log.error("zones: \(source): cannot read: \(error.errno)")
+            log.error("zones: \(source): cannot read: \(error.errno)" + (error.operation == "F_SETLEASE" ? " (another process has it open for writing: send SIGHUP once it is written)" : ""))
             return openExistingZoneSet(expected: nil)
         }
         switch openZoneSet(expecting: hash) {
@@ -273,7 +273,8 @@ extension AgentDaemon {
     /// writer over it could end the agent.
     func warnIfUnguarded(_ loaded: LoadedZoneSet) {
         if let e = loaded.file.unguardedBecause {
-            log.warning("zone set \(loaded.path): cannot hold a lease on it (F_SETLEASE: \(e)): a cp or truncate over it while the agent runs would end the agent; replace it only by SIGHUP after editing the GeoJSON")
+            log.warning("zone set \(loaded.path): cannot hold a lease on it (F_SETLEASE: \(e)\(e.rawValue == EACCES || e.rawValue == EPERM ? "; it is not the agent's file: chown it to the agent's user" : "")): "
+                        + "a cp or truncate over it while the agent runs would end the agent; change zones only by editing the GeoJSON and SIGHUP")
         }
     }
 }

@@ -102,7 +102,8 @@ public enum ZoneSetFiles {
                              progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
         let input: MappedFile
         do { input = try MappedFile(path: geojsonPath, guarded: guarded) } catch {
-            throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)")
+            throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)"
+                                    + (error.operation == "F_SETLEASE" ? " (another process has it open for writing)" : ""))
         }
         let total = input.bytes.count
         // The image lives only in this call: it is freed before the read-back below.

@@ -22,16 +22,16 @@ public final class MappedFile {
     public let path: String
     /// The descriptor that holds the lease of a guarded mapping (nil otherwise).
     private let leaseHolder: FileDescriptor?
-    /// Why a guarded mapping holds no lease (the file system or kernel offers none: EINVAL,
-    /// ENOLCK), nil when it holds one or was not asked to.
+    /// Why a guarded mapping holds no lease — EACCES/EPERM: neither this process's file nor
+    /// CAP_LEASE; EINVAL/ENOLCK: the file system or kernel offers none — nil when it holds one
+    /// or was not asked to.
     public let unguardedBecause: Errno?
 
     /// Maps `path`; with `guarded`, first takes a read lease on it (see above).
     /// The corresponding C functions are `open`, `fcntl` (`F_SETLEASE`), `fstat`, `mmap` (`PROT_READ`,
     /// `MAP_PRIVATE`), `close`.
     /// - Throws: ``FileError`` naming the call that failed; for a guarded mapping, `F_SETLEASE` with
-    ///   EAGAIN (another process has the file open for writing: it may change under a mapping) or
-    ///   EACCES (neither this process's file nor CAP_LEASE).
+    ///   EAGAIN when another process has the file open for writing (it may change under a mapping).
     public init(path: String, guarded: Bool = false) throws(FileError) {
         self.path = path
         let fd: FileDescriptor
@@ -41,7 +41,7 @@ public final class MappedFile {
         var unguarded: Errno? = nil
         if guarded && system_take_read_lease(fd.rawValue) != 0 {
             let e = Errno.current
-            if e.rawValue == EAGAIN || e.rawValue == EACCES || e.rawValue == EPERM {
+            if e.rawValue == EAGAIN {
                 throw FileError(path: path, operation: "F_SETLEASE", errno: e)
             }
             unguarded = e
