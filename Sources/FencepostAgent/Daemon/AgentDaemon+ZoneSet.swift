@@ -170,6 +170,7 @@ extension AgentDaemon {
         let arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
                          "--max-radius", "\(configuration.engine.limits.maximumRadius)"]
             + (zones.buildWhole ? [] : ["--if-changed"]) + ["--retain-replaced"]
+        let whole = zones.buildWhole
         zones.buildWhole = false
         do {
             // posix_spawn returns when the child has exec'd (vfork): this turn waits that long,
@@ -179,7 +180,9 @@ extension AgentDaemon {
             let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
             zones.build = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
             turns.resetLongestSinceMark()
-            log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed (started in \(LoopTurnWatch.milliseconds(started &- before)))")
+            log.info((whole ? "zones: process \(child.pid) builds the zone set again from \(source)"
+                             : "SIGHUP: process \(child.pid) builds the zone set if the zones changed")
+                     + " (started in \(LoopTurnWatch.milliseconds(started &- before)))")
         } catch {
             log.error("SIGHUP: cannot start the zone-set build: \(error); keeping the zone set")
         }
