@@ -6,8 +6,7 @@
 //   applied at SIGHUP   the running agent changes now (requests, zones, caps, time zone, …)
 //   needs a restart     claimed or opened once at start, with what they configure: the state
 //                       file, the control socket's path and permissions, the GPS source (and the
-//                       UERE of its fix stream), the GPIO chip and lines (and the button's
-//                       debouncer timings)
+//                       UERE baked into its fixes), the GPIO chip and lines
 //
 // Paths are dotted from the top of the file; `patterns.<name>` stands for any pattern name;
 // `request` and `category` are the [[request]] and [[category]] arrays of tables.
@@ -63,8 +62,8 @@ public enum ConfigurationKeys {
         ConfigurationKey("gps.uere", .needsRestart),
         ConfigurationKey("gpio.backend", .needsRestart),
         ConfigurationKey("gpio.chip", .needsRestart),
-        ConfigurationKey("gpio.long_press_ms", .needsRestart),
-        ConfigurationKey("gpio.debounce_ms", .needsRestart),
+        ConfigurationKey("gpio.long_press_ms", .applied),
+        ConfigurationKey("gpio.debounce_ms", .applied),
         ConfigurationKey("gpio.buzzer.pin", .needsRestart),
         ConfigurationKey("gpio.buzzer.active_low", .needsRestart),
         ConfigurationKey("gpio.buzzer.bias", .needsRestart),
@@ -137,8 +136,6 @@ public enum ConfigurationKeys {
             default: changed.append("gpio.backend")
             }
         }
-        if a.longPressMilliseconds != b.longPressMilliseconds { changed.append("gpio.long_press_ms") }
-        if a.debounceMilliseconds != b.debounceMilliseconds { changed.append("gpio.debounce_ms") }
         let lines: [(String, GPIOLineSpec?, GPIOLineSpec?)] = [("buzzer", a.buzzer, b.buzzer), ("led", a.led, b.led),
                                                               ("badge", a.badge, b.badge), ("button", a.button, b.button)]
         for (role, x, y) in lines {

@@ -143,6 +143,9 @@ extension AgentDaemon {
         clients.reconfigure(maximumMessageBytes: next.maximumMessageBytes, limits: next.controlLimits)
         outputs.badgeEnabled = next.engine.alertSettings.badge
         outputs.setPatterns(next.patterns)
+        configuration.gpio.longPressMilliseconds = next.gpio.longPressMilliseconds
+        configuration.gpio.debounceMilliseconds = next.gpio.debounceMilliseconds
+        outputs.setButtonTimings(next.gpio)
         hook.configure(next.hook)
         log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") (read in \(LoopTurnWatch.milliseconds(nanoseconds)) \(`where`))")
         if !restart.isEmpty {
