@@ -126,7 +126,8 @@ import Testing
 
     /// SIGHUP applies every setting that can change while running: a raised `max_radius` lets
     /// the zone-set build take a zone that the old one refused (the build got the old limit), the
-    /// new `time_zone` is the agent's device zone, a lowered `pending_cap` evicts, the button's
+    /// new `time_zone` is the agent's device zone, a lowered `pending_cap` evicts, a lowered
+    /// `max_message_bytes` holds for the next connection, the button's
     /// `debounce_ms` changes without a word; a changed key
     /// that needs a restart keeps its running value and is named in the log, and `check-config`
     /// names the file's restart keys. Before, SIGHUP logged "reloaded" and kept all of these.
@@ -163,7 +164,10 @@ import Testing
 
         try zones(radius: 3000)
         d.timeZone = "Asia/Tokyo"
-        try d.writeConfig(config(maxRadius: 5000, pendingCap: 2, debounce: 50, uere: 7.5))
+        let longLine = ["pending", "--after", String(repeating: "x", count: 3000)]
+        let before = try d.cli(longLine)
+        #expect(!before.stderr.contains("longer than"), "\(before.stderr)")
+        try d.writeConfig(config(maxRadius: 5000, pendingCap: 2, debounce: 50, uere: 7.5), socketExtra: "max_message_bytes = 2048\n")
         d.signal(SIGHUP)
         #expect(d.waitForLog("SIGHUP: configuration reloaded"), "log:\n\(d.stderr)")
         #expect(d.waitForLog("gps.uere changed but needs a restart"), "log:\n\(d.stderr)")
@@ -179,6 +183,9 @@ import Testing
         let ids = try JSONValue.parse(pending.stdout).array?.compactMap { $0["request"]?["id"]?.string } ?? []
         #expect(ids.sorted() == ["r1", "r2"], "\(pending.stdout)")
         #expect(d.stderr.contains("evicted r3"), "log:\n\(d.stderr)")
+
+        let after = try d.cli(longLine)
+        #expect(after.stderr.contains("the line is longer than 2048 bytes"), "\(after.stderr)")
 
         let check = try ChildProcess.run(["check-config", d.configPath])
         #expect(check.status == 0, "\(check.stderr)")
