@@ -47,7 +47,7 @@ public struct ButtonDebouncer: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
     /// The debounced level.
     public private(set) var isPressed: Bool
     /// The last raw level reported.
@@ -102,6 +102,15 @@ public struct ButtonDebouncer: Sendable {
             lastEdge = t
         }
         return events
+    }
+
+    /// New timings (a configuration reloaded while running): a level settling and the long-press
+    /// threshold of a press under way are measured from their edges with the new values (one that
+    /// is then already past is reported by the next ``advance(to:)``, at its time).
+    ///
+    /// - Complexity: O(1).
+    public mutating func reconfigure(_ configuration: Configuration) {
+        self.configuration = configuration
     }
 
     /// Reports every event due up to and including `time`, in time order.

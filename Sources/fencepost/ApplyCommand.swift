@@ -7,14 +7,17 @@ struct ApplyCommand: ParsableCommand {
         commandName: "apply",
         abstract: "Install the requests and categories of a config file, idempotently.",
         discussion: """
-            FILE is the TOML config ([[request]] and [[category]] tables; the daemon's other keys \
-            are ignored here) or JSON lines (request lines and {"categories":[…]} lines, as \
-            `fencepost simulate --requests` reads).
+            FILE is the TOML config, read by the agent's own reader (every key checked as a \
+            start or SIGHUP checks it; its [[request]] and [[category]] tables are sent, the \
+            daemon's settings are not, and the `zones` GeoJSON is the agent's zone set, built \
+            by the agent itself at start and at SIGHUP, not requests), or JSON lines (request \
+            lines and {"categories":[…]} lines, as `fencepost simulate --requests` reads).
 
             Requests installed by an earlier apply and missing now are removed; new or changed \
             ones are added; unchanged ones keep their progress. Requests added with \
-            `fencepost add` are never removed by apply. Categories are replaced only when the \
-            file has some. Applying the same file twice changes nothing.
+            `fencepost add` are never removed by apply. A TOML file's categories replace the \
+            agent's (as its SIGHUP does); JSON lines replace them only when they have some. \
+            Applying the same file twice changes nothing.
             """)
 
     @Argument(help: ArgumentHelp("The config: .toml, or .jsonl.", valueName: "file"))

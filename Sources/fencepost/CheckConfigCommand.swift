@@ -15,7 +15,9 @@ struct CheckConfigCommand: ParsableCommand {
         discussion: """
             Reads FILE (and the GeoJSON file its `zones` key names) exactly as `fencepost run` \
             does. On success prints a summary: GPS source, GPIO backend and pins, requests, \
-            categories, zones, quiet hours and hook.
+            categories, zones, quiet hours and hook, and which of the file's keys a SIGHUP \
+            (systemctl reload) does not apply: those need a restart (docs/configuration.md \
+            lists every key with its reload behaviour).
 
             On a problem prints FILE:LINE: key.path: message to standard error, e.g.
 
@@ -46,13 +48,13 @@ struct CheckConfigCommand: ParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         let config: AgentConfiguration
-        let tables: Int
-        do { (config, tables) = try ConfigCheck.check(text: text, path: file, zones: SystemZones()) } catch {
+        let tables: Int, restartKeys: [String]
+        do { (config, tables, restartKeys) = try ConfigCheck.check(text: text, path: file, zones: SystemZones()) } catch {
             writeErrorLine("\(error)")
             throw ExitCode(78)  // EX_CONFIG
         }
         if quiet { return }
-        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables)) } catch {
+        do throws(ClientFailure) { try writeStandardOutput(Self.summary(config, requestTables: tables) + ConfigCheck.reloadLine(restartKeys: restartKeys) + "\n") } catch {
             writeErrorLine("fencepost check-config: \(error)")
             throw ExitCode(74)
         }

@@ -81,8 +81,8 @@ enum ClientInput {
         var categories: [NumberedJSON]?
     }
 
-    /// A config for `apply`: a TOML file (`[[request]]` and `[[category]]` tables and the zones of
-    /// its `zones` file, as the agent applies them; the other keys are the daemon's and ignored) or
+    /// A config for `apply`: a TOML file (its `[[request]]` and `[[category]]` tables, read as the
+    /// agent reads them; the other keys are the daemon's settings and not sent) or
     /// JSON lines (request lines and `{"categories":[…]}` lines, as `fencepost simulate --requests`
     /// reads them). The file is read once (standard input cannot be read twice).
     static func config(_ path: String) throws(ClientFailure) -> Config {
@@ -115,27 +115,29 @@ enum ClientInput {
         return config
     }
 
+    /// A TOML config read by the agent's own reader (``AgentConfiguration/parse``), so that `apply`
+    /// sends exactly what the agent applies from the same file at a start or a SIGHUP: the
+    /// `[[request]]` tables and the `[[category]]` tables (all of them: none clears the agent's
+    /// categories, as its SIGHUP does). The `zones` file is the agent's zone set, which it builds
+    /// itself; its zones are not requests and are not sent.
     static func tomlConfig(_ text: String, path: String) throws(ClientFailure) -> Config {
-        func failure(_ e: ConfigError) -> ClientFailure {
-            ClientFailure(ClientFailure.dataError, "\(name(path)):\(e.line): \(e.path.isEmpty ? "" : e.path + ": ")\(e.message)")
-        }
-        var config = Config()
-        do throws(ConfigError) {
-            let root = try ConfigSection.parse(text)
-            config.requests = (try root.sections("request") ?? []).map { NumberedJSON(line: $0.line, value: $0.table.json) }
-            config.categories = try root.sections("category").map { $0.map { NumberedJSON(line: $0.line, value: $0.table.json) } }
-            let ids = Set(config.requests.compactMap { $0.value["id"]?.string })
-            let zones = try AgentConfiguration.zoneRequests(of: root, path: path == "-" ? nil : path, requestIDs: ids,
-                                                            zoneFileReader: InputFiles.readZones)
-            config.requests += zones.requests.map { NumberedJSON(line: zones.line, value: $0.json) }
+        let configuration: AgentConfiguration
+        do throws(AgentConfigurationError) {
+            configuration = try AgentConfiguration.parse(text, path: path == "-" ? nil : path,
+                                                         zoneFileReader: InputFiles.readZones, checkZones: false)
         } catch {
-            throw failure(error)
+            throw ClientFailure(ClientFailure.dataError, "\(name(path)):" + (error.line.map { "\($0): " } ?? " ") + error.message)
         }
-        try checkRequests(config.requests, path: path)
-        for c in config.categories ?? [] {
-            do throws(RequestError) { _ = try NotificationCategory(json: c.value) } catch {
-                throw ClientFailure(ClientFailure.dataError, "\(name(path)):\(c.line): \(error.message) [rule: \(error.rule.rawValue)]")
-            }
+        // The tables' lines, for the agent's errors about `requests[i]` (the parse kept their order).
+        let root = try? ConfigSection.parse(text)
+        let requestLines = ((try? root?.sections("request")) ?? nil)?.map(\.line) ?? []
+        let categoryLines = ((try? root?.sections("category")) ?? nil)?.map(\.line) ?? []
+        func line(_ lines: [Int], _ i: Int) -> Int { i < lines.count ? lines[i] : 1 }
+        var config = Config()
+        config.requests = configuration.requests.enumerated().map { NumberedJSON(line: line(requestLines, $0.offset), value: $0.element.json) }
+        config.categories = configuration.categories.enumerated().map { NumberedJSON(line: line(categoryLines, $0.offset), value: $0.element.json) }
+        if let zones = configuration.zonesFile {
+            writeStandardError("fencepost apply: zones = \(zones) is the agent's zone set, not requests: the agent builds it at start and at SIGHUP (systemctl reload fencepost)\n")
         }
         return config
     }

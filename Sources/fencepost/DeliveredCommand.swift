@@ -21,7 +21,7 @@ struct DeliveredCommand: ParsableCommand {
             let list = (result.array ?? []).map(ClientText.printable)
             guard !list.isEmpty else { return try writeStandardOutput("no delivered notifications\n") }
             let now = SystemClocks.wallNow()
-            let local = try zone.rules()
+            let local = try zone.rules(agent: options.path)
             let rows = list.map { d -> [String] in
                 let (utc, relative) = ClientText.time(d["date"]?.string, now: now)
                 var outcome = d["outcome"]?.string ?? "?"

@@ -1,22 +1,35 @@
-// Local times for `pending` and `delivered`: the instant in the device zone next to UTC, as a
-// person reads a clock in the van ("Tue 08:30 CET").
+// Local times for `pending` and `delivered`: the instant in the agent's device zone next to UTC,
+// as a person reads a clock in the van ("Tue 08:30 CET").
 import ArgumentParser
 import CivilTime
 import FencepostLinux
 
-/// `--zone`: which zone local times are shown in (default: the device zone, TZ else /etc/localtime).
+/// `--zone`: which zone local times are shown in. By default the agent's device zone (its
+/// `time_zone`, else its TZ or /etc/localtime), in which its floating calendar triggers fire and
+/// its quiet hours hold: the agent reports it in `status` (`clock.zone`).
 struct LocalZoneOption: ParsableArguments {
     @Option(name: .customLong("zone"),
-            help: ArgumentHelp("Show local times in this IANA zone (default: the device zone: TZ, else /etc/localtime).",
+            help: ArgumentHelp("Show local times in this IANA zone (default: the agent's device zone, which floating triggers follow).",
                                valueName: "zone"))
     var name: String?
 
-    /// The zone's rules, or UTC when the device has none readable (with the reason on standard error).
-    func rules() throws(ClientFailure) -> ZoneRules {
+    /// The zone's rules: `--zone`, else the agent's at `socket`; when the agent's zone cannot be
+    /// loaded here, this machine's device zone (TZ, else /etc/localtime) with the reason on standard
+    /// error, and UTC when that is not readable either.
+    func rules(agent socket: String) throws(ClientFailure) -> ZoneRules {
         let zones = SystemZones()
         if let name {
             do throws(ZoneError) { return try zones.rules(named: name) } catch {
                 throw ClientFailure(64, "--zone \(name): \(error)")
+            }
+        }
+        let status = try ControlClient.call(socket, "status", .object([("limit", .integer(1))]))
+        if let agentZone = status["clock"]?["zone"]?.string {
+            // The agent names its zone as it loaded it: an IANA name, a TZif path or a POSIX TZ
+            // rule, all of which TZ accepts; "localtime" is /etc/localtime (no zoneinfo name).
+            let tz: String? = agentZone == "localtime" ? nil : agentZone
+            do throws(ZoneError) { return try zones.deviceZone(tzVariable: tz) } catch {
+                writeStandardError("fencepost: the agent's zone \(agentZone) is not readable here (\(error)); local times in this machine's zone\n")
             }
         }
         do throws(ZoneError) { return try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) } catch {

@@ -41,7 +41,7 @@ struct PendingCommand: ParsableCommand {
             defer { if let next { writeErrorLine("more after \(next): fencepost pending --after \(next)\(limit.map { " --limit \($0)" } ?? "")") } }
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
             let now = SystemClocks.wallNow()
-            let local = try zone.rules()
+            let local = try zone.rules(agent: options.path)
             let rows = list.map { p -> [String] in
                 let request = p["request"]
                 let (utc, relative) = ClientText.time(p["nextFire"]?.string, now: now)

@@ -75,6 +75,20 @@ struct ButtonDebouncerTests {
         #expect(d.advance(to: ms(9000)) == [ButtonEvent(.shortPress, at: ms(8130))])
     }
 
+    /// New timings while a press is held: its long press comes at the new threshold from the
+    /// press's edge, and the next press settles after the new debounce.
+    @Test("new timings hold for the press under way")
+    func reconfigureDuringAPress() {
+        var d = ButtonDebouncer()
+        _ = d.edge(pressed: true, at: ms(0))
+        #expect(d.advance(to: ms(100)).isEmpty)       // pressed since 0 (settled at 30 ms)
+        d.reconfigure(.init(debounce: 50_000_000, longPress: 400_000_000))
+        #expect(d.nextDeadline == ms(400))
+        #expect(d.advance(to: ms(500)) == [ButtonEvent(.longPress, at: ms(400))])
+        _ = d.edge(pressed: false, at: ms(600))
+        #expect(d.nextDeadline == ms(650))
+    }
+
     @Test("an edge older than the latest time is taken at that time")
     func lateEdge() {
         var d = ButtonDebouncer()

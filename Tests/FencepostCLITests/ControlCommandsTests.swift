@@ -142,9 +142,12 @@ final class TestAgent: @unchecked Sendable {
         #expect(lines.first?.hasPrefix("ID") == true)
         #expect(lines.first?.contains("NEXT FIRE (UTC)") == true)
         #expect(lines.count == 4)
-        // The UTC time comes from the agent's (virtual) clock; "in …" from the CLI's own clock.
+        // The UTC time comes from the agent's (virtual) clock; "in …" from the CLI's own clock; the
+        // local time is in the agent's zone (Europe/Berlin), not the CLI's TZ (UTC).
         let waterFire = WallInstant(secondsSinceEpoch: agent.withCenter { _ in agent.wall } + 3600).description
-        #expect(lines[1].hasPrefix("water") && lines[1].contains("interval (repeats)") && lines[1].contains("\(waterFire)  ") && lines[1].contains(" UTC  in "), "\(lines[1])")
+        #expect(lines.first?.contains("LOCAL (Europe/Berlin)") == true, "\(lines[0])")
+        #expect(lines[1].hasPrefix("water") && lines[1].contains("interval (repeats)") && lines[1].contains("\(waterFire)  ")
+                && (lines[1].contains(" CET  in ") || lines[1].contains(" CEST  in ")), "\(lines[1])")
         #expect(lines[2].hasPrefix("depot") && lines[2].contains("unknown"), "\(lines[2])")
         #expect(lines[3].hasPrefix("tea") && lines[3].contains(" in "), "\(lines[3])")
 
@@ -218,11 +221,12 @@ final class TestAgent: @unchecked Sendable {
         let agent = try TestAgent()
         defer { agent.stop() }
         let toml = """
-            # The daemon's keys are ignored by apply.
-            zone = "Europe/Berlin"
+            # The daemon's settings are checked as the agent checks them, and not sent.
+            time_zone = "Europe/Berlin"
 
             [gps]
-            source = "/dev/serial0"
+            source = "serial"
+            device = "/dev/serial0"
 
             [[category]]
             id = "REMINDER"
@@ -268,9 +272,10 @@ final class TestAgent: @unchecked Sendable {
         #expect(out.stdoutLines == ["added: 0", "replaced: 0", "removed: 0", "unchanged: 1 (water)"])
     }
 
-    /// `apply FILE.toml` sends the zones of the file's `zones` as the agent applies them (it used to
-    /// send the [[request]] tables only, so applying the agent's own config removed its zones).
-    @Test func applyTOMLSendsItsZones() throws {
+    /// `apply FILE.toml` reads the file as the agent does: its `zones` GeoJSON is the agent's zone
+    /// set, so no zone is sent as a location request (each crossing would buzz twice: once for the
+    /// zone set, once for the request).
+    @Test func applyTOMLLeavesZonesToTheZoneSet() throws {
         let agent = try TestAgent()
         defer { agent.stop() }
         _ = try file(agent, "zones.geojson", """
@@ -287,16 +292,16 @@ final class TestAgent: @unchecked Sendable {
             """)
         var out = try run(agent, ["apply", path])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdoutLines == ["added: 2 (water, yard)", "replaced: 0", "removed: 0", "unchanged: 0"])
+        #expect(out.stdoutLines == ["added: 1 (water)", "replaced: 0", "removed: 0", "unchanged: 0"])
+        #expect(out.stderr.contains("zone set"), "\(out.stderr)")
+        #expect(agent.withCenter { $0.engine.isPending("yard") } == false)
+        #expect(agent.withCenter { $0.engine.pendingCount } == 1)
         out = try run(agent, ["apply", path])
-        #expect(out.stdoutLines == ["added: 0", "replaced: 0", "removed: 0", "unchanged: 2 (water, yard)"])
-        // A zone with a request's id is refused, naming the file and the `zones` line.
-        _ = try file(agent, "zones.geojson", """
-            {"type":"FeatureCollection","features":[{"type":"Feature","id":"water",
-             "geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":100}}]}
-            """)
-        out = try run(agent, ["apply", path])
-        #expect(out.status == 65 && out.stderr.contains("fencepost.toml:1:"), "\(out.stderr)")
+        #expect(out.stdoutLines == ["added: 0", "replaced: 0", "removed: 0", "unchanged: 1 (water)"])
+        // The file is checked by the agent's reader: a key the agent refuses is refused here.
+        let bad = try file(agent, "bad.toml", "clock_trust = \"sometimes\"\n\n[[request]]\nid = \"water\"\ntrigger.interval.seconds = 60\n")
+        out = try run(agent, ["apply", bad])
+        #expect(out.status == 65 && out.stderr.contains("bad.toml:1: clock_trust"), "\(out.stderr)")
     }
 
     @Test func applyErrorsNameFileAndLine() throws {
@@ -309,11 +314,11 @@ final class TestAgent: @unchecked Sendable {
         // A request that breaks a rule, found by the client.
         out = try run(agent, ["apply", try file(agent, "b.toml", "[[request]]\nid = \"a\"\ntrigger.interval.seconds = 1\n\n[[request]]\nid = \"b\"\ntrigger.interval = { seconds = 0 }\n")])
         #expect(out.status == 65)
-        #expect(out.stderr.contains("b.toml:5:") && out.stderr.contains("interval"), "\(out.stderr)")
-        // Found by the agent: an unknown category, told at its table's line.
+        #expect(out.stderr.contains("b.toml:7:") && out.stderr.contains("interval"), "\(out.stderr)")
+        // A category the file does not define, told at its key's line (the agent's reader refuses it).
         out = try run(agent, ["apply", try file(agent, "c.toml", "[[request]]\nid = \"a\"\ntrigger.interval.seconds = 1\n\n[[request]]\nid = \"b\"\ncontent.categoryIdentifier = \"NOPE\"\ntrigger.interval.seconds = 5\n")])
         #expect(out.status == 65)
-        #expect(out.stderr.contains("c.toml:5:") && out.stderr.contains("unknownCategory"), "\(out.stderr)")
+        #expect(out.stderr.contains("c.toml:7:") && out.stderr.contains("NOPE"), "\(out.stderr)")
         #expect(agent.withCenter { $0.engine.pendingCount } == 0)
     }
 

@@ -39,12 +39,15 @@ final class DaemonProcess {
         try? FileManager.default.removeItem(at: dir)
     }
 
+    /// The agent's `time_zone` in ``header``.
+    var timeZone = "UTC"
+
     /// The configuration's head: state in the folder, trusted clock (the socket goes at the end).
     var header: String {
         """
         state = "\(statePath)"
         clock_trust = "always"
-        time_zone = "UTC"
+        time_zone = "\(timeZone)"
 
         """
     }

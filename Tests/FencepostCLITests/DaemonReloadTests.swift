@@ -1,3 +1,4 @@
+import FencepostJSON
 import FencepostLinux
 import Foundation
 import Testing
@@ -121,5 +122,74 @@ import Testing
         #expect(pending.contains("A edited") && pending.contains("\"c\"") && !pending.contains("\"b\""), "\(pending)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 5)?.status == 0)
+    }
+
+    /// SIGHUP applies every setting that can change while running: a raised `max_radius` lets
+    /// the zone-set build take a zone that the old one refused (the build got the old limit), the
+    /// new `time_zone` is the agent's device zone, a lowered `pending_cap` evicts, a lowered
+    /// `max_message_bytes` holds for the next connection, the button's
+    /// `debounce_ms` changes without a word; a changed key
+    /// that needs a restart keeps its running value and is named in the log, and `check-config`
+    /// names the file's restart keys. Before, SIGHUP logged "reloaded" and kept all of these.
+    @Test func sighupAppliesEverySettingAndNamesTheRestartKeys() throws {
+        let d = try DaemonProcess()
+        func zones(radius: Int) throws {
+            try Data("""
+                {"type":"FeatureCollection","features":[{"type":"Feature","id":"yard",
+                 "geometry":{"type":"Point","coordinates":[6.77,51.22]},"properties":{"radius":\(radius)}}]}
+                """.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
+        }
+        func config(maxRadius: Int, pendingCap: Int, debounce: Int, uere: Double) -> String {
+            """
+            zones = "zones.geojson"
+            [engine]
+            max_radius = \(maxRadius)
+            pending_cap = \(pendingCap)
+            [gps]
+            uere = \(uere)
+            [gpio]
+            backend = "console"
+            debounce_ms = \(debounce)
+
+            """
+        }
+        try zones(radius: 500)
+        try d.writeConfig(config(maxRadius: 1000, pendingCap: 5, debounce: 30, uere: 5))
+        try d.start(agent: true)
+        #expect(d.waitForLog("running:") && d.waitForLog("zone set built: 1 zones", timeout: 60), "log:\n\(d.stderr)")
+        let add = try d.cli(["add", "-"], input: (1...3).map {
+            #"{"id":"r\#($0)","content":{"title":"R"},"trigger":{"interval":{"seconds":\#(3600 * $0),"repeats":true}}}"#
+        }.joined(separator: "\n"))
+        #expect(add.status == 0, "\(add.stderr)")
+
+        try zones(radius: 3000)
+        d.timeZone = "Asia/Tokyo"
+        let longLine = ["pending", "--after", String(repeating: "x", count: 3000)]
+        let before = try d.cli(longLine)
+        #expect(!before.stderr.contains("longer than"), "\(before.stderr)")
+        try d.writeConfig(config(maxRadius: 5000, pendingCap: 2, debounce: 50, uere: 7.5), socketExtra: "max_message_bytes = 2048\n")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("SIGHUP: configuration reloaded"), "log:\n\(d.stderr)")
+        #expect(d.waitForLog("gps.uere changed but needs a restart"), "log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("debounce_ms"), "applied, not named: log:\n\(d.stderr)")
+        #expect(d.waitForLog(": 1 zones from \(d.dir.appendingPathComponent("zones.geojson").path); longest loop turn meanwhile", timeout: 60),
+                "log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("keeping the previous zone set"), "log:\n\(d.stderr)")
+        let status = try d.cli(["status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let clock = try JSONValue.parse(status.stdout)["clock"]
+        #expect(clock?["zone"] == "Asia/Tokyo", "\(status.stdout)")
+        let pending = try d.cli(["pending", "--json"])
+        let ids = try JSONValue.parse(pending.stdout).array?.compactMap { $0["request"]?["id"]?.string } ?? []
+        #expect(ids.sorted() == ["r1", "r2"], "\(pending.stdout)")
+        #expect(d.stderr.contains("evicted r3"), "log:\n\(d.stderr)")
+
+        let after = try d.cli(longLine)
+        #expect(after.stderr.contains("the line is longer than 2048 bytes"), "\(after.stderr)")
+
+        let check = try ChildProcess.run(["check-config", d.configPath])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("reload: SIGHUP applies every key set here except state, socket.path, socket.mode, gps.uere, gpio.backend, which need a restart"),
+                "\(check.stdout)")
     }
 }

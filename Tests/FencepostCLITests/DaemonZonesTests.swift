@@ -176,6 +176,70 @@ import Testing
         #expect(d.stderr.contains("delivered customer/"), "log:\n\(d.stderr)")
         #expect(!d.stderr.contains("delivered depot/"), "the depot's cooldown was lost at the restart:\n\(d.stderr)")
     }
+
+    /// Runs `tool` with `arguments`; its exit status, nil when it has not ended after `timeout`
+    /// seconds (then it is killed).
+    static func runTool(_ tool: String, _ arguments: [String], timeout: Double = 60) throws -> Int32? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.standardError = FileHandle.standardError
+        try p.run()
+        let end = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < end { usleep(10_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit(); return nil }
+        return p.terminationStatus
+    }
+
+    /// The zone set the agent maps, truncated (`: > FILE`; truncate(1) opens with O_NONBLOCK and
+    /// is refused, EAGAIN, while the agent holds the file) and then overwritten by `cp` under the running
+    /// agent while fixes query it: the agent lets go of it (the writers wait for that), says
+    /// what to do instead, builds it again from the GeoJSON and keeps answering. Before the agent
+    /// held its set under a lease, the first fix after the truncation ended it with SIGBUS.
+    @Test func aZoneSetWrittenUnderTheAgentIsLetGoAndRebuilt() throws {
+        let d = try DaemonProcess()
+        let geojson = d.dir.appendingPathComponent("zones.geojson")
+        try Data(#"""
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},"properties":{"radius":150}},
+              {"type":"Feature","id":"customer","geometry":{"type":"Point","coordinates":[6.77686,51.21554]},"properties":{"radius":120}}]}
+            """#.utf8).write(to: geojson)
+        try d.writeConfig("""
+            zones = "zones.geojson"
+            [gps]
+            source = "replay"
+            file = "\(DaemonProcess.demoDrive)"
+            speed = 4
+            [gpio]
+            backend = "console"
+            """)
+        try d.start(agent: true)
+        let set = d.statePath + ".zones"
+        #expect(d.waitForLog("zone set \(set): 2 zones", timeout: 60), "log:\n\(d.stderr)")
+        func status() throws -> JSONValue? {
+            let out = try d.cli(["status", "--json"])
+            return out.status == 0 ? try JSONValue.parse(out.stdout) : nil
+        }
+        func fixes() throws -> Int64 { try status()?["gps"]?["fixes"]?.int64 ?? -1 }
+        #expect(d.wait(timeout: 30) { ((try? fixes()) ?? -1) >= 3 }, "log:\n\(d.stderr)")
+
+        for (k, writer) in [("/bin/sh", ["-c", ": > '\(set)'"]), ("/bin/cp", [geojson.path, set])].enumerated() {
+            let ended = try Self.runTool(writer.0, writer.1)
+            #expect(ended == 0, "\(writer.0) \(ended.map(String.init) ?? "did not end")")
+            let before = try fixes()
+            // Fixes keep coming after the write (each one queries the zone set once it is back).
+            #expect(d.wait(timeout: 30) { ((try? fixes()) ?? -1) >= before + 3 }, "log:\n\(d.stderr)")
+            #expect(d.process?.isRunning == true, "the agent ended; log:\n\(d.stderr)")
+            #expect(d.wait(timeout: 30) { d.stderr.components(separatedBy: "another process is writing or truncating \(set)").count - 1 == k + 1 },
+                    "log:\n\(d.stderr)")
+            #expect(d.stderr.contains("edit the GeoJSON that `zones` names and send SIGHUP"), "log:\n\(d.stderr)")
+            #expect(d.wait(timeout: 60) { d.stderr.components(separatedBy: ": 2 zones from \(geojson.path); longest loop turn meanwhile").count - 1 == k + 1 },
+                    "log:\n\(d.stderr)")
+            #expect(try status()?["zones"]?["count"]?.int64 == 2, "log:\n\(d.stderr)")
+        }
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 30)?.status == 0, "log:\n\(d.stderr)")
+    }
 }
 
 /// A zone of tens of thousands of vertices (a city boundary as OpenStreetMap draws it) costs the

@@ -31,8 +31,8 @@ import Testing
             """)
         #expect(add.status == 0, "\(add.stderr)")
         let fire = agent.withCenter { _ in agent.wall } + 10800
-        // The device zone from TZ, and the same through --zone.
-        for out in [try run(agent, ["pending"], tz: zone), try run(agent, ["pending", "--zone", zone])] {
+        // --zone, whatever the CLI's own TZ.
+        for out in [try run(agent, ["pending", "--zone", zone]), try run(agent, ["pending", "--zone", zone], tz: "Asia/Kolkata")] {
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdoutLines.first?.contains("LOCAL (\(zone))") == true, "\(out.stdout)")
             let row = try #require(out.stdoutLines.first { $0.hasPrefix("water") })
@@ -49,6 +49,34 @@ import Testing
         #expect(row.contains(Self.foundationLocal(at, zone)) || row.contains(Self.foundationLocal(at - 1, zone)), "\(row)")
         let bad = try run(agent, ["pending", "--zone", "Europe/Atlantis"])
         #expect(bad.status == 64 && bad.stderr.contains("Europe/Atlantis"), "\(bad.stderr)")
+    }
+
+    /// Without --zone, local times are in the agent's device zone (its `time_zone`), in which its
+    /// floating calendar triggers fire, not in the CLI's TZ: a real agent in Asia/Tokyo, the CLI in
+    /// New York, a floating 09:00 trigger shows as 09:00 JST.
+    @Test func localTimesAreInTheAgentsZone() throws {
+        let d = try DaemonProcess()
+        d.timeZone = "Asia/Tokyo"
+        try d.writeConfig(DaemonTests.gpio)
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        func cli(_ args: [String], input: String = "") throws -> ChildProcess.Output {
+            try ChildProcess.run(args + ["--socket", d.socket], input: input, environment: ["TZ": "America/New_York"], timeLimit: 60)
+        }
+        let add = try cli(["add", "-"], input: """
+            {"id":"nine","content":{"title":"Nine"},"trigger":{"calendar":{"match":{"hour":9,"minute":0},"repeats":true}}}
+            {"id":"soon","content":{"title":"Soon"},"trigger":{"interval":{"seconds":1}}}
+            """)
+        #expect(add.status == 0, "\(add.stderr)")
+        let pending = try cli(["pending"])
+        #expect(pending.status == 0, "\(pending.stderr)")
+        #expect(pending.stdoutLines.first?.contains("LOCAL (Asia/Tokyo)") == true, "\(pending.stdout)")
+        let row = try #require(pending.stdoutLines.first { $0.hasPrefix("nine") })
+        #expect(row.contains(" 09:00:00 JST"), "\(row)")
+        #expect(d.waitForLog("delivered soon"), "log:\n\(d.stderr)")
+        let delivered = try cli(["delivered"])
+        #expect(delivered.stdoutLines.first?.contains("LOCAL (Asia/Tokyo)") == true, "\(delivered.stdout)")
+        #expect(delivered.stdoutLines.dropFirst().first?.contains(" JST ") == true, "\(delivered.stdout)")
     }
 
     @Test func nextNamesWeekdaysAndMonths() throws {

@@ -18,7 +18,7 @@ extension AgentConfigurationParser {
     }
 
     func readGPS(_ s: ConfigSection) throws(ConfigError) -> GPSConfiguration {
-        try s.checkKeys(allowed: ["source", "uere"] + Self.gpsKeys.flatMap { $0.keys })
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "gps"))
         let source = try s.string("source") ?? "none"
         guard let row = Self.gpsKeys.first(where: { $0.source == source }) else {
             throw s.error("source", "\"\(source)\" is not one of " + Self.gpsKeys.map { "\"\($0.source)\"" }.joined(separator: ", "))
@@ -57,7 +57,7 @@ extension AgentConfigurationParser {
     // MARK: [gpio]
 
     func readGPIO(_ s: ConfigSection) throws(ConfigError) -> GPIOConfiguration {
-        try s.checkKeys(allowed: ["backend", "chip", "long_press_ms", "debounce_ms", "buzzer", "led", "badge", "button"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "gpio"))
         var gpio = GPIOConfiguration()
         let backend = try s.string("backend") ?? "console"
         switch backend {
@@ -107,7 +107,7 @@ extension AgentConfigurationParser {
     /// One `[gpio.ROLE]` table: `pin` (BCM 0…27), `active_low`, `bias`, `enabled = false` to leave
     /// the role unwired.
     func readLine(_ t: ConfigSection, default spec: GPIOLineSpec) throws(ConfigError) -> GPIOLineSpec? {
-        try t.checkKeys(allowed: ["pin", "active_low", "bias", "enabled"])
+        try t.checkKeys(allowed: ConfigurationKeys.names(in: "gpio.buzzer"))   // the same four keys for every line
         if try t.boolean("enabled") == false { return nil }
         var spec = spec
         if let pin = try t.integer("pin") {
@@ -144,7 +144,7 @@ extension AgentConfigurationParser {
     // MARK: [hook]
 
     func readHook(_ s: ConfigSection) throws(ConfigError) -> HookConfiguration {
-        try s.checkKeys(allowed: ["command", "timeout"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "hook"))
         let command = try s.require(try s.strings("command"), "command", "an array: program and arguments")
         guard let program = command.first, !program.isEmpty else {
             throw s.error("command", "must name a program (e.g. [\"/usr/local/bin/notify\", \"--flag\"])")

@@ -9,12 +9,9 @@ import LocalNotifications
 struct AgentConfigurationParser {
     let path: String?
 
-    static let topKeys = ["state", "time_zone", "clock_trust", "zones", "zones_id_property", "socket", "engine", "alerts",
-                          "gps", "gpio", "patterns", "hook", "log", "request", "category"]
-
     func parse(_ text: String, zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], checkZones: Bool = true) throws(ConfigError) -> AgentConfiguration {
         let top = try ConfigSection.parse(text)
-        try top.checkKeys(allowed: Self.topKeys)
+        try top.checkKeys(allowed: ConfigurationKeys.names(in: ""))
         var config = AgentConfiguration(path: path)
         if let s = try top.string("state") {
             guard !s.isEmpty else { throw top.error("state", "must not be empty") }
@@ -68,7 +65,7 @@ struct AgentConfigurationParser {
     // MARK: [socket]
 
     func readSocket(_ s: ConfigSection, into config: inout AgentConfiguration) throws(ConfigError) {
-        try s.checkKeys(allowed: ["path", "mode", "group", "max_message_bytes", "max_connections", "request_timeout", "write_timeout", "idle_timeout"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "socket"))
         if let p = try s.string("path") {
             guard !p.isEmpty else { throw s.error("path", "must not be empty") }
             config.socketPath = resolve(p)
@@ -94,7 +91,7 @@ struct AgentConfigurationParser {
     // MARK: [engine]
 
     func readEngine(_ s: ConfigSection, into engine: inout EngineConfiguration) throws(ConfigError) {
-        try s.checkKeys(allowed: ["pending_cap", "location_cap", "delivered_cap", "max_radius"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "engine"))
         if let n = try s.integer("pending_cap") {
             guard (1...100_000).contains(n) else { throw s.error("pending_cap", "\(n) is outside 1…100000") }
             engine.pendingCap = Int(n)
@@ -116,7 +113,7 @@ struct AgentConfigurationParser {
     // MARK: [alerts]
 
     func readAlerts(_ s: ConfigSection, into settings: inout AlertSettings) throws(ConfigError) {
-        try s.checkKeys(allowed: ["buzzer", "led", "badge", "quiet_hours"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "alerts"))
         if let b = try s.boolean("buzzer") { settings.buzzer = b }
         if let b = try s.boolean("led") { settings.led = b }
         if let b = try s.boolean("badge") { settings.badge = b }
@@ -131,7 +128,7 @@ struct AgentConfigurationParser {
     // MARK: [log]
 
     func readLog(_ s: ConfigSection) throws(ConfigError) -> LogLevel {
-        try s.checkKeys(allowed: ["level"])
+        try s.checkKeys(allowed: ConfigurationKeys.names(in: "log"))
         guard let name = try s.string("level") else { return .info }
         guard let level = LogLevel(name: name) else {
             throw s.error("level", "\"\(name)\" is not one of \"error\", \"warning\", \"info\", \"debug\"")

@@ -140,41 +140,6 @@ extension AgentConfigurationParser {
         }
     }
 
-    /// One location request per zone of the GeoJSON file; a zone with the id of one of
-    /// `requestIDs` (the [[request]] tables) is an error.
-    func zoneRequests(_ file: String, line: Int, reader zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8], limits: RequestLimits,
-                      idProperty: String? = nil, requestIDs: Set<String>) throws(ConfigError) -> [NotificationRequest] {
-        guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
-        let resolved = resolve(file)
-        let bytes: [UInt8]
-        do { bytes = try zoneFileReader(resolved) } catch {
-            throw ConfigError(line: line, path: "zones", message: "\(resolved): cannot read: \(error)")
-        }
-        let zones: [ZoneDefinition]
-        do { zones = try GeoJSONZones.parse(bytes, idProperty: idProperty) } catch {
-            throw ConfigError(line: line, path: "zones", message: error.lines.map { "\(resolved): \($0)" }.joined(separator: "\n"))
-        }
-        // Zone ids are unique among themselves: a repeated one replaced the earlier zone in
-        // `GeoJSONZones.parse`.
-        var requests: [NotificationRequest] = []
-        requests.reserveCapacity(zones.count)
-        for zone in zones {
-            let request: NotificationRequest
-            do {
-                request = try Self.request(for: zone)
-                try request.validate(limits: limits)
-            } catch {
-                throw ConfigError(line: line, path: "zones", message: "\(resolved): zone \(Self.quoted(zone.id)): \(error.message)")
-            }
-            if requestIDs.contains(zone.id) {
-                throw ConfigError(line: line, path: "zones",
-                                  message: "\(resolved): zone \(Self.quoted(zone.id)) has the id of a [[request]] of this file")
-            }
-            requests.append(request)
-        }
-        return requests
-    }
-
     /// A zone as a request: title = the zone id, sound "default", repeating; entry, exit, dwell and
     /// cooldown from the zone. Built directly — the same request, with the same messages, as
     /// decoding ``json(for:)`` gives (a test holds them equal), without a JSON tree per zone.

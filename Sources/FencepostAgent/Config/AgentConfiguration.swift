@@ -1,25 +1,6 @@
 // The agent's configuration: one human-edited TOML file (design §6), read into typed values with
-// every mistake reported at its line.
-//
-//   state = "state.sqlite"            # relative paths resolve against the config file's folder
-//   time_zone = "Europe/Berlin"       # absent: the system's (/etc/localtime)
-//   clock_trust = "ntp"               # ntp | always | gnss
-//   zones = "zones.geojson"           # GeoJSON FeatureCollection: compiled into a zone set (STATE.zones)
-//   zones_id_property = "ADM0_A3"     # the property that names each zone (docs/zones.md)
-//
-//   [socket]   path, mode (0o660), group, max_message_bytes, max_connections (128),
-//              request_timeout (10 s), write_timeout (10 s), idle_timeout (120 s)
-//   [engine]   pending_cap, location_cap, delivered_cap, max_radius (m)
-//   [alerts]   buzzer, led, badge (booleans), quiet_hours = "22:00-06:30"
-//   [gps]      source = "none" | "serial" (device, baud) | "gpsd" (url) | "replay" (file, speed, exit_at_end);
-//              uere = 5.0 (metres, any source: a fix's error estimate is HDOP × UERE)
-//   [gpio]     backend = "console" | "libgpiod" (chip), long_press_ms, debounce_ms
-//   [gpio.buzzer] [gpio.led] [gpio.badge] [gpio.button]   pin (BCM), active_low, bias, enabled
-//   [patterns] name = [on, off, on, …]  (milliseconds)
-//   [log]      level = "info" (error | warning | info | debug)
-//   [hook]     command = ["/usr/local/bin/x", "--flag"], timeout = 5
-//   [[category]]  id, actions = [{ id, title, snoozeSeconds, destructive }]
-//   [[request]]   id, content, trigger, missed — the control socket's JSON form, written in TOML
+// every mistake reported at its line. Its keys, with type, default, range and what a SIGHUP does
+// with each, are in docs/configuration.md; ConfigurationKeys.swift is the list the parser accepts.
 //
 // An empty file is valid: no GPS, the console GPIO backend with the buzzer on BCM 18, the LED on 23,
 // the badge LED on 24 and the button on 17.
@@ -99,21 +80,6 @@ public struct AgentConfiguration: Sendable {
         } catch {
             throw AgentConfigurationError(path: path, error)
         }
-    }
-
-    /// The requests of the `zones` file that the config `root` (read from `path`) names, as the
-    /// agent applies them, with the line of the `zones` key; none when it names none. For
-    /// `fencepost apply FILE.toml`, which must send what the agent would apply from that file.
-    public static func zoneRequests(of root: ConfigSection, path: String?, requestIDs: Set<String>,
-                                    zoneFileReader: (String) throws(InputFiles.Failure) -> [UInt8]) throws(ConfigError) -> (line: Int, requests: [NotificationRequest]) {
-        guard let file = try root.string("zones") else { return (0, []) }
-        let parser = AgentConfigurationParser(path: path)
-        var engine = EngineConfiguration()
-        if let s = try root.section("engine") { try parser.readEngine(s, into: &engine) }
-        let line = root.value("zones")?.line ?? 1
-        let idProperty = try parser.readZonesIDProperty(root)
-        return (line, try parser.zoneRequests(file, line: line, reader: zoneFileReader, limits: engine.limits, idProperty: idProperty,
-                                              requestIDs: requestIDs))
     }
 }
 

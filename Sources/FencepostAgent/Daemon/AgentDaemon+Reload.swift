@@ -3,10 +3,12 @@
 // as the read took: 66–77 ms for 3,000 `[[request]]` tables, and for ever when the file is a FIFO
 // that nobody writes or sits on a storage device that stopped answering.
 //
-//   SIGHUP        → ThreadJob(read the file, parse, check, and     the loop goes on
-//                   fingerprint each request for `apply`)
-//   job readable  → apply: settings, requests (the socket's `apply`: fingerprints compared,
-//                   changes committed), zone-set build
+//   SIGHUP        → ThreadJob(read the file, parse, check, load     the loop goes on
+//                   the time zone, fingerprint each request)
+//   job readable  → apply: every setting ConfigurationKeys marks `applied` (time zone, clock
+//                   trust, caps and limits, socket limits, alerts, patterns, hook, log level),
+//                   requests (the socket's `apply`), zone-set build; the keys that need a
+//                   restart keep their running values and are named in the log
 //   SIGHUP while a read runs → one more read when it ends (the file may have changed since the
 //                              read began); more SIGHUPs meanwhile fold into that one
 //
@@ -23,11 +25,20 @@ struct PreparedConfiguration {
     /// `AppliedRequests.fingerprint(of:)` of each of its requests. Made in the loop, they were most
     /// of applying: 10,000 unchanged requests took a 59 ms turn with them, 12 ms without.
     var fingerprints: [UInt64]
+    /// The device zone of its `time_zone` (a TZif file read: off the loop too).
+    var deviceZone: ZoneRules
 
-    /// Reads with `read`, then fingerprints the requests: all of it pure, for the read thread.
-    static func prepare(_ read: () throws(AgentConfigurationError) -> AgentConfiguration) throws(AgentConfigurationError) -> PreparedConfiguration {
+    /// Reads with `read`, loads the time zone with `zone`, then fingerprints the requests: all of
+    /// it for the read thread. A time zone that cannot be loaded fails the whole reload.
+    static func prepare(_ read: () throws(AgentConfigurationError) -> AgentConfiguration,
+                        zone: (String?) throws(ZoneError) -> ZoneRules) throws(AgentConfigurationError) -> PreparedConfiguration {
         let c = try read()
-        return PreparedConfiguration(configuration: c, fingerprints: c.requests.map { AppliedRequests.fingerprint(of: $0) })
+        let rules: ZoneRules
+        do { rules = try zone(c.timeZone) } catch {
+            throw AgentConfigurationError(path: c.path, line: nil, message: "time_zone: \(error)")
+        }
+        return PreparedConfiguration(configuration: c, fingerprints: c.requests.map { AppliedRequests.fingerprint(of: $0) },
+                                     deviceZone: rules)
     }
 }
 
@@ -50,8 +61,8 @@ extension AgentDaemon {
             reloading.again = true
             return
         }
-        let read = environment.reloadConfiguration
-        let prepare = { () throws(AgentConfigurationError) -> PreparedConfiguration in try PreparedConfiguration.prepare(read) }
+        let read = environment.reloadConfiguration, zone = environment.resolveDeviceZone
+        let prepare = { () throws(AgentConfigurationError) -> PreparedConfiguration in try PreparedConfiguration.prepare(read, zone: zone) }
         let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let job: ThreadJob<PreparedConfiguration, AgentConfigurationError>
         do throws(Errno) { job = try ThreadJob(prepare) } catch {
@@ -96,36 +107,51 @@ extension AgentDaemon {
         log.info("stopping with the configuration still being read: that SIGHUP is not applied")
     }
 
-    /// Applies a configuration read after a SIGHUP: what can change while running changes now,
-    /// the rest (GPS, state file, socket) is named as waiting for the next start.
+    /// Applies a configuration read after a SIGHUP: every key that can change while running
+    /// changes now; those that need a restart (ConfigurationKeys) keep their running values and,
+    /// when the file changed them, are named in the log.
     func apply(_ result: Result<PreparedConfiguration, AgentConfigurationError>, readIn nanoseconds: UInt64, where: String) {
-        let next: AgentConfiguration, fingerprints: [UInt64]
+        let next: AgentConfiguration, fingerprints: [UInt64], zone: ZoneRules
         switch result {
-        case .success(let prepared): (next, fingerprints) = (prepared.configuration, prepared.fingerprints)
+        case .success(let prepared): (next, fingerprints, zone) = (prepared.configuration, prepared.fingerprints, prepared.deviceZone)
         case .failure(let error):
             log.error("SIGHUP: \(error); keeping the previous configuration")
             return
         }
-        var changed: [String] = []
-        if next.gps != configuration.gps { changed.append("gps") }
-        if next.statePath != configuration.statePath { changed.append("state") }
-        if next.socketPath != configuration.socketPath { changed.append("socket") }
+        let restart = ConfigurationKeys.restartKeysChanged(from: configuration, to: next)
         configuration.requests = next.requests
         configuration.zonesFile = next.zonesFile
         configuration.zonesIDProperty = next.zonesIDProperty
+        configuration.zonesLine = next.zonesLine
         configuration.categories = next.categories
         configuration.patterns = next.patterns
         configuration.hook = next.hook
         configuration.logLevel = next.logLevel
         log.level = next.logLevel
-        configuration.engine.alertSettings = next.engine.alertSettings
-        // The engine decides each delivery's signal from its own copy of the settings.
-        perform { $0.configuration.alertSettings = next.engine.alertSettings; return EngineOutput() }
+        configuration.timeZone = next.timeZone
+        configuration.clockTrust = next.clockTrust
+        // Caps, limits (max_radius: the zone-set build below gets the new one) and alert settings;
+        // the engine decides each delivery's signal from its own copy of them.
+        configuration.engine = next.engine
+        perform { $0.reconfigure(next.engine, clock: clock) }
+        if zone.identifier != center.engine.deviceZone.identifier {
+            let from = center.engine.deviceZone.identifier
+            perform { $0.setDeviceZone(zone, clock: clock) }
+            log.info("SIGHUP: device zone \(from) → \(zone.identifier): floating calendar triggers and quiet hours follow it")
+        }
+        configuration.maximumMessageBytes = next.maximumMessageBytes
+        configuration.controlLimits = next.controlLimits
+        clients.reconfigure(maximumMessageBytes: next.maximumMessageBytes, limits: next.controlLimits)
         outputs.badgeEnabled = next.engine.alertSettings.badge
         outputs.setPatterns(next.patterns)
+        configuration.gpio.longPressMilliseconds = next.gpio.longPressMilliseconds
+        configuration.gpio.debounceMilliseconds = next.gpio.debounceMilliseconds
+        outputs.setButtonTimings(next.gpio)
         hook.configure(next.hook)
-        log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") (read in \(LoopTurnWatch.milliseconds(nanoseconds)) \(`where`))"
-                 + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) take effect at the next start"))
+        log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") (read in \(LoopTurnWatch.milliseconds(nanoseconds)) \(`where`))")
+        if !restart.isEmpty {
+            log.warning("SIGHUP: \(restart.joined(separator: ", ")) changed but need\(restart.count == 1 ? "s" : "") a restart (systemctl restart fencepost); the running values are kept until then")
+        }
         applyConfiguredRequests(fingerprints: fingerprints)
         reloadZoneSet()
         Memory.releaseFreePages()

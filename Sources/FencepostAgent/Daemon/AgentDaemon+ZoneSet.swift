@@ -12,6 +12,13 @@
 //           The new set's check of every reference (O(zones): ~20 ms at 1M here, several times
 //           that on a board's core) runs in slices of `checkSlice` items, one per loop turn, and
 //           the set is swapped in once it has passed.
+//   writers every set the agent maps is its own file, renamed into place by its builds, and held
+//           under a read lease (MappedFile, guarded): a process that opens it for writing or
+//           truncates it (cp, scp, truncate over STATE.zones) makes the kernel send SIGIO and wait;
+//           the agent lets go of the set in that loop turn (its zones are unmonitored until
+//           the rebuild that it starts at once, from the GeoJSON, ends), says what to do
+//           instead, and the writer goes on. Without the lease the writer's bytes would change
+//           the mapping under checked offsets, and a truncation would end the agent with SIGBUS.
 import CivilTime
 import FencepostLinux
 import Geofencing
@@ -50,6 +57,9 @@ struct ZoneSetLifecycle {
     /// A built set whose check runs in slices, one per loop turn, before it is swapped in.
     var swap: ZoneSetSwap? { didSet { checkInvariant() } }
     var buildAgain = false
+    /// The next build must not keep the set on disk as current (`--if-changed`): it was written
+    /// by another process.
+    var buildWhole = false
 
     /// A build or a check is under way: a SIGHUP waits for it.
     var busy: Bool { build != nil || swap != nil }
@@ -74,8 +84,9 @@ extension AgentDaemon {
         AtomicFile.removeRetained(ZoneSetFiles.retainedPath(forSet: zoneSetPath))
         startup.step("zone set: reading \(source)")
         let hash: UInt64
-        do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits, idProperty: configuration.zonesIDProperty) } catch {
-            log.error("zones: \(source): cannot read: \(error.errno)")
+        do { hash = try ZoneSetFiles.sourceHash(geojsonPath: source, limits: configuration.engine.limits,
+                                                        idProperty: configuration.zonesIDProperty, guarded: true) } catch {
+            log.error("zones: \(source): cannot read: \(error.errno)" + (error.operation == "F_SETLEASE" ? " (another process has it open for writing: send SIGHUP once it is written)" : ""))
             return openExistingZoneSet(expected: nil)
         }
         switch openZoneSet(expecting: hash) {
@@ -88,7 +99,7 @@ extension AgentDaemon {
         let start = SystemClocks.boottimeNow().nanosecondsSinceBoot
         do {
             let built = try ZoneSetFiles.build(geojsonPath: source, output: zoneSetPath, limits: configuration.engine.limits,
-                                               idProperty: configuration.zonesIDProperty) { features, offset, total in
+                                                        idProperty: configuration.zonesIDProperty, guarded: true) { features, offset, total in
                 if offset >= total {
                     startup.step("building zone set: \(StartupProgress.count(features)) zones read; indexing and writing")
                 } else {
@@ -110,11 +121,12 @@ extension AgentDaemon {
     /// Maps the set on disk when it was built from `hash`; logs why not otherwise.
     func openZoneSet(expecting hash: UInt64) -> LoadedZoneSet? {
         let loaded: LoadedZoneSet
-        do { loaded = try LoadedZoneSet(path: zoneSetPath) } catch {
+        do { loaded = try LoadedZoneSet(path: zoneSetPath, guarded: true) } catch {
             if case .file(let e) = error, e.errno.rawValue == ENOENT { return nil }
             log.warning("zone set \(zoneSetPath): \(error)")
             return nil
         }
+        warnIfUnguarded(loaded)
         guard loaded.set.sourceHash == hash else {
             log.info("zone set \(zoneSetPath) was built from another GeoJSON: building it again")
             return nil
@@ -126,7 +138,8 @@ extension AgentDaemon {
     /// built from; false when there is none.
     func openExistingZoneSet(expected: UInt64?) -> Bool {
         if zones.mapped != nil { log.error("zones: keeping the previous zone set"); return true }
-        guard let loaded = try? LoadedZoneSet(path: zoneSetPath) else { return false }
+        guard let loaded = try? LoadedZoneSet(path: zoneSetPath, guarded: true) else { return false }
+        warnIfUnguarded(loaded)
         swapZoneSet(loaded, note: "zones: using the previous zone set \(zoneSetPath) (\(loaded.set.count) zones) until the GeoJSON builds")
         return true
     }
@@ -157,8 +170,11 @@ extension AgentDaemon {
         // --retain-replaced: the set this agent maps is kept under a second name, so that letting
         // it go after the swap frees no blocks in the loop turn (~80 ms at 1M zones).
         var arguments = ["/proc/self/exe", "zones", "build", source, "-o", zoneSetPath,
-                         "--max-radius", "\(configuration.engine.limits.maximumRadius)", "--if-changed", "--retain-replaced"]
+                         "--max-radius", "\(configuration.engine.limits.maximumRadius)"]
+            + (zones.buildWhole ? [] : ["--if-changed"]) + ["--retain-replaced"]
         if let name = configuration.zonesIDProperty { arguments += ["--id-property", name] }
+        let whole = zones.buildWhole
+        zones.buildWhole = false
         do {
             // posix_spawn returns when the child has exec'd (vfork): this turn waits that long,
             // so the log says how long (0.2–2.2 ms measured; Benchmarks/README.md, session 7).
@@ -167,7 +183,9 @@ extension AgentDaemon {
             let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
             zones.build = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
             turns.resetLongestSinceMark()
-            log.info("SIGHUP: process \(child.pid) builds the zone set if the zones changed (started in \(LoopTurnWatch.milliseconds(started &- before)))")
+            log.info((whole ? "zones: process \(child.pid) builds the zone set again from \(source)"
+                             : "SIGHUP: process \(child.pid) builds the zone set if the zones changed")
+                     + " (started in \(LoopTurnWatch.milliseconds(started &- before)))")
         } catch {
             log.error("SIGHUP: cannot start the zone-set build: \(error); keeping the zone set")
         }
@@ -181,7 +199,8 @@ extension AgentDaemon {
         zones.build = nil
         if end == .exited(0) || end == .exited(ZoneSetFiles.unchangedStatus) {
             do {
-                let loaded = try LoadedZoneSet(path: zoneSetPath, verifyChecksum: false, deferStructureCheck: true)
+                let loaded = try LoadedZoneSet(path: zoneSetPath, verifyChecksum: false, deferStructureCheck: true, guarded: true)
+                warnIfUnguarded(loaded)
                 if let current = zones.mapped, current.set.checksum == loaded.set.checksum {
                     log.info("SIGHUP: zones unchanged (\(current.set.count) zones)")
                 } else {
@@ -231,6 +250,37 @@ extension AgentDaemon {
         if zones.buildAgain {
             zones.buildAgain = false
             reloadZoneSet()
+        }
+    }
+
+    /// SIGIO: another process is opening a set the agent maps for writing, or truncating it (its
+    /// lease is being broken). The set is let go now — the writer waits for that — and built
+    /// again from the GeoJSON.
+    func letGoOfZoneSetsBeingWritten() {
+        var replaced: String?
+        if let swap = zones.swap, swap.loaded.file.isBeingReplaced {
+            zones.swap = nil   // unmapped here: the writer goes on
+            replaced = swap.loaded.path
+        }
+        if let mapped = zones.mapped, mapped.file.isBeingReplaced {
+            replaced = mapped.path
+            swapZoneSet(nil, note: "zones: zone set let go; its zones are not monitored until it is built again")
+        }
+        guard let path = replaced else { return }
+        log.error("zones: another process is writing or truncating \(path), the zone set this agent maps (a cp, scp or truncate over it): "
+                  + "the agent let go of it rather than read a file that changes under it, and builds it again from \(configuration.zonesFile ?? "its GeoJSON"). "
+                  + "The agent builds and replaces this file itself: to change the zones, edit the GeoJSON that `zones` names and send SIGHUP (systemctl reload fencepost); "
+                  + "never write into \(path): a set built elsewhere from that GeoJSON goes in under another name renamed over it (mv), then SIGHUP")
+        zones.buildWhole = true
+        if zones.busy { zones.buildAgain = true } else { reloadZoneSet() }
+    }
+
+    /// A set mapped without a lease (the file system or kernel offers none) is named once: a
+    /// writer over it could end the agent.
+    func warnIfUnguarded(_ loaded: LoadedZoneSet) {
+        if let e = loaded.file.unguardedBecause {
+            log.warning("zone set \(loaded.path): cannot hold a lease on it (F_SETLEASE: \(e)\(e.rawValue == EACCES || e.rawValue == EPERM ? "; it is not the agent's file: chown it to the agent's user" : "")): "
+                        + "a cp or truncate over it while the agent runs would end the agent; change zones only by editing the GeoJSON and SIGHUP")
         }
     }
 }

@@ -1,6 +1,7 @@
 // `fencepost run`: one thread, one epoll loop (design §1, §6).
 //
-//   signalfd (TERM/INT: stop with outputs off; HUP: reload; CHLD: reap the hook)
+//   signalfd (TERM/INT: stop with outputs off; HUP: reload; CHLD: reap the hook and zone-set
+//             builds; IO: another process writes a mapped zone set, which is let go)
 //   timerfd CLOCK_BOOTTIME  — the earliest of: engine intervals/dwell/fix timeout, annunciator
 //                             pattern steps, button long press, GPS reconnect or replayed fix,
 //                             hook time limit, systemd watchdog
@@ -47,13 +48,16 @@ public final class AgentDaemon {
         /// The device zone and zone lookup.
         public var deviceZone: ZoneRules
         public var zoneLookup: (String) -> ZoneRules?
+        /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
+        public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
         public var log: DaemonLog
 
         public init(makeGPIO: @escaping (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend,
                     reloadConfiguration: @escaping () throws(AgentConfigurationError) -> AgentConfiguration,
-                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?, log: DaemonLog) {
+                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?,
+                    resolveDeviceZone: @escaping (String?) throws(ZoneError) -> ZoneRules, log: DaemonLog) {
             self.makeGPIO = makeGPIO; self.reloadConfiguration = reloadConfiguration; self.replayFixes = replayFixes
-            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.log = log
+            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.resolveDeviceZone = resolveDeviceZone; self.log = log
         }
     }
 
@@ -107,7 +111,7 @@ public final class AgentDaemon {
         Memory.useOneHeap()
         do {
             // Signals first, before any thread or child exists, so the mask is everyone's.
-            signals = try SignalReceiver(additional: [SIGCHLD])
+            signals = try SignalReceiver(additional: [SIGCHLD, SIGIO])   // SIGIO: a lease on a mapped file is being broken
             loop = try EventLoop(capacity: 64)
             monotonicTimer = try MonotonicTimer()
             wallTimer = try WallClockTimer()
@@ -475,6 +479,9 @@ public final class AgentDaemon {
                 hook.poll(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
                 did.append("hook reaping")
                 pollZoneSetBuild()
+            case SIGIO:
+                letGoOfZoneSetsBeingWritten()
+                did.append("zone-set file written by another process")
             default:
                 break
             }

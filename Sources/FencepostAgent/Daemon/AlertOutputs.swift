@@ -19,9 +19,7 @@ final class AlertOutputs {
         backendDescription = backend.backendDescription
         annunciator = Annunciator()
         library = BuzzerPatternLibrary(custom: patterns)
-        debouncer = ButtonDebouncer(configuration: .init(debounce: UInt64(configuration.debounceMilliseconds) * 1_000_000,
-                                                         longPress: UInt64(configuration.longPressMilliseconds) * 1_000_000),
-                                    at: now)
+        debouncer = ButtonDebouncer(configuration: Self.timings(configuration), at: now)
         if let spec = configuration.buzzer { lines[.buzzer] = try backend.requestOutput(spec) }
         if let spec = configuration.led { lines[.led] = try backend.requestOutput(spec) }
         if let spec = configuration.badge { lines[.badge] = try backend.requestOutput(spec) }
@@ -30,6 +28,16 @@ final class AlertOutputs {
 
     /// Replaces the pattern library (config reload).
     func setPatterns(_ patterns: [BuzzerPattern]) { library = BuzzerPatternLibrary(custom: patterns) }
+
+    /// The button's debounce and long-press timings of `configuration` (its lines stay as claimed).
+    func setButtonTimings(_ configuration: GPIOConfiguration) {
+        debouncer.reconfigure(Self.timings(configuration))
+    }
+
+    static func timings(_ configuration: GPIOConfiguration) -> ButtonDebouncer.Configuration {
+        .init(debounce: UInt64(configuration.debounceMilliseconds) * 1_000_000,
+              longPress: UInt64(configuration.longPressMilliseconds) * 1_000_000)
+    }
 
     /// The annunciator level for a delivery's signal.
     static func level(_ s: DeliverySignal) -> AlertLevel {

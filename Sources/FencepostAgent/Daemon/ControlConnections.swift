@@ -75,10 +75,10 @@ final class ControlConnections {
     /// Who may connect.
     let policy: ControlPolicy
     /// The longest line a client may send.
-    let maximumMessageBytes: Int
-    let limits: ControlLimits
+    private(set) var maximumMessageBytes: Int
+    private(set) var limits: ControlLimits
     /// `limits`' cap under this process's descriptor limit.
-    let connectionCap: Int
+    private(set) var connectionCap: Int
     let log: DaemonLog
     private(set) var connections: [UInt32: Connection] = [:]
     private var nextConnectionID: UInt32 = 0
@@ -108,6 +108,15 @@ final class ControlConnections {
          limits: ControlLimits = ControlLimits(), log: DaemonLog) {
         self.listener = listener; self.loop = loop; self.policy = policy
         self.maximumMessageBytes = maximumMessageBytes; self.limits = limits; self.log = log
+        connectionCap = limits.connectionCap(descriptorLimit: DescriptorLimit.soft)
+    }
+
+    /// New limits (a SIGHUP): the timeouts and the cap hold from now on for every connection, the
+    /// message size for connections accepted from now on (an open one keeps the line buffer it has).
+    /// Connections above a lowered cap are closed, least recently active first, as new ones arrive.
+    func reconfigure(maximumMessageBytes: Int, limits: ControlLimits) {
+        self.maximumMessageBytes = maximumMessageBytes
+        self.limits = limits
         connectionCap = limits.connectionCap(descriptorLimit: DescriptorLimit.soft)
     }
 

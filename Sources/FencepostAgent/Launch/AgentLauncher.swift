@@ -30,11 +30,7 @@ public enum AgentLauncher {
         log.level = configuration.logLevel
         let zones = SystemZones()
         let deviceZone: ZoneRules
-        do {
-            if let name = configuration.timeZone { deviceZone = try zones.rules(named: name) } else {
-                deviceZone = try zones.deviceZone(tzVariable: SystemZones.environmentTZ())
-            }
-        } catch {
+        do { deviceZone = try Self.deviceZone(configuration.timeZone, zones: zones) } catch {
             return fail(78, "time zone: \(error)")
         }
         var replayFixes: [Fix] = []
@@ -65,13 +61,21 @@ public enum AgentLauncher {
                 if console { c.gpio.backend = .console }
                 return c
             },
-            replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) }, log: log)
+            replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) },
+            resolveDeviceZone: { (name: String?) throws(ZoneError) -> ZoneRules in try Self.deviceZone(name, zones: zones) }, log: log)
         let daemon: AgentDaemon
         do { daemon = try AgentDaemon(configuration: configuration, environment: environment) } catch {
             return fail(error.exitCode, error.message)
         }
         configuration.requests = []   // the daemon's copy is the only one left; it drops it once applied
         return daemon.run()
+    }
+
+    /// The device zone for `time_zone` (an IANA name), or the system's when nil (TZ, else
+    /// /etc/localtime): at start and at each SIGHUP.
+    public static func deviceZone(_ name: String?, zones: SystemZones) throws(ZoneError) -> ZoneRules {
+        if let name { return try zones.rules(named: name) }
+        return try zones.deviceZone(tzVariable: SystemZones.environmentTZ())
     }
 
     /// Reads and parses a configuration file; errors name the file and line.

@@ -34,7 +34,8 @@ public enum AgentMain {
             switch Result(catching: { () throws(AgentConfigurationError) in try ConfigCheck.check(path: path, zones: SystemZones()) }) {
             case .success(let checked):
                 if !quiet {
-                    try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n")
+                    try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n"
+                                                                + ConfigCheck.reloadLine(restartKeys: checked.restartKeys) + "\n")
                 }
                 return 0
             case .failure(let error):

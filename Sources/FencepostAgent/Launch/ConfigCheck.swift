@@ -9,23 +9,30 @@ import LocalNotifications
 /// Checks a configuration as the agent's start would.
 public enum ConfigCheck {
     /// Parses `text` (the file at `path`), checks the zones' GeoJSON and every time zone name.
-    /// - Returns: the configuration and how many `[[request]]` tables the file has (zones are not
-    ///   requests: a summary counts the two apart).
+    /// - Returns: the configuration, how many `[[request]]` tables the file has (zones are not
+    ///   requests: a summary counts the two apart), and the keys it sets that a SIGHUP does not
+    ///   apply (``ConfigurationKeys``).
     /// - Throws: the first problem, as FILE:LINE: key.path: message.
     public static func check(text: String, path: String, zones: SystemZones) throws(AgentConfigurationError)
-        -> (configuration: AgentConfiguration, requestTables: Int) {
+        -> (configuration: AgentConfiguration, requestTables: Int, restartKeys: [String]) {
         let config = try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones)
         let document = try? ConfigSection.parse(text)
         // No [[request]] table at all is zero tables.
         let tables = ((try? document?.sections("request")) ?? nil) ?? []
         if let problem = unknownZone(config, document: document, tables: tables, zones: zones) { throw problem }
-        return (config, tables.count)
+        return (config, tables.count, document.map { ConfigurationKeys.restartKeysSet(in: $0) } ?? [])
+    }
+
+    /// The line that says what a SIGHUP does with the file's keys.
+    public static func reloadLine(restartKeys: [String]) -> String {
+        restartKeys.isEmpty ? "reload: SIGHUP applies every key set here"
+            : "reload: SIGHUP applies every key set here except \(restartKeys.joined(separator: ", ")), which need\(restartKeys.count == 1 ? "s" : "") a restart"
     }
 
     /// Reads the file at `path` and checks it (``check(text:path:zones:)``); a file that cannot be
     /// read or is not UTF-8 is a problem at the file.
     public static func check(path: String, zones: SystemZones) throws(AgentConfigurationError)
-        -> (configuration: AgentConfiguration, requestTables: Int) {
+        -> (configuration: AgentConfiguration, requestTables: Int, restartKeys: [String]) {
         return try check(text: try AgentLauncher.text(path), path: path, zones: zones)
     }
 

@@ -12,11 +12,16 @@ public final class LoadedZoneSet {
 
     /// Maps and checks the set at `path`; the pages the check read are let go again, so the
     /// process keeps only what its queries touch.
-    /// - Parameter deferStructureCheck: leave the O(zones) check of every reference to
-    ///   ``continueCheck(budget:)``, which must return true before the set is used.
-    /// - Throws: `.file` when it cannot be mapped, `.set` when it is damaged, old or too new.
-    public init(path: String, verifyChecksum: Bool = true, deferStructureCheck: Bool = false) throws(ZoneSetOpenError) {
-        do { file = try MappedFile(path: path) } catch { throw .file(error) }
+    /// - Parameters:
+    ///   - deferStructureCheck: leave the O(zones) check of every reference to
+    ///     ``continueCheck(budget:)``, which must return true before the set is used.
+    ///   - guarded: hold a read lease on the file (``MappedFile``): the process that maps the set
+    ///     for as long as it runs (the agent) must block SIGIO, read it (signalfd) and let go of
+    ///     the set when ``MappedFile/isBeingReplaced``.
+    /// - Throws: `.file` when it cannot be mapped (or, guarded, another process has it open for
+    ///   writing), `.set` when it is damaged, old or too new.
+    public init(path: String, verifyChecksum: Bool = true, deferStructureCheck: Bool = false, guarded: Bool = false) throws(ZoneSetOpenError) {
+        do { file = try MappedFile(path: path, guarded: guarded) } catch { throw .file(error) }
         let file = self.file
         do {
             set = try ZoneSet(file.bytes, verifyChecksum: verifyChecksum, deferStructureCheck: deferStructureCheck) { offset, length in
@@ -93,12 +98,16 @@ public enum ZoneSetFiles {
     ///   - retainReplaced: a running agent maps `output`: keep the replaced set at
     ///     ``retainedPath(forSet:)`` (and remove the one kept by the previous build).
     /// - Complexity: O(n); the GeoJSON is mapped and its pages are let go as the reader passes them.
+    ///   - guarded: read the GeoJSON under a read lease (``MappedFile``): a process that writes or
+    ///     truncates it meanwhile waits for the build (at most the kernel's lease-break-time); for a
+    ///     build inside the agent, which blocks SIGIO.
     public static func build(geojsonPath: String, name: String? = nil, output: String, limits: RequestLimits,
-                             idProperty: String? = nil, retainReplaced: Bool = false,
+                             idProperty: String? = nil, retainReplaced: Bool = false, guarded: Bool = false,
                              progress: (Int, Int, Int) -> Void = { _, _, _ in }) throws(ZoneSetBuildError) -> Built {
         let input: MappedFile
-        do { input = try MappedFile(path: geojsonPath) } catch {
-            throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)")
+        do { input = try MappedFile(path: geojsonPath, guarded: guarded) } catch {
+            throw ZoneSetBuildError(.input, "\(name ?? geojsonPath): cannot read: \(error.errno)"
+                                    + (error.operation == "F_SETLEASE" ? " (another process has it open for writing)" : ""))
         }
         let total = input.bytes.count
         // The image lives only in this call: it is freed before the read-back below.
@@ -152,9 +161,10 @@ public enum ZoneSetFiles {
     }
 
     /// The source hash of the GeoJSON file at `path` under `limits` and `idProperty` (it is
-    /// mapped and let go of as it is read: the file is never resident at once).
-    public static func sourceHash(geojsonPath path: String, limits: RequestLimits, idProperty: String? = nil) throws(FileError) -> UInt64 {
-        let input = try MappedFile(path: path)
+    /// mapped and let go of as it is read: the file is never resident at once); `guarded` as for
+    /// ``build``.
+    public static func sourceHash(geojsonPath path: String, limits: RequestLimits, idProperty: String? = nil, guarded: Bool = false) throws(FileError) -> UInt64 {
+        let input = try MappedFile(path: path, guarded: guarded)
         var hasher = ZoneSetFormat.ContentHasher()
         var at = 0
         while at < input.bytes.count {

@@ -1,6 +1,14 @@
 // A file mapped read-only (a zone set, a large GeoJSON being read): its pages come from the page
 // cache and count as file-backed memory, which the kernel can drop and read again at any time —
 // not as the process's own (anonymous) memory.
+//
+// A mapping sees what others write into the file: a `cp` over it changes bytes that were checked,
+// and a truncation turns the pages past the new end into SIGBUS. A mapping made `guarded` holds a
+// read lease on the file (fcntl F_SETLEASE): before another process opens it for writing or
+// truncates it, the kernel signals this one (SIGIO) and holds the writer back until this process
+// lets the file go (``isBeingReplaced`` then says so), at most /proc/sys/fs/lease-break-time
+// (45 s by default). Renaming another file over the path (how every writer here replaces a file)
+// needs no lease break: the mapping keeps the old file.
 #if canImport(Glibc)
 import Glibc
 #elseif hasFeature(Embedded)
@@ -12,27 +20,59 @@ public final class MappedFile {
     /// The file's bytes (empty for an empty file). Valid while this object lives.
     public let bytes: UnsafeRawBufferPointer
     public let path: String
+    /// The descriptor that holds the lease of a guarded mapping (nil otherwise).
+    private let leaseHolder: FileDescriptor?
+    /// Why a guarded mapping holds no lease — EACCES/EPERM: neither this process's file nor
+    /// CAP_LEASE; EINVAL/ENOLCK: the file system or kernel offers none — nil when it holds one
+    /// or was not asked to.
+    public let unguardedBecause: Errno?
 
-    /// Maps `path`.
-    /// The corresponding C functions are `open`, `fstat`, `mmap` (`PROT_READ`, `MAP_PRIVATE`), `close`.
-    /// - Throws: ``FileError`` naming the call that failed.
-    public init(path: String) throws(FileError) {
+    /// Maps `path`; with `guarded`, first takes a read lease on it (see above).
+    /// The corresponding C functions are `open`, `fcntl` (`F_SETLEASE`), `fstat`, `mmap` (`PROT_READ`,
+    /// `MAP_PRIVATE`), `close`.
+    /// - Throws: ``FileError`` naming the call that failed; for a guarded mapping, `F_SETLEASE` with
+    ///   EAGAIN when another process has the file open for writing (it may change under a mapping).
+    public init(path: String, guarded: Bool = false) throws(FileError) {
         self.path = path
         let fd: FileDescriptor
         do { fd = try FileDescriptor.openForReading(path) } catch { throw FileError(path: path, operation: "open", errno: error) }
-        defer { try? fd.close() }
+        var keep = false
+        defer { if !keep { try? fd.close() } }
+        var unguarded: Errno? = nil
+        if guarded && system_take_read_lease(fd.rawValue) != 0 {
+            let e = Errno.current
+            if e.rawValue == EAGAIN {
+                throw FileError(path: path, operation: "F_SETLEASE", errno: e)
+            }
+            unguarded = e
+        }
         let size: Int
         do { size = Int(try fd.status().st_size) } catch { throw FileError(path: path, operation: "fstat", errno: error) }
-        if size == 0 {
-            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-            return
+        var start: UnsafeMutableRawPointer? = nil
+        if size > 0 {
+            guard let p = system_mmap_read(fd.rawValue, size) else { throw FileError(path: path, operation: "mmap", errno: .current) }
+            start = p
         }
-        guard let p = system_mmap_read(fd.rawValue, Int(size)) else { throw FileError(path: path, operation: "mmap", errno: .current) }
-        bytes = UnsafeRawBufferPointer(start: p, count: Int(size))
+        bytes = UnsafeRawBufferPointer(start: start, count: size)
+        keep = guarded && unguarded == nil
+        leaseHolder = keep ? fd : nil
+        unguardedBecause = unguarded
     }
 
     deinit {
         if let p = bytes.baseAddress { _ = system_munmap(UnsafeMutableRawPointer(mutating: p), bytes.count) }
+        if let fd = leaseHolder {
+            _ = system_release_lease(fd.rawValue)
+            try? fd.close()
+        }
+    }
+
+    /// Whether another process has asked to write or truncate the file (a guarded mapping's
+    /// lease is being broken): the mapping must be let go now — that writer waits for it.
+    /// The corresponding C function is `fcntl` (`F_GETLEASE`).
+    public var isBeingReplaced: Bool {
+        guard let fd = leaseHolder else { return false }
+        return system_lease(fd.rawValue) != F_RDLCK_VALUE
     }
 
     /// Lets the kernel drop the mapping's pages from this process's resident set (they are read

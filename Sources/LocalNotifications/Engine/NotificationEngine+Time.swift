@@ -302,6 +302,19 @@ extension NotificationEngine {
         out.changes.append(.putDelivery(d))
     }
 
+    /// Replaces the caps, limits and alert settings (a configuration reloaded while running): a
+    /// lowered cap evicts or prunes at once, each with its outcome, as an add beyond it would; new
+    /// limits hold for the requests added from now on (the pending ones stay as they were checked).
+    /// `deliveredCap` is at least 1.
+    public mutating func reconfigure(_ configuration: EngineConfiguration, clock: EngineClock) -> EngineOutput {
+        var c = configuration
+        c.deliveredCap = max(c.deliveredCap, 1)
+        self.configuration = c
+        var out = enforceCaps(clock: clock)
+        pruneDelivered(clock, into: &out)
+        return out
+    }
+
     /// Keeps at most `deliveredCap` delivered notifications: answered ones go first, oldest first.
     mutating func pruneDelivered(_ clock: EngineClock, into out: inout EngineOutput) {
         guard deliveredList.count > configuration.deliveredCap else { return }
