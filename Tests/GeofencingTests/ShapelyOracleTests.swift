@@ -1,0 +1,221 @@
+import Foundation
+import Geofencing
+import Position
+import Testing
+
+/// Polygon zones from real files against shapely (GEOS), the oracle of RFC 7946 semantics: an edge
+/// is a straight line in longitude/latitude, holes are holes, parts count even-odd.
+///
+/// For each file of ``ZoneTestData`` and each seed, `Tests/Oracles/shapely_zones.py` draws points
+/// near the borders (three in ten within 500 m of an edge, half 0–20 km, the rest up to 500 km away;
+/// none within 1 m of an edge) and prints shapely's `contains` and the distance to the nearest edge in a local plane. Each
+/// answer must agree with ours:
+/// - inside: `RegionShape.isWithin(p, margin: 0)` equals shapely's `contains`. The one documented
+///   difference is the antimeridian rule (an edge whose longitudes differ by more than 180° is
+///   taken the short way across ±180, where shapely reads it literally): a disagreement is
+///   classified under it when ours equals the oracle's answer with such edges unwrapped.
+/// - distance: `|signedDistance|` within a tolerance of the oracle's local-plane distance (see
+///   ``distanceTolerance(_:latitude:)``), and its sign agrees with `isWithin`.
+///
+/// Skipped with a message when the files or python3 with shapely are missing; a failure under
+/// `FENCEPOST_REQUIRE_SHARED_TESTDATA` (CI). A failure names the file and the seed; rerun one seed
+/// by hand with `python3 Tests/Oracles/shapely_zones.py FILE SEED`.
+@Suite(.enabled(if: ShapelyOracle.runnable || ZoneTestData.required, ShapelyOracle.skipMessage))
+struct ShapelyOracleTests {
+    static let seeds: [UInt64] = [1, 2, 3]
+
+    @Test(arguments: ZoneTestData.oracleFiles, seeds)
+    func agreesWithShapely(_ file: String, seed: UInt64) throws {
+        try #require(ZoneTestData.available, "missing test data folder \(ZoneTestData.folder.path)")
+        try #require(ShapelyOracle.available, "python3 with shapely is missing (board/install-deps installs it)")
+        let path = ZoneTestData.folder.appendingPathComponent(file).path
+        let shapes = try ZoneTestData.shapes(path)
+        let points = try ShapelyOracle.points(file: path, seed: seed)
+        #expect(points.count >= 100, "\(file) seed \(seed): only \(points.count) points from the oracle")
+
+        var unexplained: [String] = []
+        var antimeridian = 0
+        var worstDistance = (ratio: 0.0, detail: "")
+        var unbuilt = Set<Int>()
+        for q in points {
+            let p = Coordinate(latitude: q.latitude, longitude: q.longitude)
+            guard case .success(let shape)? = shapes[q.feature] else {
+                unbuilt.insert(q.feature)
+                continue
+            }
+            let inside = shape.isWithin(p, margin: 0)
+            let distance = shape.signedDistance(to: p)
+            let at = "\(file) seed \(seed) feature \(q.feature) (\(q.latitude), \(q.longitude))"
+            if inside != q.inside {
+                if let unwrapped = q.unwrappedInside, unwrapped == inside {
+                    antimeridian += 1
+                } else {
+                    unexplained.append("\(at): ours \(inside ? "inside" : "outside"), shapely \(q.inside ? "inside" : "outside"); ours \(distance) m, shapely \(q.distance) m from the edge")
+                }
+                continue
+            }
+            if (distance < 0) != inside, abs(distance) > 1e-6 {
+                unexplained.append("\(at): isWithin says \(inside ? "inside" : "outside") but signedDistance is \(distance) m")
+            }
+            let tolerance = Self.distanceTolerance(q.distance, latitude: q.latitude)
+            let error = abs(abs(distance) - q.distance)
+            if error / tolerance > worstDistance.ratio {
+                worstDistance = (error / tolerance, "\(at): ours \(abs(distance)) m, shapely \(q.distance) m (tolerance \(tolerance) m)")
+            }
+            if error > tolerance {
+                unexplained.append("\(at): distance ours \(abs(distance)) m, shapely \(q.distance) m (tolerance \(tolerance) m)")
+            }
+        }
+        for index in unbuilt.sorted() {
+            if case .failure(let error)? = shapes[index] {
+                Issue.record("\(file) feature \(index) (\(ZoneTestData.name(path, index))) is not built: \(error)")
+            }
+        }
+        #expect(unexplained.isEmpty, """
+            \(file) seed \(seed): \(unexplained.count) of \(points.count) points disagree with shapely:
+            \(unexplained.prefix(12).joined(separator: "\n"))
+            """)
+        print("\(file) seed \(seed): \(points.count) points, \(unexplained.count) unexplained, \(antimeridian) by the antimeridian rule; worst distance \(worstDistance.ratio) of tolerance: \(worstDistance.detail)")
+    }
+
+    /// How far our distance may be from the oracle's: 5 m plus 0.5 %, plus the error of the
+    /// oracle's own local plane, whose longitude scale is the point's cos(latitude): across a distance
+    /// d it misjudges the scale by about d·tan|latitude|/R.
+    static func distanceTolerance(_ d: Double, latitude: Double) -> Double {
+        let tanLatitude = min(100, abs(tan(latitude * .pi / 180)))
+        return 5 + d * (0.005 + 3 * d * tanLatitude / 6_371_008.8)
+    }
+}
+
+/// The zone files cut from Natural Earth (see `Tests/Oracles/README.md`): in
+/// `../shared/testdata/zones` next to the repository, or in the folder `FENCEPOST_ZONE_TESTDATA`
+/// names.
+enum ZoneTestData {
+    static let folder: URL = {
+        if let named = ProcessInfo.processInfo.environment["FENCEPOST_ZONE_TESTDATA"], !named.isEmpty {
+            return URL(fileURLWithPath: named).standardizedFileURL
+        }
+        return URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/testdata/zones").standardizedFileURL
+    }()
+
+    /// Every polygon file the oracle checks.
+    static let oracleFiles = [
+        "ne_50m_south_africa_lesotho.geojson",      // a hole (Lesotho), and a second part
+        "ne_50m_multipolygon_countries.geojson",    // parts with holes (Italy), ±180 (Fiji, New Zealand)
+        "ne_110m_russia_canada.geojson",            // wider than 80°, split at ±180
+        "ne_50m_land_continents.geojson",           // Africa–Eurasia (10k vertices), Antarctica (the pole)
+        "ne_10m_lakes_islands.geojson",             // lakes with islands
+        "qgis_export_alpine_countries.geojson",     // no `id`, `fid`, `crs`, MultiPolygon of one part
+    ]
+
+    static var available: Bool {
+        oracleFiles.allSatisfy { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+    }
+
+    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+
+    /// Each feature's geometry as parts of rings, read with Foundation (not the product's reader:
+    /// this checks the geometry alone). Altitudes are dropped.
+    static func parts(_ path: String) throws -> [[[[Coordinate]]]?] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let collection = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(path): not an object")
+        let features = try #require(collection["features"] as? [[String: Any]], "\(path): no features")
+        return try features.enumerated().map { index, feature in
+            guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String,
+                  type == "Polygon" || type == "MultiPolygon" else { return nil }
+            let coordinates = try #require(geometry["coordinates"] as? [Any], "\(path) feature \(index): no coordinates")
+            let polygons = type == "Polygon" ? [coordinates] : coordinates
+            return try polygons.map { polygon in
+                try #require(polygon as? [[[Double]]], "\(path) feature \(index): bad coordinates").map { ring in
+                    ring.map { Coordinate(latitude: $0[1], longitude: $0[0]) }
+                }
+            }
+        }
+    }
+
+    /// Each feature's shape, or why it could not be built.
+    static func shapes(_ path: String) throws -> [Int: Result<RegionShape, RegionError>] {
+        var shapes: [Int: Result<RegionShape, RegionError>] = [:]
+        for (index, parts) in try parts(path).enumerated() {
+            guard let parts else { continue }
+            do throws(RegionError) {
+                shapes[index] = .success(.polygon(try PolygonRegion(parts: parts)))
+            } catch {
+                shapes[index] = .failure(error)
+            }
+        }
+        return shapes
+    }
+
+    /// A feature's name for messages: its `NAME`, `name`, `ADM0_A3` or `featurecla` property.
+    static func name(_ path: String, _ index: Int) -> String {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)),
+              let collection = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let features = collection["features"] as? [[String: Any]], index < features.count,
+              let properties = features[index]["properties"] as? [String: Any] else { return "?" }
+        return (properties["NAME"] ?? properties["name"] ?? properties["ADM0_A3"] ?? properties["featurecla"]).map { "\($0)" } ?? "?"
+    }
+}
+
+/// `Tests/Oracles/shapely_zones.py` run by python3 as a child process.
+enum ShapelyOracle {
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Oracles/shapely_zones.py").path
+
+    struct Point {
+        var feature: Int
+        var latitude: Double
+        var longitude: Double
+        var inside: Bool
+        var distance: Double
+        var unwrappedInside: Bool?
+    }
+
+    /// Whether `python3 -c "import shapely"` succeeds.
+    static let available: Bool = {
+        guard let run = try? run(["-c", "import shapely"]) else { return false }
+        return run.status == 0
+    }()
+
+    static var runnable: Bool { available && ZoneTestData.available }
+
+    static var skipMessage: Comment {
+        "needs python3 with shapely (board/install-deps) and the zone files in \(ZoneTestData.folder.path) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
+    }
+
+    static func points(file: String, seed: UInt64) throws -> [Point] {
+        let result = try run([script, file, String(seed)])
+        try #require(result.status == 0, "shapely_zones.py \(file) \(seed) exited \(result.status): \(result.stderr)")
+        return try result.stdout.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return Point(feature: try #require(object["feature"] as? Int),
+                         latitude: try #require(object["lat"] as? Double),
+                         longitude: try #require(object["lon"] as? Double),
+                         inside: try #require(object["inside"] as? Bool),
+                         distance: try #require(object["distance"] as? Double),
+                         unwrappedInside: object["unwrapped_inside"] as? Bool)
+        }
+    }
+
+    /// Runs python3 (found on PATH) with `arguments`: stdout read to the end, stderr through a
+    /// temporary file (so that neither pipe can fill and block the child).
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("shapely-\(UUID().uuidString).err")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let errData = (try? Data(contentsOf: errFile)) ?? Data()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
