@@ -15,9 +15,10 @@ direction. Prints one JSON line per point:
   straight line in longitude/latitude, a part's holes are holes, parts are counted even-odd.
 - "distance": metres from the point to the nearest edge (any ring of any part), in a local plane at
   the point: longitude differences scaled by cos(latitude), 1° = pi/180 * 6,371,008.8 m.
-- "unwrapped_inside": only for a feature with an edge whose longitudes differ by more than 180°
-  (an edge not on a pole): the answer with such edges taken the short way across ±180 (each ring's
-  longitudes unwrapped, the point tried at lon and lon ± 360). Null otherwise.
+- "unwrapped_inside", "unwrapped_distance": only for a feature with an edge whose longitudes differ
+  by more than 180° (an edge not on a pole): the answers with such edges taken the short way across
+  ±180 (each ring's longitudes unwrapped, the point tried at lon and lon ± 360). Null otherwise. For
+  such a feature the points are drawn near the unwrapped edges.
 
 Points less than 1 m from an edge are dropped (and counted on stderr), as are points past a pole.
 Needs shapely (PyPI): exits 3 with a message on stderr when it is missing.
@@ -115,10 +116,11 @@ def main():
         shapely.prepare(literal)
         wraps = any(crosses_antimeridian([c[:2] for c in ring]) for part in parts for ring in part)
         unwrapped = None
+        edges = literal_edges = edge_arrays(parts)
         if wraps:
-            unwrapped = [Polygon(unwrap([c[:2] for c in part[0]]), [unwrap([c[:2] for c in hole]) for hole in part[1:]])
-                         for part in parts]
-        edges = edge_arrays(parts)
+            unwrapped_parts = [[unwrap([c[:2] for c in ring]) for ring in part] for part in parts]
+            unwrapped = [Polygon(part[0], part[1:]) for part in unwrapped_parts]
+            edges = edge_arrays(unwrapped_parts)
         count = len(edges[0])
         drawn = 0
         while drawn < per_feature:
@@ -148,13 +150,16 @@ def main():
                 continue
             lon = lon0 + nx * offset / METRES_PER_DEGREE / k
             lon = (lon + 180) % 360 - 180
-            distance = local_distance(edges, lon, lat)
-            if distance < 1:
+            distance = local_distance(literal_edges, lon, lat)
+            unwrapped_distance = None
+            if unwrapped is not None:
+                unwrapped_distance = min(local_distance(edges, lon + s, lat) for s in (0, 360, -360))
+            if min(distance, unwrapped_distance or distance) < 1:
                 dropped += 1
                 continue
             inside = bool(literal.contains(shapely.Point(lon, lat))) if len(polygons) == 1 else even_odd(polygons, lon, lat)
             record = {"feature": index, "lat": lat, "lon": lon, "inside": inside, "distance": distance,
-                      "unwrapped_inside": None}
+                      "unwrapped_inside": None, "unwrapped_distance": unwrapped_distance}
             if unwrapped is not None:
                 record["unwrapped_inside"] = any(even_odd(unwrapped, lon + s, lat) for s in (0, 360, -360))
             print(json.dumps(record))
