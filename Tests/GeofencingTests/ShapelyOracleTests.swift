@@ -37,20 +37,34 @@ struct ShapelyOracleTests {
             """)
     }
 
+    /// No size limit: the whole Natural Earth 1:10m land layer (10 MultiPolygon features, 411,137
+    /// vertices, rings of 81,532 and 66,483), 100 points per feature, one seed.
+    @Test func agreesWithShapelyOnNaturalEarth10mLand() throws {
+        let path = ZoneTestData.folder.appendingPathComponent(ZoneTestData.land).path
+        try #require(FileManager.default.fileExists(atPath: path), "missing \(path)")
+        try #require(ShapelyOracle.available, "python3 with shapely is missing (board/install-deps installs it)")
+        let result = try Self.compare(path, seed: 1, perFeature: 100)
+        #expect(result.points >= 900, "only \(result.points) points from the oracle")
+        #expect(result.unexplained.isEmpty, """
+            \(ZoneTestData.land) seed 1: \(result.unexplained.count) of \(result.points) points disagree with shapely:
+            \(result.unexplained.prefix(12).joined(separator: "\n"))
+            """)
+    }
+
     /// Ours against the oracle on every point it draws for `path` and `seed`: the number of points,
     /// the unexplained differences (one line each, naming file, seed, feature and point), and how
     /// many differences the antimeridian rule explains. A feature that is not built is an issue.
-    static func compare(_ path: String, seed: UInt64) throws -> (points: Int, unexplained: [String], antimeridian: Int) {
+    static func compare(_ path: String, seed: UInt64, perFeature: Int = 200) throws -> (points: Int, unexplained: [String], antimeridian: Int) {
         let file = URL(fileURLWithPath: path).lastPathComponent
         let shapes = try ZoneTestData.shapes(path)
-        let points = try ShapelyOracle.points(file: path, seed: seed)
+        let points = try ShapelyOracle.points(file: path, seed: seed, perFeature: perFeature)
         var unexplained: [String] = []
         var antimeridian = 0
         var worstDistance = (ratio: 0.0, detail: "")
         var unbuilt = Set<Int>()
         for q in points {
             let p = Coordinate(latitude: q.latitude, longitude: q.longitude)
-            guard case .success(let shape)? = shapes[q.feature] else {
+            guard case .success(let shape)? = shapes[q.feature]?.shape else {
                 unbuilt.insert(q.feature)
                 continue
             }
@@ -79,8 +93,8 @@ struct ShapelyOracleTests {
             }
         }
         for index in unbuilt.sorted() {
-            if case .failure(let error)? = shapes[index] {
-                Issue.record("\(file) feature \(index) (\(ZoneTestData.name(path, index))) is not built: \(error)")
+            if let (name, shape) = shapes[index], case .failure(let error) = shape {
+                Issue.record("\(file) feature \(index) (\(name)) is not built: \(error)")
             }
         }
         print("\(file) seed \(seed): \(points.count) points, \(unexplained.count) unexplained, \(antimeridian) by the antimeridian rule; worst distance \(worstDistance.ratio) of tolerance: \(worstDistance.detail)")
@@ -151,52 +165,62 @@ enum ZoneTestData {
         "qgis_export_alpine_countries.geojson",     // no `id`, `fid`, `crs`, MultiPolygon of one part
     ]
 
+    /// The whole 1:10m land layer, gzipped.
+    static let land = "ne_10m_land.geojson.gz"
+
     static var available: Bool {
-        oracleFiles.allSatisfy { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        (oracleFiles + [land]).allSatisfy { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
     }
 
     static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
 
     /// Each feature's geometry as parts of rings, read with Foundation (not the product's reader:
-    /// this checks the geometry alone). Altitudes are dropped.
-    static func parts(_ path: String) throws -> [[[[Coordinate]]]?] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    /// this checks the geometry alone). Altitudes are dropped. A `.gz` file is read through gzip.
+    static func features(_ path: String) throws -> [(name: String, parts: [[[Coordinate]]]?)] {
+        let data = path.hasSuffix(".gz") ? try gunzip(path) : try Data(contentsOf: URL(fileURLWithPath: path))
         let collection = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(path): not an object")
         let features = try #require(collection["features"] as? [[String: Any]], "\(path): no features")
         return try features.enumerated().map { index, feature in
+            let properties = feature["properties"] as? [String: Any] ?? [:]
+            let name = (properties["NAME"] ?? properties["name"] ?? properties["ADM0_A3"] ?? properties["featurecla"]).map { "\($0)" } ?? "?"
             guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String,
-                  type == "Polygon" || type == "MultiPolygon" else { return nil }
+                  type == "Polygon" || type == "MultiPolygon" else { return (name, nil) }
             let coordinates = try #require(geometry["coordinates"] as? [Any], "\(path) feature \(index): no coordinates")
             let polygons = type == "Polygon" ? [coordinates] : coordinates
-            return try polygons.map { polygon in
+            return (name, try polygons.map { polygon in
                 try #require(polygon as? [[[Double]]], "\(path) feature \(index): bad coordinates").map { ring in
                     ring.map { Coordinate(latitude: $0[1], longitude: $0[0]) }
                 }
-            }
+            })
         }
     }
 
-    /// Each feature's shape, or why it could not be built.
-    static func shapes(_ path: String) throws -> [Int: Result<RegionShape, RegionError>] {
-        var shapes: [Int: Result<RegionShape, RegionError>] = [:]
-        for (index, parts) in try parts(path).enumerated() {
-            guard let parts else { continue }
+    static func gunzip(_ path: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-dc", path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "gzip -dc \(path) exited \(process.terminationStatus)")
+        return data
+    }
+
+    /// Each polygon feature's name (its `NAME`, `name`, `ADM0_A3` or `featurecla`) and shape, or
+    /// why the shape could not be built.
+    static func shapes(_ path: String) throws -> [Int: (name: String, shape: Result<RegionShape, RegionError>)] {
+        var shapes: [Int: (name: String, shape: Result<RegionShape, RegionError>)] = [:]
+        for (index, feature) in try features(path).enumerated() {
+            guard let parts = feature.parts else { continue }
             do throws(RegionError) {
-                shapes[index] = .success(.polygon(try PolygonRegion(parts: parts)))
+                shapes[index] = (feature.name, .success(.polygon(try PolygonRegion(parts: parts))))
             } catch {
-                shapes[index] = .failure(error)
+                shapes[index] = (feature.name, .failure(error))
             }
         }
         return shapes
-    }
-
-    /// A feature's name for messages: its `NAME`, `name`, `ADM0_A3` or `featurecla` property.
-    static func name(_ path: String, _ index: Int) -> String {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)),
-              let collection = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let features = collection["features"] as? [[String: Any]], index < features.count,
-              let properties = features[index]["properties"] as? [String: Any] else { return "?" }
-        return (properties["NAME"] ?? properties["name"] ?? properties["ADM0_A3"] ?? properties["featurecla"]).map { "\($0)" } ?? "?"
     }
 }
 
@@ -230,8 +254,8 @@ enum ShapelyOracle {
         "needs python3 with shapely (board/install-deps) and the zone files in \(ZoneTestData.folder.path) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
 
-    static func points(file: String, seed: UInt64) throws -> [Point] {
-        let result = try run([script, file, String(seed)])
+    static func points(file: String, seed: UInt64, perFeature: Int = 200) throws -> [Point] {
+        let result = try run([script, file, String(seed), String(perFeature)])
         try #require(result.status == 0, "shapely_zones.py \(file) \(seed) exited \(result.status): \(result.stderr)")
         return try result.stdout.split(separator: "\n").map { line in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

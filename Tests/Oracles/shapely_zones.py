@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shapely (GEOS) oracle for polygon zones.
 
-    shapely_zones.py FILE.geojson SEED [POINTS_PER_FEATURE]
+    shapely_zones.py FILE.geojson[.gz] SEED [POINTS_PER_FEATURE]
 
 For each Polygon or MultiPolygon feature of FILE, draws POINTS_PER_FEATURE (default 200) random points
 near its edges, seeded by SEED (Python's `random.Random`, stable across Python versions): from a random
@@ -23,6 +23,7 @@ direction. Prints one JSON line per point:
 Points less than 1 m from an edge are dropped (and counted on stderr), as are points past a pole.
 Needs shapely (PyPI): exits 3 with a message on stderr when it is missing.
 """
+import gzip
 import json
 import math
 import random
@@ -103,7 +104,8 @@ def main():
         sys.exit(__doc__)
     path, seed = sys.argv[1], int(sys.argv[2])
     per_feature = int(sys.argv[3]) if len(sys.argv) == 4 else 200
-    with open(path, encoding="utf-8-sig") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig") as f:
         collection = json.load(f)
     rng = random.Random(seed)
     dropped = 0
