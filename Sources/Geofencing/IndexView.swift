@@ -7,15 +7,15 @@ import CLibm
 /// Exact tests of polygon entries (an entry's geometry names polygon number −radius − 1).
 @usableFromInline
 protocol PolygonTable {
-    /// Metres from unit vector `v` to polygon `index`'s boundary, negative inside.
-    func signedDistance(polygon index: Int, _ v: Vec3) -> Double
+    /// Whether `point`'s signed distance to polygon `index` (metres, negative inside) is ≤ `margin`.
+    func isWithin(polygon index: Int, _ point: Coordinate, margin: Double) -> Bool
 }
 
 /// The polygons of an in-memory index.
 struct PolygonArray: PolygonTable {
     let polygons: [PolygonRegion]
     @inline(__always)
-    func signedDistance(polygon index: Int, _ v: Vec3) -> Double { polygons[index].signedDistance(v) }
+    func isWithin(polygon index: Int, _ point: Coordinate, margin: Double) -> Bool { polygons[index].isWithin(point, margin: margin) }
 }
 
 /// A packed R-tree laid out as `RegionIndex` describes, seen through pointers. Valid while the
@@ -231,7 +231,7 @@ struct IndexView<Polygons: PolygonTable> {
                 let g = geometry[child]
                 let inside = g.radius >= 0
                     ? CircularRegion.isWithin(center: g.center, chord2Radius: g.radius, p, margin: margin)
-                    : polygons.signedDistance(polygon: Int(-g.radius) - 1, p) <= margin
+                    : polygons.isWithin(polygon: Int(-g.radius) - 1, point, margin: margin)
                 if !inside { continue }
             }
             if identity & (1 << UInt32(lane)) != 0 {

@@ -67,229 +67,111 @@ public struct CircularRegion: Hashable, Sendable {
     }
 }
 
-/// A polygon with great-circle edges: an outer ring and optional holes, as in a GeoJSON Polygon
-/// (a closing vertex equal to the first is dropped). Stored in the gnomonic plane around the mean of
-/// its outer ring, so it works across the antimeridian and at the poles; it must fit within 80° of
-/// that centre (any real zone does).
+/// A polygon as GeoJSON draws it: one or more parts, each an outer ring and its holes, edges
+/// straight in longitude/latitude (RFC 7946), inside by the even-odd rule, no size limit; the
+/// antimeridian rule and the edge index are described in PolygonGeometry.swift. Validated once
+/// when made; every query afterwards costs O(log n) or close to it, whatever the vertex count.
 public struct PolygonRegion: Hashable, Sendable {
-    /// The rings as given (closing vertex removed); the first is the outer ring.
-    public let rings: [[Coordinate]]
-    @usableFromInline let plane: TangentPlane
-    /// All rings' vertices in the plane, ring after ring.
-    @usableFromInline let points: [SIMD2<Double>]
-    /// Start of each ring in `points`, plus `points.count` at the end.
-    @usableFromInline let ringStarts: [Int]
-    /// Angular radius (radians) of a cap around the plane's centre that contains the polygon.
-    @usableFromInline let boundingAngle: Double
+    @usableFromInline let block: PolygonBlock
 
-    public static func == (a: PolygonRegion, b: PolygonRegion) -> Bool { a.rings == b.rings }
-    public func hash(into h: inout Hasher) { h.combine(rings) }
+    @usableFromInline var view: PolygonView { block.view }
 
     /// A polygon from one ring of vertices.
-    public init(vertices: [Coordinate]) throws(RegionError) { try self.init(rings: [vertices]) }
+    public init(vertices: [Coordinate]) throws(RegionError) { try self.init(parts: [[vertices]]) }
+
+    /// A polygon from GeoJSON-style rings: the outer ring first, then holes (a closing vertex
+    /// equal to the first, and vertices repeated at once, are dropped; orientation is not used).
+    public init(rings: [[Coordinate]]) throws(RegionError) { try self.init(parts: [rings]) }
 
     /// A polygon of one or more parts (a GeoJSON MultiPolygon's `coordinates`): each part is its
     /// rings, the outer ring first and then its holes.
+    /// - Throws: ``RegionError`` naming the part, ring and edges at fault: a coordinate out of
+    ///   range, a ring of fewer than 3 distinct vertices or of zero area, a spike, edges that
+    ///   cross or overlap.
+    /// - Complexity: O(n log n) for n vertices.
     public init(parts: [[[Coordinate]]]) throws(RegionError) {
-        guard parts.count == 1 else { throw .badSetting("a polygon of \(parts.count) parts is not supported yet") }
-        try self.init(rings: parts[0])
+        block = try PolygonBlockBuilder.build(parts: parts)
+    }
+
+    /// A polygon over a block inside a mapped zone set (checked when the set was opened); valid
+    /// while the set's bytes are.
+    init(mapped base: UnsafeRawPointer, length: Int) {
+        block = PolygonBlock(mapped: base, length: length)
+    }
+
+    public static func == (a: PolygonRegion, b: PolygonRegion) -> Bool {
+        a.block === b.block || (a.block.length == b.block.length && a.block.bytes.elementsEqual(b.block.bytes))
+    }
+
+    public func hash(into h: inout Hasher) {
+        let v = view
+        h.combine(v.vertexCount)
+        h.combine(bytes: UnsafeRawBufferPointer(start: v.base + v.layout.vertices, count: 16 * v.vertexCount))
     }
 
     /// The parts as given (closing vertices removed): each part's outer ring, then its holes.
-    public var parts: [[[Coordinate]]] { [rings] }
-
-    /// A polygon from GeoJSON-style rings (outer first, then holes; orientation is not used: the
-    /// inside is decided by the even-odd rule).
-    public init(rings input: [[Coordinate]]) throws(RegionError) {
-        var rings: [[Coordinate]] = []
-        for var ring in input {
-            for c in ring {
-                guard c.latitude.isFinite, c.longitude.isFinite, abs(c.latitude) <= 90, abs(c.longitude) <= 180
-                else { throw .badCoordinate(c) }
-            }
-            // A vertex repeated at once adds an edge of length zero: dropped, nothing else changes;
-            // so is the closing vertex (equal to the first) and any repeat of it.
-            var deduplicated: [Coordinate] = []
-            deduplicated.reserveCapacity(ring.count)
-            for c in ring where deduplicated.last != c { deduplicated.append(c) }
-            while deduplicated.count > 1, deduplicated.first == deduplicated.last { deduplicated.removeLast() }
-            ring = deduplicated
-            guard ring.count >= 3 else { throw .tooFewVertices(ring.count) }
-            rings.append(ring)
-        }
-        guard !rings.isEmpty else { throw .tooFewVertices(0) }
-        var sum = Vec3(x: 0, y: 0, z: 0)
-        for c in rings[0] { sum = sum + Vec3(c) }
-        guard sum.length > 1e-9 else { throw .tooLarge }
-        let plane = TangentPlane(center: sum.normalized)
-        var points: [SIMD2<Double>] = []
-        var starts: [Int] = []
-        var maxRho = 0.0
-        for ring in rings {
-            starts.append(points.count)
-            for c in ring {
-                let v = Vec3(c)
-                guard v.dot(plane.center) > 0.17364, let q = plane.project(v) else { throw .tooLarge }   // cos 80°
-                points.append(q)
-                maxRho = max(maxRho, (q * q).sum().squareRoot())
-            }
-        }
-        starts.append(points.count)
-        for r in 0 ..< rings.count {
-            try Self.checkSimple(points[starts[r] ..< starts[r + 1]], ring: r)
-            try Self.checkMapArea(rings[r], ring: r)
-        }
-        self.rings = rings
-        self.plane = plane
-        self.points = points
-        self.ringStarts = starts
-        // The farthest point of a plane polygon from the centre is a vertex; atan maps plane
-        // distance to angle.
-        boundingAngle = atan(maxRho / Geodesy.earthRadius)
-    }
-
-    /// A ring narrower than this (metres, about twice its area over its extent) has zero area.
-    static let minimumWidth = 0.1
-
-    /// Refuses a ring that is not a simple polygon (issue 13, defect 4): one whose area is zero
-    /// (all vertices on a line, or a spike that goes back along itself) or whose edges cross or
-    /// touch (a bow-tie). The even-odd rule would give such a ring an inside that nobody drew.
-    ///
-    /// `ring` is the ring's vertices in the polygon's gnomonic plane, where its great-circle edges
-    /// are straight: the area is the plane polygon's, so a ring around a pole or across the
-    /// antimeridian is measured as drawn. The area is checked after the crossings (a symmetric
-    /// bow-tie has zero signed area too, but its fault is the crossing).
-    /// - Complexity: O(n²) for n vertices (~5 ms at 1,000 vertices).
-    static func checkSimple(_ ring: ArraySlice<SIMD2<Double>>, ring r: Int) throws(RegionError) {
-        let p = Array(ring)
-        let n = p.count
-        func cross(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
-            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-        }
-        func onSegment(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ q: SIMD2<Double>) -> Bool {
-            min(a.x, b.x) <= q.x && q.x <= max(a.x, b.x) && min(a.y, b.y) <= q.y && q.y <= max(a.y, b.y)
-        }
-        func meet(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ d: SIMD2<Double>) -> Bool {
-            let d1 = cross(c, d, a), d2 = cross(c, d, b), d3 = cross(a, b, c), d4 = cross(a, b, d)
-            if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) { return true }
-            if d1 == 0 && onSegment(c, d, a) { return true }
-            if d2 == 0 && onSegment(c, d, b) { return true }
-            if d3 == 0 && onSegment(a, b, c) { return true }
-            if d4 == 0 && onSegment(a, b, d) { return true }
-            return false
-        }
-        for i in 0 ..< n {
-            let a = p[i], b = p[(i + 1) % n]
-            // The next edge goes straight back along this one: a spike of zero width.
-            let c = p[(i + 2) % n]
-            if n > 3, cross(a, b, c) == 0, (b - a).x * (c - b).x + (b - a).y * (c - b).y < 0 {
-                throw .degenerate("ring \(r) folds back on itself at vertex \((i + 1) % n)")
-            }
-            for j in stride(from: i + 2, to: n, by: 1) where !(i == 0 && j == n - 1) {
-                if meet(a, b, p[j], p[(j + 1) % n]) {
-                    throw .degenerate("ring \(r) crosses itself: edge \(i)–\(i + 1) meets edge \(j)–\((j + 1) % n) (a bow-tie; list the vertices in order around the zone)")
-                }
-            }
-        }
-        // Zero area: all vertices on one line of the plane (relative to the first, for rounding).
-        // Twice the area over the extent is about the ring's width: under `minimumWidth` the ring
-        // is a line as drawn (vertices along one parallel are off the great circle by centimetres
-        // over a kilometre), narrower than any fix can tell from its edge.
-        var area2 = 0.0, extent = 0.0
-        for i in 0 ..< n {
-            let a = p[i] - p[0], b = p[(i + 1) % n] - p[0]
-            area2 += a.x * b.y - b.x * a.y
-            extent = max(extent, abs(a.x), abs(a.y))
-        }
-        guard abs(area2) > max(1e-9 * extent * extent, Self.minimumWidth * extent) else {
-            throw .degenerate("ring \(r) has zero area (its vertices lie on one line)")
-        }
-    }
-
-    /// Refuses a ring of zero area as drawn on the map: its vertices on one line of latitude and
-    /// longitude (longitude scaled by the cosine of the latitude, unwrapped across the
-    /// antimeridian), as a person drawing a "ring" along one parallel meant no area, even though
-    /// great-circle edges would give it a sliver. A ring that touches a pole or winds around one
-    /// has no such map (a pole has no longitude; a ring at one latitude around a pole is a cap):
-    /// for those the plane's check in ``checkSimple(_:ring:)`` alone decides.
     /// - Complexity: O(n).
-    static func checkMapArea(_ ring: [Coordinate], ring r: Int) throws(RegionError) {
-        let lat0 = ring[0].latitude, lon0 = ring[0].longitude
-        var winding = 0.0
-        for i in 0 ..< ring.count {
-            let a = ring[i], b = ring[(i + 1) % ring.count]
-            if abs(a.latitude) == 90 { return }
-            var dl = b.longitude - a.longitude
-            if dl > 180 { dl -= 360 } else if dl < -180 { dl += 360 }
-            winding += dl
-        }
-        if abs(winding) > 180 { return }     // ±360: around a pole
-        let k = cos(lat0 * Double.pi / 180)
-        func xy(_ c: Coordinate) -> SIMD2<Double> {
-            var dl = c.longitude - lon0
-            if dl > 180 { dl -= 360 } else if dl < -180 { dl += 360 }
-            return SIMD2(dl * k, c.latitude - lat0)
-        }
-        var area2 = 0.0, extent = 0.0
-        for i in 0 ..< ring.count {
-            let a = xy(ring[i]), b = xy(ring[(i + 1) % ring.count])
-            area2 += a.x * b.y - b.x * a.y
-            extent = max(extent, abs(a.x), abs(a.y))
-        }
-        guard abs(area2) > 1e-9 * extent * extent else {
-            throw .degenerate("ring \(r) has zero area (its vertices lie on one line)")
-        }
+    public var parts: [[[Coordinate]]] { view.parts }
+
+    /// The first part's rings (the outer ring, then its holes).
+    public var rings: [[Coordinate]] { view.parts[0] }
+
+    /// Number of parts, rings and vertices.
+    public var partCount: Int { view.partCount }
+    public var ringCount: Int { view.ringCount }
+    public var vertexCount: Int { view.vertexCount }
+
+    /// Bytes of the geometry and its index.
+    public var byteCount: Int { block.length }
+
+    /// The centre of the polygon's box (a label point for lists; not necessarily inside).
+    public var center: Coordinate {
+        let v = view
+        var lon = (v.minX + v.maxX) / 2
+        while lon > 180 { lon -= 360 }
+        while lon < -180 { lon += 360 }
+        return Coordinate(latitude: (v.minY + v.maxY) / 2, longitude: lon)
     }
 
-    /// The centre of the polygon's plane (mean of the outer ring).
-    public var center: Coordinate { plane.center.coordinate }
-
-    /// Distance from `p` to the nearest edge, measured in the polygon's plane, metres: negative inside.
-    /// - Complexity: O(vertices).
-    @inlinable
-    public func signedDistance(to p: Coordinate) -> Double { signedDistance(Vec3(p)) }
-
-    @inlinable
-    func signedDistance(_ v: Vec3) -> Double {
-        points.withUnsafeBufferPointer { pts in
-            Self.signedDistance(v, plane: plane, boundingAngle: boundingAngle, points: pts, ringStarts: ringStarts)
-        }
-    }
-
-    /// Distance from `v` to the nearest edge of the polygon whose rings' plane points are
-    /// `points` (ring r is `ringStarts[r] ..< ringStarts[r + 1]`), in `plane`, metres: negative
-    /// inside (even-odd rule). Shared by in-memory polygons and the mapped zone set.
-    /// - Complexity: O(vertices).
-    @inlinable
-    static func signedDistance<Starts: RandomAccessCollection>(
-        _ v: Vec3, plane: TangentPlane, boundingAngle: Double, points pts: UnsafeBufferPointer<SIMD2<Double>>, ringStarts: Starts
-    ) -> Double where Starts.Element: BinaryInteger, Starts.Index == Int {
-        guard let q = plane.project(v) else {
-            // Beyond 85° from the centre: far outside; a lower bound is enough.
-            return Geodesy.earthRadius * (plane.center.angle(to: v) - boundingAngle)
-        }
-        var inside = false
-        var best = Double.infinity
-        let first = ringStarts.startIndex
-        for r in 0 ..< ringStarts.count - 1 {
-            let s = Int(ringStarts[first + r]), e = Int(ringStarts[first + r + 1])
-            var j = e - 1
-            for i in s ..< e {
-                let a = pts[j], b = pts[i]
-                if (b.y > q.y) != (a.y > q.y) {
-                    let x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y)
-                    if q.x < x { inside.toggle() }
-                }
-                let ab = b - a, aq = q - a
-                let len2 = (ab * ab).sum()
-                let t = len2 > 0 ? min(1, max(0, (aq * ab).sum() / len2)) : 0
-                let d = aq - ab * t
-                best = min(best, (d * d).sum())
-                j = i
+    /// The one or two latitude/longitude boxes that hold the polygon (two across ±180°).
+    public var boundingBoxes: (GeoBox, GeoBox?) {
+        let v = view
+        let minLat = max(-90, v.minY), maxLat = min(90, v.maxY)
+        if v.maxX - v.minX >= 360 { return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: -180, maxLongitude: 180), nil) }
+        if v.maxX > 180 {
+            if v.minX >= 180 {
+                return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: v.minX - 360, maxLongitude: v.maxX - 360), nil)
             }
+            return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: max(-180, v.minX), maxLongitude: 180),
+                    GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: -180, maxLongitude: v.maxX - 360))
         }
-        let d = best.squareRoot()
-        return inside ? -d : d
+        if v.minX < -180 {
+            if v.maxX <= -180 {
+                return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: v.minX + 360, maxLongitude: v.maxX + 360), nil)
+            }
+            return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: -180, maxLongitude: min(180, v.maxX)),
+                    GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: v.minX + 360, maxLongitude: 180))
+        }
+        return (GeoBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: v.minX, maxLongitude: v.maxX), nil)
+    }
+
+    /// Whether `p` is inside (even-odd over every ring).
+    /// - Complexity: O(log n) typically: a quadtree descent and one leaf's edges.
+    @inlinable
+    public func contains(_ p: Coordinate) -> Bool { view.contains(latitude: p.latitude, longitude: p.longitude) }
+
+    /// Metres from `p` to the nearest edge (see PolygonGeometry.swift for the metric): negative inside.
+    /// - Complexity: O(log n) typically.
+    @inlinable
+    public func signedDistance(to p: Coordinate) -> Double { view.signedDistance(latitude: p.latitude, longitude: p.longitude) }
+
+    @inlinable
+    func signedDistance(_ v: Vec3) -> Double { signedDistance(to: v.coordinate) }
+
+    /// Whether `signedDistance(to: p) ≤ margin`, searching only as far as needed.
+    @inlinable
+    public func isWithin(_ p: Coordinate, margin: Double) -> Bool {
+        view.isWithin(latitude: p.latitude, longitude: p.longitude, margin: margin)
     }
 }
 
@@ -312,21 +194,34 @@ public enum RegionShape: Hashable, Sendable {
 
     /// Whether `signedDistance(to: p) ≤ margin`: the predicate the index answers, exactly.
     @inlinable
-    public func isWithin(_ p: Coordinate, margin: Double) -> Bool { isWithin(Vec3(p), margin: margin) }
+    public func isWithin(_ p: Coordinate, margin: Double) -> Bool {
+        switch self {
+        case .circle(let c): return CircularRegion.isWithin(center: c.centerVector, chord2Radius: c.chord2Radius, Vec3(p), margin: margin)
+        case .polygon(let g): return g.isWithin(p, margin: margin)
+        }
+    }
 
     @inlinable
     func isWithin(_ v: Vec3, margin: Double) -> Bool {
         switch self {
         case .circle(let c): return CircularRegion.isWithin(center: c.centerVector, chord2Radius: c.chord2Radius, v, margin: margin)
-        case .polygon(let g): return g.signedDistance(v) <= margin
+        case .polygon(let g): return g.isWithin(v.coordinate, margin: margin)
         }
     }
 
-    /// A cap (centre, angular radius in radians) containing every point with signed distance ≤ 0.
-    var boundingCap: (center: Coordinate, angle: Double) {
+    /// A circle's centre; the centre of a polygon's box.
+    var center: Coordinate {
         switch self {
-        case .circle(let c): return (c.center, c.radius / Geodesy.earthRadius)
-        case .polygon(let g): return (g.center, g.boundingAngle)
+        case .circle(let c): return c.center
+        case .polygon(let g): return g.center
+        }
+    }
+
+    /// The one or two latitude/longitude boxes holding every point with signed distance ≤ 0.
+    var boundingBoxes: (GeoBox, GeoBox?) {
+        switch self {
+        case .circle(let c): return GeoBox.covering(center: c.center, angularRadius: c.radius / Geodesy.earthRadius)
+        case .polygon(let g): return g.boundingBoxes
         }
     }
 }
@@ -335,8 +230,6 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
     case badCoordinate(Coordinate)
     case badRadius(Double)
     case tooFewVertices(Int)
-    /// The polygon does not fit within 80° of its centre.
-    case tooLarge
     case badSetting(String)
     /// A ring that is not a simple polygon: zero area, or edges that cross.
     case degenerate(String)
@@ -346,7 +239,6 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badCoordinate(let c): "coordinate out of range: \(c)"
         case .badRadius(let r): "radius must be > 0 and < 10,000 km, got \(r)"
         case .tooFewVertices(let n): "a polygon ring needs at least 3 distinct vertices, got \(n)"
-        case .tooLarge: "polygon too large (must fit within 80° of its centre)"
         case .badSetting(let s): s
         case .degenerate(let s): "not a simple polygon: \(s)"
         }

@@ -152,15 +152,14 @@ public struct RegionIndex: Sendable {
             switch shape {
             case .circle(let c): geo = EntryGeometry(center: c.centerVector, radius: c.chord2Radius)
             case .polygon(let p):
-                geo = EntryGeometry(center: p.plane.center, radius: -Double(polys.count) - 1)
+                geo = EntryGeometry(center: Vec3(p.center), radius: -Double(polys.count) - 1)
                 polys.append(p)
             }
-            let cap = shape.boundingCap
-            let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
+            let (a, b) = shape.boundingBoxes
             let s = UInt32(slot) | (b == nil ? 0 : Self.multiple)
             boxes.append(a); slots.append(s); geos.append(geo)
             if case .circle(let c) = shape, b == nil {
-                circles.append(DecodableCircle(latitude: c.center.latitude, longitude: c.center.longitude, angle: cap.angle))
+                circles.append(DecodableCircle(latitude: c.center.latitude, longitude: c.center.longitude, angle: c.radius / Geodesy.earthRadius))
             } else {
                 circles.append(nil)
             }
@@ -302,8 +301,7 @@ public struct RegionIndex: Sendable {
             + entrySlots.capacity * 4 + geometry.capacity * MemoryLayout<EntryGeometry>.stride
             + levelStart.capacity * 8 + grid.capacity * 4
         for p in polygons {
-            bytes += MemoryLayout<PolygonRegion>.stride + p.points.capacity * 16 + p.ringStarts.capacity * 8
-                + p.rings.reduce(0) { $0 + $1.capacity * 16 }
+            bytes += MemoryLayout<PolygonRegion>.stride + p.byteCount
         }
         return bytes
     }

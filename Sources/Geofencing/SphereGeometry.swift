@@ -53,7 +53,7 @@ struct Vec3: Sendable, Hashable, BitwiseCopyable {
     /// Angle to `o`, radians.
     @inlinable func angle(to o: Vec3) -> Double { 2 * asin(min(1, chord2(o).squareRoot() / 2)) }
 
-    var coordinate: Coordinate {
+    @usableFromInline var coordinate: Coordinate {
         let deg = 180 / Double.pi
         return Coordinate(latitude: atan2(z, (x * x + y * y).squareRoot()) * deg, longitude: atan2(y, x) * deg)
     }

@@ -128,7 +128,7 @@ import Testing
         var rng = SplitMix64(seed: 2_100)
         var a: [Int32] = [], b: [Int32] = []
         for q in 0 ..< 2_000 {
-            let c = zones[rng.int(0 ... zones.count - 1)].0.shape.boundingCap.center
+            let c = zones[rng.int(0 ... zones.count - 1)].0.shape.center
             let p = destination(c, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 6_000))
             set.query(p, into: &a)
             index.query(p, into: &b)

@@ -51,7 +51,7 @@ import Testing
             ("string beyond the table", { $0[s(.zones) + 80 * 299 + 8 + 3] = 0x7F }),
             ("polygon beyond the table", { $0[s(.zones) + 80 * ZoneSetTests.firstZone(ofKind: 1, bytes) + 4 + 3] = 0x7F }),
             ("identity lane with another slot", { $0[s(.slots) + 4 * ZoneSetTests.firstIdentityEntry(bytes)] ^= 1 }),
-            ("ring start beyond the points", { $0[s(.ringStarts) + 7] = 0x7F }),
+            ("polygon block with more nodes than bytes", { $0[s(.polygonData) + 12] = 0x7F }),
             ("circle radius negative", { $0[s(.zones) + 80 * 123 + 48 + 7] |= 0x80 }),
             ("geometry names no polygon", { b in withUnsafeBytes(of: (-1e9).bitPattern.littleEndian) { for k in 0 ..< 8 { b[s(.geometry) + 32 * 77 + 24 + k] = $0[k] } } }),
         ]

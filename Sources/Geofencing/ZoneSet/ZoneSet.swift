@@ -34,7 +34,7 @@ public struct ZoneSet: @unchecked Sendable {
     /// to its end (``ZoneSetStructureCheck/advance(budget:release:)``) before any query.
     public let deferredCheck: ZoneSetStructureCheck?
     private let sections: [(offset: Int, length: Int)]
-    private let stringsBase: Int, zonesBase: Int, lookupBase: Int, verticesBase: Int, polygonsBase: Int, ringStartsBase: Int
+    private let stringsBase: Int, zonesBase: Int, lookupBase: Int, polygonsBase: Int, polygonDataBase: Int
 
     /// Zone numbers of a set, offset so that they never meet the slots of requests' regions in
     /// a ``RegionMonitor`` (which holds both).
@@ -80,13 +80,14 @@ public struct ZoneSet: @unchecked Sendable {
         sourceHash = u64(32)
         count = Int(u32(40)); polygonCount = Int(u32(44)); entryCount = Int(u32(48))
         let levels = Int(u32(52)), leafCount = Int(u32(88)), nodeCount = Int(u32(92))
-        let pointCount = Int(u32(96)), ringStartCount = Int(u32(100)), stringBytes = Int(u32(104))
-        let gridWords = Int(u32(108))
+        let stringBytes = Int(u32(104)), gridWords = Int(u32(108))
+        guard u64(112) <= UInt64(size) else { throw .corrupt("polygon data of \(u64(112)) bytes") }
+        let polygonDataBytes = Int(u64(112))
         guard count < Int(ZoneSet.slotBase) else { throw .corrupt("\(count) zones") }
         // Sections: inside the file, aligned, of the lengths the counts give.
         var sections: [(offset: Int, length: Int)] = []
         let expected = [nodeCount * 256, levels * 4, leafCount * 128, leafCount * MemoryLayout<RegionIndex.LeafFrame>.stride, leafCount * 16 * 4, leafCount * 16 * 32,
-                        polygonCount * ZoneSetFormat.polygonRecordSize, pointCount * 16, ringStartCount * 4, pointCount * 16,
+                        polygonCount * ZoneSetFormat.polygonRecordSize, polygonDataBytes,
                         count * ZoneSetFormat.zoneRecordSize, stringBytes, count * ZoneSetFormat.lookupRecordSize, gridWords * 4]
         for s in ZoneSetFormat.Section.allCases {
             let o = u64(128 + 16 * s.rawValue), l = u64(136 + 16 * s.rawValue)
@@ -99,7 +100,7 @@ public struct ZoneSet: @unchecked Sendable {
         self.sections = sections
         func base(_ s: ZoneSetFormat.Section) -> Int { sections[s.rawValue].offset }
         stringsBase = base(.strings); zonesBase = base(.zones); lookupBase = base(.lookup)
-        verticesBase = base(.vertices); polygonsBase = base(.polygons); ringStartsBase = base(.ringStarts)
+        polygonsBase = base(.polygons); polygonDataBase = base(.polygonData)
         // The tree's shape follows from the number of entries.
         guard leafCount == (entryCount + 15) / 16, entryCount >= count, entryCount <= 2 * count else {
             throw .corrupt("\(entryCount) entries in \(leafCount) leaves for \(count) zones")
@@ -142,10 +143,10 @@ public struct ZoneSet: @unchecked Sendable {
         release(base(.frames), sections[ZoneSetFormat.Section.frames.rawValue].length)
         // Every reference points inside its section: now, or in slices by the caller.
         var check = ZoneSetStructureCheck(bytes: bytes, slotsBase: base(.slots), framesBase: base(.frames), geometryBase: base(.geometry),
-                                          polygonsBase: base(.polygons), ringStartsBase: base(.ringStarts),
+                                          polygonsBase: base(.polygons), polygonDataBase: base(.polygonData),
                                           zonesBase: base(.zones), lookupBase: base(.lookup),
                                           entryCount: entryCount, polygonCount: polygonCount, count: count,
-                                          pointCount: pointCount, ringStartCount: ringStartCount, stringBytes: stringBytes)
+                                          polygonDataBytes: polygonDataBytes, stringBytes: stringBytes)
         if deferStructureCheck {
             deferredCheck = check
         } else {
@@ -168,8 +169,7 @@ public struct ZoneSet: @unchecked Sendable {
                              leaves: ptr(.leaves, RegionIndex.Leaf.self), frames: ptr(.frames, RegionIndex.LeafFrame.self),
                              levelStarts: starts, levels: levels, entryCount: entryCount,
                              slots: ptr(.slots, UInt32.self), slotsAreEntries: everyLaneIdentity, geometry: ptr(.geometry, RegionIndex.EntryGeometry.self),
-                             polygons: MappedPolygons(records: b + base(.polygons), points: ptr(.points, SIMD2<Double>.self),
-                                                      pointCount: pointCount, ringStarts: ptr(.ringStarts, UInt32.self)),
+                             polygons: MappedPolygons(records: b + base(.polygons), data: b + base(.polygonData)),
                              grid: gridWords > 0 ? GridView(ptr(.grid, UInt32.self)) : nil)
         }
         #endif
@@ -198,8 +198,9 @@ public struct ZoneSet: @unchecked Sendable {
         return u64(zonesBase + ZoneSetFormat.zoneRecordSize * number + ZoneSetFormat.ZoneField.fingerprint)
     }
 
-    /// Zone `number` (0 ..< count) with its region and content.
-    /// - Complexity: O(1) for a circle; O(vertices) for a polygon (its plane is set up again).
+    /// Zone `number` (0 ..< count) with its region and content. A polygon's region reads its
+    /// geometry in the set's bytes: it is valid while they are.
+    /// - Complexity: O(1).
     public func zone(_ number: Int) -> ZoneSetZone {
         precondition(number >= 0 && number < count)
         let at = zonesBase + ZoneSetFormat.zoneRecordSize * number
@@ -209,8 +210,9 @@ public struct ZoneSet: @unchecked Sendable {
         return ZoneSetZone(number: number, identifier: region.identifier, content: content, region: region, fingerprint: u64(at + F.fingerprint))
     }
 
-    /// Zone `number`'s region (what the monitor needs, without the content's strings).
-    /// - Complexity: O(1) for a circle; O(vertices) for a polygon.
+    /// Zone `number`'s region (what the monitor needs, without the content's strings). A
+    /// polygon's region reads its geometry in the set's bytes: it is valid while they are.
+    /// - Complexity: O(1).
     public func region(_ number: Int) -> Region {
         precondition(number >= 0 && number < count)
         let at = zonesBase + ZoneSetFormat.zoneRecordSize * number
@@ -233,22 +235,10 @@ public struct ZoneSet: @unchecked Sendable {
         return region
     }
 
-    /// Polygon `p` from its stored vertices (the plane is derived again, exactly as at build).
+    /// Polygon `p`, over its block in the file (checked when the set was opened): O(1).
     private func polygon(_ p: Int) -> PolygonRegion {
         let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
-        let first = Int(u32(at + 32)), ringCount = Int(u32(at + 36))
-        var rings: [[Coordinate]] = []
-        for r in 0 ..< ringCount {
-            let s = Int(u32(ringStartsBase + 4 * (first + r))), e = Int(u32(ringStartsBase + 4 * (first + r + 1)))
-            var ring: [Coordinate] = []
-            ring.reserveCapacity(e - s)
-            for k in s ..< e { ring.append(Coordinate(latitude: f64(verticesBase + 16 * k), longitude: f64(verticesBase + 16 * k + 8))) }
-            rings.append(ring)
-        }
-        // The vertices were a valid polygon when the set was built (and the checksum holds).
-        if let polygon = try? PolygonRegion(rings: rings) { return polygon }
-        return try! PolygonRegion(vertices: [Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 1e-9),
-                                             Coordinate(latitude: 1e-9, longitude: 0)])
+        return PolygonRegion(mapped: bytes.baseAddress! + polygonDataBase + Int(u64(at)), length: Int(u64(at + 8)))
     }
 
     /// The number of the zone named `identifier`, if the set has one.
@@ -296,10 +286,16 @@ public struct ZoneSet: @unchecked Sendable {
             c.add(word: circle.center.latitude.bitPattern); c.add(word: circle.center.longitude.bitPattern)
             c.add(word: circle.radius.bitPattern)
         case .polygon(let p):
-            c.add(word: 2)
-            for ring in p.rings {
-                c.add(word: UInt64(ring.count))
-                for v in ring { c.add(word: v.latitude.bitPattern); c.add(word: v.longitude.bitPattern) }
+            // One part hashes as polygons always did; more parts add their count and bounds.
+            let parts = p.parts
+            c.add(word: parts.count == 1 ? 2 : 3)
+            if parts.count > 1 { c.add(word: UInt64(parts.count)) }
+            for part in parts {
+                if parts.count > 1 { c.add(word: UInt64(part.count)) }
+                for ring in part {
+                    c.add(word: UInt64(ring.count))
+                    for v in ring { c.add(word: v.latitude.bitPattern); c.add(word: v.longitude.bitPattern) }
+                }
             }
         }
         return c.finish()
@@ -309,18 +305,12 @@ public struct ZoneSet: @unchecked Sendable {
 /// The polygons of a mapped set.
 struct MappedPolygons: PolygonTable {
     let records: UnsafeRawPointer
-    let points: UnsafePointer<SIMD2<Double>>
-    let pointCount: Int
-    let ringStarts: UnsafePointer<UInt32>
+    let data: UnsafeRawPointer
 
-    func signedDistance(polygon index: Int, _ v: Vec3) -> Double {
+    @inline(__always)
+    func isWithin(polygon index: Int, _ point: Coordinate, margin: Double) -> Bool {
         let at = records + ZoneSetFormat.polygonRecordSize * index
-        let center = Vec3(x: at.loadUnaligned(as: Double.self), y: at.loadUnaligned(fromByteOffset: 8, as: Double.self),
-                          z: at.loadUnaligned(fromByteOffset: 16, as: Double.self))
-        let angle = at.loadUnaligned(fromByteOffset: 24, as: Double.self)
-        let first = Int(at.loadUnaligned(fromByteOffset: 32, as: UInt32.self)), rings = Int(at.loadUnaligned(fromByteOffset: 36, as: UInt32.self))
-        return PolygonRegion.signedDistance(v, plane: TangentPlane(center: center), boundingAngle: angle,
-                                            points: UnsafeBufferPointer(start: points, count: pointCount),
-                                            ringStarts: UnsafeBufferPointer(start: ringStarts + first, count: rings + 1))
+        let offset = Int(UInt64(littleEndian: at.loadUnaligned(as: UInt64.self)))
+        return PolygonView(data + offset).isWithin(latitude: point.latitude, longitude: point.longitude, margin: margin)
     }
 }

@@ -112,8 +112,7 @@ public struct ZoneSetBuilder {
             row.latitude = c.latitude; row.longitude = c.longitude
         }
         rows.append(row)
-        let cap = region.shape.boundingCap
-        if GeoBox.covering(center: cap.center, angularRadius: cap.angle).1 == nil {
+        if region.shape.boundingBoxes.1 == nil {
             entryZones.append(number)
         } else {
             entryZones.append(number | RegionIndex.multiple)
@@ -266,18 +265,13 @@ struct EntrySource {
         return z & RegionIndex.multiple != 0 && e > 0 && zones[e - 1] == z
     }
 
-    /// Entry `e`'s box (that of its zone's bounding cap, as `RegionIndex.init` covers it).
+    /// Entry `e`'s box (a circle's cap's, a polygon's own, as `RegionIndex.init` covers them).
     /// - Complexity: O(1): a few trigonometric calls.
     func box(_ e: Int) -> GeoBox {
         let row = rows[Int(zones[e] & ~RegionIndex.multiple)]
-        let cap: (center: Coordinate, angle: Double)
-        if row.kind == 0 {
-            cap = (Coordinate(latitude: row.latitude, longitude: row.longitude), row.radius / Geodesy.earthRadius)
-        } else {
-            let p = polygons[Int(row.polygon)]
-            cap = (p.center, p.boundingAngle)
-        }
-        let (a, b) = GeoBox.covering(center: cap.center, angularRadius: cap.angle)
+        let (a, b) = row.kind == 0
+            ? GeoBox.covering(center: Coordinate(latitude: row.latitude, longitude: row.longitude), angularRadius: row.radius / Geodesy.earthRadius)
+            : polygons[Int(row.polygon)].boundingBoxes
         return isSecond(e) ? b! : a
     }
 
@@ -298,7 +292,7 @@ struct EntrySource {
             let c = try! CircularRegion(center: Coordinate(latitude: row.latitude, longitude: row.longitude), radius: row.radius)
             return RegionIndex.EntryGeometry(center: c.centerVector, radius: c.chord2Radius)
         }
-        return RegionIndex.EntryGeometry(center: polygons[Int(row.polygon)].plane.center, radius: -Double(row.polygon) - 1)
+        return RegionIndex.EntryGeometry(center: Vec3(polygons[Int(row.polygon)].center), radius: -Double(row.polygon) - 1)
     }
 }
 
@@ -354,12 +348,11 @@ public struct ZoneSetImage {
 
     /// The section lengths, in file order.
     private var lengths: [Int] {
-        let points = polygons.reduce(0) { $0 + $1.points.count }
-        let ringStarts = polygons.reduce(0) { $0 + $1.ringStarts.count }
+        let polygonData = polygons.reduce(0) { $0 + $1.byteCount }
         return [
             tree.nodes.count * 256, tree.levelStart.count * 4, tree.leaves.count * 128, tree.frames.count * MemoryLayout<RegionIndex.LeafFrame>.stride,
             paddedEntries * 4, paddedEntries * 32, polygons.count * ZoneSetFormat.polygonRecordSize,
-            points * 16, ringStarts * 4, points * 16, rows.count * ZoneSetFormat.zoneRecordSize,
+            polygonData, rows.count * ZoneSetFormat.zoneRecordSize,
             strings.count, lookup.count * ZoneSetFormat.lookupRecordSize, tree.grid.count * 4,
         ]
     }
@@ -413,10 +406,9 @@ public struct ZoneSetImage {
         put(bounds.0.bitPattern, 56); put(bounds.1.bitPattern, 64); put(bounds.2.bitPattern, 72); put(bounds.3.bitPattern, 80)
         put(UInt32(tree.leaves.count), 88)
         put(UInt32(tree.nodes.count), 92)
-        put(UInt32(lengths[ZoneSetFormat.Section.points.rawValue] / 16), 96)
-        put(UInt32(lengths[ZoneSetFormat.Section.ringStarts.rawValue] / 4), 100)
         put(UInt32(strings.count), 104)
         put(UInt32(tree.grid.count), 108)
+        put(UInt64(lengths[ZoneSetFormat.Section.polygonData.rawValue]), 112)
         var offset = ZoneSetFormat.headerSize
         for (k, l) in lengths.enumerated() {
             put(UInt64(offset), 128 + 16 * k)
@@ -455,33 +447,19 @@ public struct ZoneSetImage {
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
-        // Polygons, their plane points, ring starts and vertices.
-        var firstRing: UInt32 = 0, firstPoint: UInt32 = 0
+        // Polygons: where each block is, then the blocks (each a multiple of 8 bytes long).
+        var blockOffset: UInt64 = 0
         for poly in polygons {
-            chunk.f64(poly.plane.center.x); chunk.f64(poly.plane.center.y); chunk.f64(poly.plane.center.z)
-            chunk.f64(poly.boundingAngle)
-            chunk.u32(firstRing); chunk.u32(UInt32(poly.ringStarts.count - 1))
-            chunk.zeros(8)
-            firstRing += UInt32(poly.ringStarts.count)
+            chunk.u64(blockOffset); chunk.u64(UInt64(poly.byteCount))
+            blockOffset += UInt64(poly.byteCount)
             try chunk.flushIfFull(into: &sink, written: &written)
         }
         try chunk.flush(into: &sink, written: &written); try pad()
         for poly in polygons {
-            for q in poly.points { chunk.f64(q.x); chunk.f64(q.y) }
-            try chunk.flushIfFull(into: &sink, written: &written)
+            try sink.write(poly.block.bytes)
+            written += poly.byteCount
         }
-        try chunk.flush(into: &sink, written: &written); try pad()
-        for poly in polygons {
-            for s in poly.ringStarts { chunk.u32(firstPoint + UInt32(s)) }
-            firstPoint += UInt32(poly.points.count)
-            try chunk.flushIfFull(into: &sink, written: &written)
-        }
-        try chunk.flush(into: &sink, written: &written); try pad()
-        for poly in polygons {
-            for ring in poly.rings { for c in ring { chunk.f64(c.latitude); chunk.f64(c.longitude) } }
-            try chunk.flushIfFull(into: &sink, written: &written)
-        }
-        try chunk.flush(into: &sink, written: &written); try pad()
+        try pad()
         // Zones.
         for z in 0 ..< rows.count {
             let r = rows[z]

@@ -14,9 +14,9 @@
 //   32  8  source hash (the GeoJSON's bytes, ``ZoneSetFormat/contentHash``)
 //   40  4  zones            44  4  polygons        48  4  index entries   52  4  inner levels
 //   56  32 bounds of the zones' boxes: min lat, max lat, min lon, max lon (f64)
-//   88  4  leaves           92  4  inner nodes     96  4  polygon points  100 4  ring starts
-//   104 4  string bytes     108 4  grid words      112 16 reserved (0)
-//   128 14 × (offset u64, length u64): the sections below, each at a multiple of 64
+//   88  4  leaves           92  4  inner nodes     96  8  reserved (0)
+//   104 4  string bytes     108 4  grid words      112 8  polygon data bytes   120 8 reserved (0)
+//   128 12 × (offset u64, length u64): the sections below, each at a multiple of 64
 //
 // Sections
 //   nodes        inner nodes of the packed R-tree, 256 B (4 × 16 f32: min lat, max lat, min lon, max lon)
@@ -30,11 +30,12 @@
 //                Zones are numbered in the order of their first entries, so slot k is k for
 //                every entry before the first zone with two
 //   geometry     32 B per entry: centre unit vector (3 f64), squared chord of the radius, or
-//                −(polygon + 1) for a polygon
-//   polygons     48 B: plane centre (3 f64), bounding angle (f64), first ring start (u32), rings (u32)
-//   points       16 B per polygon vertex in its plane (2 f64, metres)
-//   ringStarts   u32: for a polygon with r rings, r + 1 absolute indices into points
-//   vertices     16 B per polygon vertex as given (lat, lon f64), parallel to points
+//                box centre and −(polygon + 1) for a polygon
+//   polygons     16 B: offset of the polygon's block in polygonData (u64, a multiple of 8), its
+//                length (u64)
+//   polygonData  the polygons' blocks (geometry and edge index, PolygonGeometry.swift), each
+//                checked when the set is opened. Version 4 (versions 1–3 held great-circle
+//                polygons without an index: rebuilt)
 //   zones        80 B per zone (``ZoneSetFormat/ZoneField``)
 //   strings      UTF-8 bytes of ids, titles and sounds
 //   lookup       16 B per zone: hash of the id (u64), zone (u32), 0 (u32); sorted by hash, zone
@@ -47,17 +48,17 @@
 /// Constants and functions of the zone-set file format.
 public enum ZoneSetFormat {
     /// The version this build writes and reads.
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
     static let magic: [UInt8] = Array("FPZONES".utf8) + [0]
     static let headerSize = 512
     static let sectionAlignment = 64
     static let zoneRecordSize = 80
-    static let polygonRecordSize = 48
+    static let polygonRecordSize = 16
     static let lookupRecordSize = 16
 
     /// The sections, in file order.
     enum Section: Int, CaseIterable {
-        case nodes, levelStarts, leaves, frames, slots, geometry, polygons, points, ringStarts, vertices, zones, strings, lookup, grid
+        case nodes, levelStarts, leaves, frames, slots, geometry, polygons, polygonData, zones, strings, lookup, grid
     }
 
     /// Byte offsets of a zone record's fields.
@@ -69,7 +70,7 @@ public enum ZoneSetFormat {
         static let idOffset = 8, idLength = 12
         static let titleOffset = 16, titleLength = 20
         static let soundOffset = 24, soundLength = 28
-        static let latitude = 32, longitude = 40, radius = 48   // f64: circle centre and radius; polygon: centre, 0
+        static let latitude = 32, longitude = 40, radius = 48   // f64: circle centre and radius; polygon: box centre, 0
         static let dwell = 56, cooldown = 64                     // f64 seconds
         static let fingerprint = 72                              // u64
     }

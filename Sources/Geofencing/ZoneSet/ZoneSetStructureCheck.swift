@@ -10,20 +10,19 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
     enum Phase { case entries, polygons, zones, done }
 
     let bytes: UnsafeRawBufferPointer
-    let slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int, zonesBase: Int, lookupBase: Int
-    let entryCount: Int, polygonCount: Int, count: Int, pointCount: Int, ringStartCount: Int, stringBytes: Int
+    let slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, polygonDataBase: Int, zonesBase: Int, lookupBase: Int
+    let entryCount: Int, polygonCount: Int, count: Int, polygonDataBytes: Int, stringBytes: Int
     private(set) var phase = Phase.entries
     /// The next item of the phase.
     private var next = 0
 
-    init(bytes: UnsafeRawBufferPointer, slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, ringStartsBase: Int,
-         zonesBase: Int, lookupBase: Int, entryCount: Int, polygonCount: Int, count: Int, pointCount: Int,
-         ringStartCount: Int, stringBytes: Int) {
+    init(bytes: UnsafeRawBufferPointer, slotsBase: Int, framesBase: Int, geometryBase: Int, polygonsBase: Int, polygonDataBase: Int,
+         zonesBase: Int, lookupBase: Int, entryCount: Int, polygonCount: Int, count: Int, polygonDataBytes: Int, stringBytes: Int) {
         self.bytes = bytes
         self.slotsBase = slotsBase; self.framesBase = framesBase; self.geometryBase = geometryBase; self.polygonsBase = polygonsBase
-        self.ringStartsBase = ringStartsBase; self.zonesBase = zonesBase; self.lookupBase = lookupBase
+        self.polygonDataBase = polygonDataBase; self.zonesBase = zonesBase; self.lookupBase = lookupBase
         self.entryCount = entryCount; self.polygonCount = polygonCount; self.count = count
-        self.pointCount = pointCount; self.ringStartCount = ringStartCount; self.stringBytes = stringBytes
+        self.polygonDataBytes = polygonDataBytes; self.stringBytes = stringBytes
     }
 
     /// Items between two calls of `release` (pages the check is done with).
@@ -97,18 +96,15 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
         }
     }
 
-    /// Every polygon's rings start inside the points, in order.
+    /// Every polygon's block lies in the polygon data, aligned, and is one every query can read
+    /// (``PolygonView/validate(_:length:)``).
     private func checkPolygons(_ range: Range<Int>) throws(ZoneSetError) {
         for p in range {
             let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
-            let first = Int(u32(at + 32)), rings = Int(u32(at + 36))
-            guard rings >= 1, first + rings < ringStartCount else { throw .corrupt("polygon \(p) rings") }
-            var previous = 0
-            for k in first ... first + rings {
-                let s = Int(u32(ringStartsBase + 4 * k))
-                guard s >= previous, s <= pointCount else { throw .corrupt("polygon \(p) ring start \(s)") }
-                previous = s
-            }
+            let offset = u64(at), length = u64(at + 8)
+            guard offset <= UInt64(polygonDataBytes), length <= UInt64(polygonDataBytes) - offset, offset % 8 == 0,
+                  PolygonView.validate(bytes.baseAddress! + polygonDataBase + Int(offset), length: Int(length))
+            else { throw .corrupt("polygon \(p)") }
         }
     }
 
