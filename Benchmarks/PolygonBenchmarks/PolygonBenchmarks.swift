@@ -5,9 +5,9 @@
 //
 // The border: the Americas' coastline from Natural Earth 1:10m land (`ne_10m_land`, its ring of
 // 66,483 vertices, from -168° to -35°, -54° to 72°), resampled to exactly N vertices by points
-// spaced evenly along its length (each original vertex kept when N is larger), read from
-// ../shared/testdata/zones/ne_10m_land.geojson.gz (Tests/Oracles/README.md), or from the file
-// FENCEPOST_LAND_GEOJSON names (plain or .gz).
+// spaced evenly along its length (each original vertex kept when N is larger), read from the file
+// FENCEPOST_LAND_GEOJSON names (plain or .gz; Tests/Oracles/README.md says where to get it: no
+// PyPI package ships the 1:10m layer).
 //
 // Queries: 4,096 seeded points, half uniform in the polygon's bounding box, half within 20 km of a
 // random vertex; each iteration is 1,000 queries (`scalingFactor: .kilo`), so figures are ns per
@@ -41,11 +41,10 @@ let americas: [Coordinate] = {
 
 enum PolygonWorkload {
     static func landPath() -> String {
-        if let named = getenv("FENCEPOST_LAND_GEOJSON") { return String(cString: named) }
-        // Benchmarks/PolygonBenchmarks/this file → the repository → ../shared.
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/") + "/../shared/testdata/zones/ne_10m_land.geojson.gz"
+        guard let named = getenv("FENCEPOST_LAND_GEOJSON"), named.pointee != 0 else {
+            fatalError("set FENCEPOST_LAND_GEOJSON to Natural Earth 1:10m land (ne_10m_land.geojson, or .gz): see Tests/Oracles/README.md")
+        }
+        return String(cString: named)
     }
 
     /// The whole file as text, through `gzip -dc` when its name ends in .gz.

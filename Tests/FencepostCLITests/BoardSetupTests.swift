@@ -155,7 +155,8 @@ import Testing
     }
 
     /// shapely, the polygon oracle, comes from PyPI in the default mode: pip installs it when the
-    /// python3 on PATH cannot import it, and nothing happens once it can; `--benchmarks` adds
+    /// python3 on PATH cannot import it, and nothing happens once it can; the default mode also runs
+    /// Tests/Oracles/make_zone_testdata.py (idempotent itself) every time; `--benchmarks` adds
     /// libgeos-dev (the GEOS baseline) and the default mode never installs it. Fakes first on PATH
     /// (`dpkg-query` listing every package but libgeos-dev as installed, `apt-get`, and a `python3`
     /// whose `import shapely` works once its pip has run) record what is asked.
@@ -178,6 +179,7 @@ import Testing
               "-c import shapely") [ -e '\(shapely)' ] ;;
               "-m pip --version") exit 0 ;;
               "-m pip install -q shapely") touch '\(shapely)' ;;
+              */Tests/Oracles/make_zone_testdata.py) exit 0 ;;
               *) exit 2 ;;
             esac
 
@@ -191,11 +193,13 @@ import Testing
         #expect(asked().contains("python3 -m pip install -q shapely"), "calls:\n\(asked())")
         #expect(!asked().contains("apt-get"), "the default mode asked apt for something:\n\(asked())")
         #expect(first.output.contains("installing shapely from PyPI"), "\(first.output)")
+        #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the zone files were not asked for:\n\(asked())")
 
         try? FileManager.default.removeItem(atPath: calls)
         let again = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
         #expect(again.status == 0 && again.output.isEmpty, "\(again.output)")
         #expect(!asked().contains("pip install"), "a second run installed shapely again:\n\(asked())")
+        #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the second run did not check the zone files:\n\(asked())")
 
         try? FileManager.default.removeItem(atPath: calls)
         let benchmarks = try Self.exec("/bin/sh", [deps, "--benchmarks"], environment: ["PATH": path])

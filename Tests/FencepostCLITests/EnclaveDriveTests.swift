@@ -3,14 +3,15 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// A drive across a border and through an enclave, on Natural Earth's borders: South Africa (a
-/// MultiPolygon whose mainland has Lesotho as a hole) and Lesotho, from
-/// `ne_50m_south_africa_lesotho.geojson` (see Tests/Oracles/README.md).
+/// A drive across a border and through an enclave, on Natural Earth's 1:110m borders: South Africa
+/// (a Polygon with Lesotho as its hole) and Lesotho, from `ne_110m_south_africa_lesotho.geojson`,
+/// which `Tests/Oracles/make_zone_testdata.py` writes from PyPI's geopandas wheel (see
+/// Tests/Oracles/README.md).
 ///
 /// The route, straight lines between four towns, 101.7 km: Ladybrand (South Africa) → Maseru →
 /// Mafeteng (Lesotho) → Wepener (South Africa). On these borders (checked with shapely) it crosses
-/// Lesotho's border exactly twice, near Maseru Bridge and near Van Rooyen's Gate, and stays more
-/// than 2 km from it everywhere else. Driven at 25 m/s, a fix every 5 s (GGA + RMC, seeded noise of
+/// Lesotho's border exactly twice, 1.1 km before Maseru and near Van Rooyen's Gate, and its
+/// distance to the border grows steadily away from each crossing (no other local minimum). Driven at 25 m/s, a fix every 5 s (GGA + RMC, seeded noise of
 /// σ 3 m), through `fencepost replay` and through `fencepost-agent` (replay source at 200×): each
 /// must report, per zone, South Africa enter, exit, enter and Lesotho enter, exit: exactly one exit
 /// and one enter per crossing.
@@ -48,36 +49,48 @@ struct EnclaveDriveTests {
 }
 
 enum EnclaveDrive {
-    /// The zone files' folder: `../shared/testdata/zones` next to the repository, or
-    /// `FENCEPOST_ZONE_TESTDATA`.
+    static let repository = DaemonProcess.root
+
+    /// The zone files' folder: `FENCEPOST_ZONE_TESTDATA`, else `.build/testdata/zones` in the
+    /// repository, where `Tests/Oracles/make_zone_testdata.py` writes them.
     static let folder: URL = {
         if let named = ProcessInfo.processInfo.environment["FENCEPOST_ZONE_TESTDATA"], !named.isEmpty {
             return URL(fileURLWithPath: named).standardizedFileURL
         }
-        return DaemonProcess.root.appendingPathComponent("../shared/testdata/zones").standardizedFileURL
+        return repository.appendingPathComponent(".build/testdata/zones")
     }()
 
-    static let file = folder.appendingPathComponent("ne_50m_south_africa_lesotho.geojson")
-    static var available: Bool { FileManager.default.fileExists(atPath: file.path) }
+    static let file = folder.appendingPathComponent("ne_110m_south_africa_lesotho.geojson")
+
+    /// Why the file is missing after the script ran (its exit status and stderr), or nil. The first
+    /// use runs the script, which does nothing when the files are there.
+    static let problem: String? = {
+        let script = repository.appendingPathComponent("Tests/Oracles/make_zone_testdata.py").path
+        let run = try? ChildProcess.run(["python3", script, folder.path], executable: URL(fileURLWithPath: "/usr/bin/env"), timeLimit: 300)
+        if FileManager.default.fileExists(atPath: file.path) { return nil }
+        return "\(file.path) is missing: python3 \(script) " + (run.map { "exited \($0.status): \($0.stderr)" } ?? "could not be run")
+    }()
+
+    static var available: Bool { problem == nil }
     static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
     static var skipMessage: Comment {
-        "needs \(file.path) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
+        "needs \(file.path), written by python3 and pip from PyPI\(problem.map { " (\($0))" } ?? "") (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
 
     /// (longitude, latitude) of the route's towns.
     static let route: [(Double, Double)] = [(27.455, -29.195), (27.485, -29.315), (27.237, -29.823), (27.03, -29.73)]
 
     /// A folder with `zones.geojson` (the two countries, their geometry as in the file, with ids
-    /// `ZAF` and `LSO` added) and `drive.nmea`.
+    /// `ZAF` and `LSO` from their `iso_a3`) and `drive.nmea`.
     static func prepare(seed: UInt64) throws -> URL {
-        try #require(available, "missing \(file.path)")
+        try #require(available, "\(problem ?? "")")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-enclave-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let source = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         let features = try #require(source["features"] as? [[String: Any]])
         let zones: [[String: Any]] = try features.map { feature in
             let properties = try #require(feature["properties"] as? [String: Any])
-            let id = try #require(properties["ADM0_A3"] as? String)
+            let id = try #require(properties["iso_a3"] as? String)
             return ["type": "Feature", "id": id, "geometry": try #require(feature["geometry"]), "properties": [String: Any]()]
         }
         try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": zones])

@@ -18,16 +18,16 @@ import Testing
 /// - distance: `|signedDistance|` within a tolerance of the oracle's local-plane distance (see
 ///   ``distanceTolerance(_:latitude:)``), and its sign agrees with `isWithin`.
 ///
-/// Skipped with a message when the files or python3 with shapely are missing; a failure under
-/// `FENCEPOST_REQUIRE_SHARED_TESTDATA` (CI). A failure names the file and the seed; rerun one seed
-/// by hand with `python3 Tests/Oracles/shapely_zones.py FILE SEED`.
+/// Skipped with a message when the files (python3 and pip write them) or python3 with shapely are
+/// missing; a failure under `FENCEPOST_REQUIRE_SHARED_TESTDATA` (CI). A failure names the file and
+/// the seed; rerun one seed by hand with `python3 Tests/Oracles/shapely_zones.py FILE SEED`.
 @Suite(.enabled(if: ShapelyOracle.runnable || ZoneTestData.required, ShapelyOracle.skipMessage))
 struct ShapelyOracleTests {
     static let seeds: [UInt64] = [1, 2, 3]
 
     @Test(arguments: ZoneTestData.oracleFiles, seeds)
     func agreesWithShapely(_ file: String, seed: UInt64) throws {
-        try #require(ZoneTestData.available, "missing test data folder \(ZoneTestData.folder.path)")
+        try #require(ZoneTestData.available, "\(ZoneTestData.problem ?? "")")
         try #require(ShapelyOracle.available, "python3 with shapely is missing (board/install-deps installs it)")
         let result = try Self.compare(ZoneTestData.folder.appendingPathComponent(file).path, seed: seed)
         #expect(result.points >= 100, "\(file) seed \(seed): only \(result.points) points from the oracle")
@@ -38,15 +38,19 @@ struct ShapelyOracleTests {
     }
 
     /// No size limit: the whole Natural Earth 1:10m land layer (10 MultiPolygon features, 411,137
-    /// vertices, rings of 81,532 and 66,483), 100 points per feature, one seed.
-    @Test func agreesWithShapelyOnNaturalEarth10mLand() throws {
-        let path = ZoneTestData.folder.appendingPathComponent(ZoneTestData.land).path
-        try #require(FileManager.default.fileExists(atPath: path), "missing \(path)")
+    /// vertices, rings of 81,532 and 66,483), 100 points per feature, one seed. No PyPI package
+    /// ships that layer, so this runs only where `FENCEPOST_LAND_GEOJSON` names the file (GeoJSON,
+    /// or gzipped with a .gz name), and is skipped otherwise, under CI too.
+    @Test(.enabled(if: ZoneTestData.land != nil,
+                   "needs Natural Earth 1:10m land: set FENCEPOST_LAND_GEOJSON to ne_10m_land.geojson(.gz) (not on PyPI, so skipped even under CI)"))
+    func agreesWithShapelyOnNaturalEarth10mLand() throws {
+        let path = try #require(ZoneTestData.land)
+        try #require(FileManager.default.fileExists(atPath: path), "FENCEPOST_LAND_GEOJSON names \(path), which is missing")
         try #require(ShapelyOracle.available, "python3 with shapely is missing (board/install-deps installs it)")
         let result = try Self.compare(path, seed: 1, perFeature: 100)
         #expect(result.points >= 900, "only \(result.points) points from the oracle")
         #expect(result.unexplained.isEmpty, """
-            \(ZoneTestData.land) seed 1: \(result.unexplained.count) of \(result.points) points disagree with shapely:
+            \(path) seed 1: \(result.unexplained.count) of \(result.points) points disagree with shapely:
             \(result.unexplained.prefix(12).joined(separator: "\n"))
             """)
     }
@@ -105,8 +109,8 @@ struct ShapelyOracleTests {
     /// oracle's own local plane, whose longitude scale is the point's cos(latitude): across a distance
     /// d it misjudges the scale by about d·tan|latitude|/R. Loose enough for any sound measure of the
     /// same edges (the haversine distance to the nearest point of the straight lon/lat edge stays
-    /// within 7 % of it on every file), tight enough to tell great-circle edges apart (they are off by
-    /// 1.5–4 times it on the 1:50m borders).
+    /// within 7 % of it on Natural Earth's 1:50m borders), tight enough to tell great-circle edges
+    /// apart (they are off by 1.5–4 times it on those borders).
     static func distanceTolerance(_ d: Double, latitude: Double) -> Double {
         let tanLatitude = min(100, abs(tan(latitude * .pi / 180)))
         return 5 + d * (0.005 + 3 * d * tanLatitude / 6_371_008.8)
@@ -145,37 +149,55 @@ struct ShapelyAntimeridianTests {
     }
 }
 
-/// The zone files cut from Natural Earth (see `Tests/Oracles/README.md`): in
-/// `../shared/testdata/zones` next to the repository, or in the folder `FENCEPOST_ZONE_TESTDATA`
-/// names.
+/// The zone files: Natural Earth 1:110m countries from PyPI's geopandas 0.14.4 wheel, written by
+/// `Tests/Oracles/make_zone_testdata.py` (see `Tests/Oracles/README.md`) into the folder
+/// `FENCEPOST_ZONE_TESTDATA` names, else `.build/testdata/zones` in the repository. The first use
+/// runs the script (it does nothing when the files are there); without python3, pip or the network
+/// the files are missing and ``problem`` says why.
 enum ZoneTestData {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     static let folder: URL = {
         if let named = ProcessInfo.processInfo.environment["FENCEPOST_ZONE_TESTDATA"], !named.isEmpty {
             return URL(fileURLWithPath: named).standardizedFileURL
         }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/testdata/zones").standardizedFileURL
+        return repository.appendingPathComponent(".build/testdata/zones")
     }()
+
+    static let script = repository.appendingPathComponent("Tests/Oracles/make_zone_testdata.py").path
 
     /// Every polygon file the oracle checks.
     static let oracleFiles = [
-        "ne_50m_south_africa_lesotho.geojson",      // a hole (Lesotho), and a second part
-        "ne_50m_multipolygon_countries.geojson",    // parts with holes (Italy), ±180 (Fiji, New Zealand)
-        "ne_110m_russia_canada.geojson",            // wider than 80°, split at ±180
-        "ne_50m_land_continents.geojson",           // Africa–Eurasia (10k vertices), Antarctica (the pole)
-        "ne_10m_lakes_islands.geojson",             // lakes with islands
-        "qgis_export_alpine_countries.geojson",     // no `id`, `fid`, `crs`, MultiPolygon of one part
+        "ne_110m_south_africa_lesotho.geojson",     // a Polygon with a hole (Lesotho), and Lesotho
+        "ne_110m_multipolygon_countries.geojson",   // MultiPolygons: islands, an exclave, Fiji across ±180
+        "ne_110m_continent_sized.geojson",          // Russia (split at ±180), Canada, Antarctica (the pole)
+        "qgis_export_countries.geojson",            // no `id`, `fid`, `crs`, MultiPolygon of one part
     ]
 
-    /// The whole 1:10m land layer, gzipped.
-    static let land = "ne_10m_land.geojson.gz"
+    /// Why the files are not there (the script's exit status and stderr), or nil when they are.
+    static let problem: String? = {
+        let result: (status: Int32, stdout: String, stderr: String)
+        do {
+            result = try ShapelyOracle.run([script, folder.path])
+        } catch {
+            return "could not run python3 \(script): \(error)"
+        }
+        let missing = oracleFiles.filter { !FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        if missing.isEmpty { return nil }
+        return "\(missing.joined(separator: ", ")) missing in \(folder.path): python3 \(script) exited \(result.status): \(result.stderr)"
+    }()
 
-    static var available: Bool {
-        (oracleFiles + [land]).allSatisfy { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
-    }
+    static var available: Bool { problem == nil }
 
     static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+
+    /// Natural Earth 1:10m land (`ne_10m_land`, plain GeoJSON or .gz), which no PyPI package
+    /// ships: only where `FENCEPOST_LAND_GEOJSON` names it.
+    static var land: String? {
+        guard let path = ProcessInfo.processInfo.environment["FENCEPOST_LAND_GEOJSON"], !path.isEmpty else { return nil }
+        return path
+    }
 
     /// Each feature's geometry as parts of rings, read with Foundation (not the product's reader:
     /// this checks the geometry alone). Altitudes are dropped. A `.gz` file is read through gzip.
@@ -185,7 +207,7 @@ enum ZoneTestData {
         let features = try #require(collection["features"] as? [[String: Any]], "\(path): no features")
         return try features.enumerated().map { index, feature in
             let properties = feature["properties"] as? [String: Any] ?? [:]
-            let name = (properties["NAME"] ?? properties["name"] ?? properties["ADM0_A3"] ?? properties["featurecla"]).map { "\($0)" } ?? "?"
+            let name = (properties["name"] ?? properties["NAME"] ?? properties["featurecla"]).map { "\($0)" } ?? "?"
             guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String,
                   type == "Polygon" || type == "MultiPolygon" else { return (name, nil) }
             let coordinates = try #require(geometry["coordinates"] as? [Any], "\(path) feature \(index): no coordinates")
@@ -211,7 +233,7 @@ enum ZoneTestData {
         return data
     }
 
-    /// Each polygon feature's name (its `NAME`, `name`, `ADM0_A3` or `featurecla`) and shape, or
+    /// Each polygon feature's name (its `name`, `NAME` or `featurecla`) and shape, or
     /// why the shape could not be built.
     static func shapes(_ path: String) throws -> [Int: (name: String, shape: Result<RegionShape, RegionError>)] {
         var shapes: [Int: (name: String, shape: Result<RegionShape, RegionError>)] = [:]
@@ -254,7 +276,7 @@ enum ShapelyOracle {
     static var runnable: Bool { available && ZoneTestData.available }
 
     static var skipMessage: Comment {
-        "needs python3 with shapely (board/install-deps) and the zone files in \(ZoneTestData.folder.path) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
+        "needs python3 with shapely (board/install-deps) and the zone files in \(ZoneTestData.folder.path)\(ZoneTestData.problem.map { " (\($0))" } ?? "") (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
 
     static func points(file: String, seed: UInt64, perFeature: Int = 200) throws -> [Point] {

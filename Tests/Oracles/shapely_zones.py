@@ -14,7 +14,9 @@ direction. Prints one JSON line per point:
 - "inside": shapely's `contains` for the geometry read literally, as GEOS reads GeoJSON: an edge is a
   straight line in longitude/latitude, a part's holes are holes, parts are counted even-odd.
 - "distance": metres from the point to the nearest edge (any ring of any part), in a local plane at
-  the point: longitude differences scaled by cos(latitude), 1° = pi/180 * 6,371,008.8 m.
+  the point: longitude differences scaled by cos(latitude), 1° = pi/180 * 6,371,008.8 m. The Earth
+  has no seam at ±180, so the point is also tried at lon ± 360: near ±180 the nearest edge may be
+  on the other side (Fiji's parts at 179.x and -179.x).
 - "unwrapped_inside", "unwrapped_distance": only for a feature with an edge whose longitudes differ
   by more than 180° (an edge not on a pole): the answers with such edges taken the short way across
   ±180 (each ring's longitudes unwrapped, the point tried at lon and lon ± 360). Null otherwise. For
@@ -152,7 +154,7 @@ def main():
                 continue
             lon = lon0 + nx * offset / METRES_PER_DEGREE / k
             lon = (lon + 180) % 360 - 180
-            distance = local_distance(literal_edges, lon, lat)
+            distance = min(local_distance(literal_edges, lon + s, lat) for s in (0, 360, -360))
             unwrapped_distance = None
             if unwrapped is not None:
                 unwrapped_distance = min(local_distance(edges, lon + s, lat) for s in (0, 360, -360))
