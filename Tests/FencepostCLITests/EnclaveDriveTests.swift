@@ -11,10 +11,10 @@ import Testing
 /// The route, straight lines between four towns, 101.7 km: Ladybrand (South Africa) → Maseru →
 /// Mafeteng (Lesotho) → Wepener (South Africa). On these borders (checked with shapely) it crosses
 /// Lesotho's border exactly twice, 1.1 km before Maseru and near Van Rooyen's Gate, and its
-/// distance to the border grows steadily away from each crossing (no other local minimum). Driven at 25 m/s, a fix every 5 s (GGA + RMC, seeded noise of
-/// σ 3 m), through `fencepost replay` and through `fencepost-agent` (replay source at 200×): each
-/// must report, per zone, South Africa enter, exit, enter and Lesotho enter, exit: exactly one exit
-/// and one enter per crossing.
+/// distance to the border grows steadily away from each crossing (no other local minimum). Driven
+/// at 25 m/s, a fix every 5 s (GGA + RMC, seeded noise of σ 3 m), through `fencepost replay` and
+/// through `fencepost-agent` (replay source at 200×): each must report, per zone, South Africa
+/// enter, exit, enter and Lesotho enter, exit: exactly one exit and one enter per crossing.
 @Suite(.enabled(if: EnclaveDrive.available || EnclaveDrive.required, EnclaveDrive.skipMessage))
 struct EnclaveDriveTests {
     static let seed: UInt64 = 0x23_0E4C
@@ -112,9 +112,9 @@ enum EnclaveDrive {
             let y = lat + rng.gaussian() * 3 / metresPerDegree, x = lon + rng.gaussian() * 3 / (metresPerDegree * k)
             let latText = ReplayAgreementTests.nmeaAngle(y, degreesWidth: 2) + (y < 0 ? ",S" : ",N")
             let lonText = ReplayAgreementTests.nmeaAngle(x, degreesWidth: 3) + (x < 0 ? ",W" : ",E")
-            lines.append(ReplayTests.sentence("GPGGA,\(time()),\(latText),1,09,0.8,1500.0,M,20.0,M,,"))
+            lines.append(ReplayTests.sentence("GPGGA,\(time()),\(latText),\(lonText),1,09,0.8,1500.0,M,20.0,M,,"))
             let knots = String(format: "%.1f", speed / 0.514444), bearing = String(format: "%.1f", course)
-            lines.append(ReplayTests.sentence("GPRMC,\(time()),A,\(latText),\(knots),\(bearing),010626,,,A"))
+            lines.append(ReplayTests.sentence("GPRMC,\(time()),A,\(latText),\(lonText),\(knots),\(bearing),010626,,,A"))
             t += Int(step)
         }
         var carried = 0.0   // metres already driven into the current leg
