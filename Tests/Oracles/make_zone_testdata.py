@@ -94,11 +94,12 @@ def download_wheel(directory):
     """The pinned wheel's bytes, fetched by pip into `directory` and checked against its SHA256."""
     if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
         fail(3, f"{sys.executable} has no pip (board/install-deps installs python3-pip)")
-    run = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+    run = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--retries", "2", "--timeout", "20", "--no-deps", "--only-binary=:all:",
                           "-d", directory, "geopandas==0.14.4"], capture_output=True, text=True)
     path = os.path.join(directory, WHEEL)
     if run.returncode != 0 or not os.path.exists(path):
-        fail(4, f"pip download geopandas==0.14.4 failed (exit {run.returncode}): {run.stderr.strip()[-800:]}")
+        last = " / ".join(run.stderr.strip().splitlines()[-2:])[-600:]
+        fail(4, f"pip download geopandas==0.14.4 failed (exit {run.returncode}; no network or no index?): {last}")
     with open(path, "rb") as f:
         data = f.read()
     digest = hashlib.sha256(data).hexdigest()
