@@ -149,6 +149,52 @@ struct ShapelyAntimeridianTests {
     }
 }
 
+/// The generated files are what the tests take them for: South Africa one Polygon whose one hole
+/// is Lesotho's ring (shapely agrees: the hole equals Lesotho, both valid, touching only), Antarctica
+/// closed along the South Pole, and the QGIS-style file shaped as QGIS writes it.
+@Suite(.enabled(if: ZoneTestData.available || ZoneTestData.required, ZoneTestData.skipMessage))
+struct ZoneTestDataTests {
+    static func collection(_ file: String) throws -> [String: Any] {
+        try #require(ZoneTestData.available, "\(ZoneTestData.problem ?? "")")
+        let data = try Data(contentsOf: ZoneTestData.folder.appendingPathComponent(file))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(file): not an object")
+    }
+
+    @Test func southAfricaHasLesothoAsItsHole() throws {
+        let features = try ZoneTestData.features(ZoneTestData.folder.appendingPathComponent(ZoneTestData.oracleFiles[0]).path)
+        try #require(features.map(\.name) == ["South Africa", "Lesotho"], "\(features.map(\.name))")
+        let zaf = try #require(features[0].parts), lso = try #require(features[1].parts)
+        #expect(zaf.count == 1 && zaf[0].count == 2, "South Africa: \(zaf.count) parts, \(zaf.first?.count ?? 0) rings")
+        #expect(lso.count == 1 && lso[0].count == 1)
+        let key = { (c: Coordinate) in "\(c.latitude),\(c.longitude)" }
+        #expect(Set(zaf[0][1].map(key)) == Set(lso[0][0].map(key)), "South Africa's hole is not Lesotho's ring")
+        let shape = RegionShape.polygon(try PolygonRegion(parts: zaf))
+        #expect(!shape.isWithin(Coordinate(latitude: -29.5, longitude: 28.2), margin: 0), "Maseru–Thaba-Tseka is in South Africa")
+        #expect(shape.isWithin(Coordinate(latitude: -29.2, longitude: 26.2), margin: 0), "Bloemfontein is not in South Africa")
+    }
+
+    @Test func antarcticaIsClosedAlongTheSouthPole() throws {
+        let features = try ZoneTestData.features(ZoneTestData.folder.appendingPathComponent(ZoneTestData.oracleFiles[2]).path)
+        let antarctica = try #require(features.first { $0.name == "Antarctica" }?.parts)
+        let pole = antarctica.flatMap { $0 }.flatMap { $0 }.filter { $0.latitude == -90 }
+        #expect(pole.count == 2 && pole.contains { $0.longitude == 180 } && pole.contains { $0.longitude < -179.999 }, "\(pole)")
+    }
+
+    @Test func qgisExportIsShapedAsQGISWritesIt() throws {
+        let collection = try Self.collection(ZoneTestData.oracleFiles[3])
+        #expect(collection["name"] as? String == "countries")
+        let crs = (collection["crs"] as? [String: Any])?["properties"] as? [String: Any]
+        #expect(crs?["name"] as? String == "urn:ogc:def:crs:OGC:1.3:CRS84")
+        let features = try #require(collection["features"] as? [[String: Any]])
+        #expect(features.count == 5)
+        for (index, feature) in features.enumerated() {
+            #expect(feature["id"] == nil, "feature \(index) has an id")
+            #expect((feature["properties"] as? [String: Any])?["fid"] as? Int == index + 1)
+            #expect((feature["geometry"] as? [String: Any])?["type"] as? String == "MultiPolygon")
+        }
+    }
+}
+
 /// The zone files: Natural Earth 1:110m countries from PyPI's geopandas 0.14.4 wheel, written by
 /// `Tests/Oracles/make_zone_testdata.py` (see `Tests/Oracles/README.md`) into the folder
 /// `FENCEPOST_ZONE_TESTDATA` names, else `.build/testdata/zones` in the repository. The first use
@@ -189,6 +235,10 @@ enum ZoneTestData {
     }()
 
     static var available: Bool { problem == nil }
+
+    static var skipMessage: Comment {
+        "needs the zone files in \(folder.path), written by python3 and pip from PyPI (\(problem ?? "")) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
+    }
 
     static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
 
