@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
         .library(name: "Annunciator", targets: ["Annunciator"]),
+        .library(name: "SeededRandom", targets: ["SeededRandom"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

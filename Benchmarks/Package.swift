@@ -7,6 +7,7 @@
 //     swift package --disable-sandbox benchmark --target NextFireBenchmarks
 //     swift package --disable-sandbox benchmark --target NMEABenchmarks
 //     swift package --disable-sandbox benchmark --target NotificationCenterBenchmarks
+//     swift package --disable-sandbox benchmark --target PolygonBenchmarks   (board/install-deps --benchmarks: GEOS)
 //
 // Each benchmark suite is one executable target under its own folder; to add one, append a
 // `benchmarkTarget(...)` line to `targets` below.
@@ -79,6 +80,18 @@ let package = Package(
                 .product(name: "FencepostWorkloads", package: root),
             ]
         ),
+        // Point in polygon against GEOS's prepared geometry, the baseline: GEOS is linked here only.
+        benchmarkTarget(
+            "PolygonBenchmarks",
+            dependencies: [
+                "CGEOS",
+                .product(name: "Geofencing", package: root),
+                .product(name: "Position", package: root),
+                .product(name: "FencepostJSON", package: root),
+                .product(name: "SeededRandom", package: root),
+            ]
+        ),
+        .systemLibrary(name: "CGEOS", path: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
     ],
     swiftLanguageModes: [.v6]
 )

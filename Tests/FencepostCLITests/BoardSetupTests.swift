@@ -154,6 +154,61 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: calls), "a second run called apt-get")
     }
 
+    /// shapely, the polygon oracle, comes from PyPI in the default mode: pip installs it when the
+    /// python3 on PATH cannot import it, and nothing happens once it can; the default mode also runs
+    /// Tests/Oracles/make_zone_testdata.py (idempotent itself) every time; `--benchmarks` adds
+    /// libgeos-dev (the GEOS baseline) and the default mode never installs it. Fakes first on PATH
+    /// (`dpkg-query` listing every package but libgeos-dev as installed, `apt-get`, and a `python3`
+    /// whose `import shapely` works once its pip has run) record what is asked.
+    @Test func installDepsInstallsShapelyOnceAndGEOSOnlyForTheBenchmarks() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-pypi-\(UUID().uuidString)")
+        let bin = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let calls = dir.appendingPathComponent("calls").path, shapely = dir.appendingPathComponent("shapely").path
+        func script(_ name: String, _ body: String) throws {
+            let url = bin.appendingPathComponent(name)
+            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        try script("dpkg-query", "for p; do :; done; [ \"$p\" = libgeos-dev ] && exit 1; printf installed\n")
+        try script("apt-get", "echo \"apt-get $*\" >> '\(calls)'\n")
+        try script("python3", """
+            echo "python3 $*" >> '\(calls)'
+            case "$*" in
+              "-c import shapely") [ -e '\(shapely)' ] ;;
+              "-m pip --version") exit 0 ;;
+              "-m pip install -q shapely") touch '\(shapely)' ;;
+              */Tests/Oracles/make_zone_testdata.py) exit 0 ;;
+              *) exit 2 ;;
+            esac
+
+            """)
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let deps = Self.board.appendingPathComponent("install-deps").path
+        func asked() -> String { (try? String(contentsOfFile: calls, encoding: .utf8)) ?? "" }
+
+        let first = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
+        #expect(first.status == 0, "\(first.output)")
+        #expect(asked().contains("python3 -m pip install -q shapely"), "calls:\n\(asked())")
+        #expect(!asked().contains("apt-get"), "the default mode asked apt for something:\n\(asked())")
+        #expect(first.output.contains("installing shapely from PyPI"), "\(first.output)")
+        #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the zone files were not asked for:\n\(asked())")
+
+        try? FileManager.default.removeItem(atPath: calls)
+        let again = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
+        #expect(again.status == 0 && again.output.isEmpty, "\(again.output)")
+        #expect(!asked().contains("pip install"), "a second run installed shapely again:\n\(asked())")
+        #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the second run did not check the zone files:\n\(asked())")
+
+        try? FileManager.default.removeItem(atPath: calls)
+        let benchmarks = try Self.exec("/bin/sh", [deps, "--benchmarks"], environment: ["PATH": path])
+        #expect(benchmarks.status == 1, "the fake apt installs nothing: \(benchmarks.output)")
+        #expect(asked().contains("apt-get install -y -q libgeos-dev"), "calls:\n\(asked())")
+        #expect(benchmarks.output.contains("still not installed: libgeos-dev"), "\(benchmarks.output)")
+        #expect(!asked().contains("python3"), "--benchmarks ran python3:\n\(asked())")
+    }
+
     @Test func uninstallDryRun() throws {
         let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("uninstall").path, "--dry-run", "--purge"])
         #expect(r.status == 0, "\(r.output)")
