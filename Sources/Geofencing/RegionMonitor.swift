@@ -531,9 +531,10 @@ public struct RegionMonitor: Sendable {
     /// The fraction of `a`→`b` where the path crosses the boundary, or nil when both ends are on
     /// the same side.
     private func crossing(_ shape: RegionShape, from a: Estimate, to b: Estimate, entering: Bool) -> Double? {
-        let d0 = shape.signedDistance(to: a.position.coordinate)
-        let d1 = shape.signedDistance(to: b.position.coordinate)
-        guard (d0 < 0) != (d1 < 0) else { return nil }
+        // Sides only: point location, no distance (a polygon's costs a search of its edges).
+        let in0 = shape.isWithin(a.position.coordinate, margin: 0)
+        let in1 = shape.isWithin(b.position.coordinate, margin: 0)
+        guard in0 != in1 else { return nil }
         let t = bisect(shape, a, b, lo: 0, hi: 1)
         return a.time + t * (b.time - a.time)
     }
@@ -541,10 +542,10 @@ public struct RegionMonitor: Sendable {
     /// Bisection for the sign change of d(t) on [lo, hi] (30 steps: < 1 mm on a 1 km segment).
     private func bisect(_ shape: RegionShape, _ a: Estimate, _ b: Estimate, lo: Double, hi: Double) -> Double {
         var lo = lo, hi = hi
-        let sLo = shape.signedDistance(to: point(a, b, lo).coordinate) < 0
+        let sLo = shape.isWithin(point(a, b, lo).coordinate, margin: 0)
         for _ in 0 ..< 30 {
             let m = (lo + hi) / 2
-            if (shape.signedDistance(to: point(a, b, m).coordinate) < 0) == sLo { lo = m } else { hi = m }
+            if shape.isWithin(point(a, b, m).coordinate, margin: 0) == sLo { lo = m } else { hi = m }
         }
         return (lo + hi) / 2
     }

@@ -31,8 +31,10 @@ struct ReplayCommand: ParsableCommand {
             --id-property NAME is given and the feature has it, else the feature's "id", else \
             properties.id. Optional properties: notifyOnEntry, notifyOnExit (default true), \
             dwell and cooldown (seconds). Coordinates are [longitude, latitude] (an altitude is \
-            ignored). Every bad feature is reported (the first 20, then a count). The format, \
-            with its limits, is in docs/zones.md:
+            ignored). Edges are straight lines in longitude/latitude (RFC 7946, as geojson.io, \
+            QGIS and GEOS draw them), at any size; an edge longer than 180° of longitude goes the \
+            short way across ±180°. Every bad feature is reported (the first 20, then a count). \
+            The format, with its limits, is in docs/zones.md:
 
               {"type":"FeatureCollection","features":[
                 {"type":"Feature","id":"depot",

@@ -163,7 +163,7 @@ import Testing
             // Another id property is another set.
             let other = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property", "radius", "--if-changed"], executable: executable)
             #expect(other.status == 65, "\(other.stderr)")
-            let near = try ChildProcess.run(["zones", "near", "51.505", "6.505", "--set", output, "--radius", "0"])
+            let near = try ChildProcess.run(["zones", "near", "51.503", "6.507", "--set", output, "--radius", "0"])
             #expect(near.stdout.contains("  2  inside"), "\(near.stdout)")
             let usage = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property"], executable: executable)
             #expect(usage.status == 64)

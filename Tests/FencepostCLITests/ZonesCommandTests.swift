@@ -33,7 +33,7 @@ import Testing
         let info = try ChildProcess.run(["zones", "info", output.path])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdoutLines.contains("zones       2001 (2000 circles, 1 polygons)"))
-        #expect(info.stdoutLines.contains("version     3"))   // ZoneSetFormat.version
+        #expect(info.stdoutLines.contains("version     4"))   // ZoneSetFormat.version
         #expect(info.stdout.contains("bounds      lat 50.99"))
         // z0 is at 51.0, 6.0 (r 30 m); z100 70 m east, z1 111 m north: distances are to the edge.
         let near = try ChildProcess.run(["zones", "near", "51.0", "6.0", "--set", output.path, "--radius", "150"])

@@ -36,6 +36,7 @@ public enum ConfigurationKeys {
         ConfigurationKey("time_zone", .applied),
         ConfigurationKey("clock_trust", .applied),
         ConfigurationKey("zones", .applied),
+        ConfigurationKey("zones_id_property", .applied),
         ConfigurationKey("socket.path", .needsRestart),
         ConfigurationKey("socket.mode", .needsRestart),
         ConfigurationKey("socket.group", .needsRestart),

@@ -40,7 +40,15 @@ public enum ZoneSetBuildCommand {
         polygon with its holes; a MultiPolygon is one zone of several parts; a
         GeometryCollection of Polygons and MultiPolygons is one zone of all their
         parts. LineString, MultiPoint and the like are refused by type. Positions
-        are [longitude, latitude]; see docs/zones.md.
+        are [longitude, latitude].
+
+        Edges are straight lines in longitude/latitude (RFC 7946), as geojson.io,
+        QGIS and GEOS draw them, at any size; inside is the even-odd rule over
+        all rings (a hole is outside); an edge longer than 180 degrees of
+        longitude goes the short way across +-180. Each polygon is validated
+        once here (crossing or overlapping edges, spikes, zero area are refused,
+        naming the ring and edges) and stored with an edge index, so a fix
+        costs the same at 10 or 1,000,000 vertices. See docs/zones.md.
 
         OPTIONS:
           -o, --output OUT     The zone set to write.

@@ -187,14 +187,6 @@ enum PolygonBlockBuilder {
     static func checkRing(_ ring: ArraySlice<XY>, name: String) throws(RegionError) {
         let p = Array(ring)
         let n = p.count - 1
-        for i in 0 ..< n {
-            let a = p[i], b = p[i + 1], c = p[(i + 2) % n]
-            let ab = b - a, bc = c - b
-            let len = (ab * ab).sum().squareRoot()
-            if abs(PolygonView.orient(a, b, c)) <= onLine * len, (ab * bc).sum() < 0 {
-                throw .degenerate("\(name) folds back on itself at vertex \((i + 1) % n)")
-            }
-        }
         // Zero area: the ring's width (twice its area over its extent, in metres at its mean
         // latitude) under 0.1 m is a line as drawn, narrower than any fix can tell from its edge.
         var area2 = 0.0, lo = p[0], hi = p[0]
@@ -209,6 +201,14 @@ enum PolygonBlockBuilder {
         let area = abs(area2) * cosine * k * k
         guard area > max(1e-9 * extent * extent, 0.1 * extent) else {
             throw .degenerate("\(name) has zero area (its vertices lie on one line)")
+        }
+        for i in 0 ..< n {
+            let a = p[i], b = p[i + 1], c = p[(i + 2) % n]
+            let ab = b - a, bc = c - b
+            let len = (ab * ab).sum().squareRoot()
+            if abs(PolygonView.orient(a, b, c)) <= onLine * len, (ab * bc).sum() < 0 {
+                throw .degenerate("\(name) folds back on itself at vertex \((i + 1) % n)")
+            }
         }
     }
 }
