@@ -77,6 +77,10 @@ public final class AgentDaemon {
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
     var nextTrustCheck: UInt64?
+    /// GNSS time anchored to CLOCK_BOOTTIME: the wall clock when `clock_trust = "gnss"`.
+    var gnssClock = GNSSClock()
+    /// GNSS times too early to be true, logged as one repeating condition.
+    var implausibleGNSSTime = RepeatLimiter()
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
@@ -121,8 +125,8 @@ public final class AgentDaemon {
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
-        let trust = configuration.clockTrust
-        let firstClock = Self.readClock(trust)
+        var noGNSSYet = GNSSClock()
+        let firstClock = Self.readClock(configuration.clockTrust, gnss: &noGNSSYet)
         _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
@@ -188,17 +192,79 @@ public final class AgentDaemon {
 
     // MARK: Clocks
 
-    static func readClock(_ trust: ClockTrust) -> EngineClock {
+    /// The engine's clock reading. `always`: the system clock, trusted; `ntp`: the system clock,
+    /// trusted while the kernel says NTP synchronised it; `gnss`: GNSS time anchored to
+    /// CLOCK_BOOTTIME once a fix gave one (GNSSClock.swift), before that the system clock as for `ntp`.
+    static func readClock(_ trust: ClockTrust, gnss: inout GNSSClock) -> EngineClock {
+        let boot = SystemClocks.boottimeNow()
         let trusted: Bool
         switch trust {
         case .always: trusted = true
         case .ntp: trusted = SystemClocks.isWallClockSynchronized()
-        case .gnss: trusted = false
+        case .gnss:
+            if let ns = gnss.wallNanoseconds(at: boot.nanosecondsSinceBoot) {
+                return EngineClock(wall: WallInstant(secondsSinceEpoch: Self.floorSeconds(ns)), wallTrusted: true, monotonic: boot)
+            }
+            trusted = SystemClocks.isWallClockSynchronized()
         }
-        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: SystemClocks.boottimeNow())
+        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: boot)
     }
 
-    var clock: EngineClock { Self.readClock(configuration.clockTrust) }
+    /// Whole seconds of `ns` nanoseconds since the epoch, rounded down (before 1970 too).
+    static func floorSeconds(_ ns: Int64) -> Int64 {
+        let s = ns / 1_000_000_000
+        return ns < 0 && s * 1_000_000_000 != ns ? s - 1 : s
+    }
+
+    var clock: EngineClock { Self.readClock(configuration.clockTrust, gnss: &gnssClock) }
+
+    /// Whether the engine's wall time is GNSS time now (`clock_trust = "gnss"` and a fix gave one).
+    var wallIsGNSS: Bool { configuration.clockTrust == .gnss && gnssClock.offset != nil }
+
+    /// Takes the GNSS times of `fix` (arrived at boot time `arrival`) into the GNSS clock, when it
+    /// is the wall clock (`clock_trust = "gnss"`). A time before the engine's earliest trusted
+    /// wall time (a receiver still on its default date) is not taken; said once.
+    func takeGNSSTime(_ fix: Fix, arrival: UInt64) {
+        guard configuration.clockTrust == .gnss, let t = fix.time, fix.isValid, fix.mode >= .twoD else { return }
+        guard t >= configuration.engine.minimumTrustedWall else {
+            log.repeating(.warning, "GNSS time \(t) is before \(configuration.engine.minimumTrustedWall): not used as the wall clock",
+                          limiter: &implausibleGNSSTime, at: arrival)
+            return
+        }
+        let system = SystemClocks.realtimeNow()
+        switch gnssClock.take(seconds: t.secondsSinceEpoch, nanoseconds: fix.nanoseconds, arrival: arrival) {
+        case .first:
+            log.info("wall clock: GNSS time \(t) (the system clock is \(Self.seconds(t, minus: system)) s behind it)")
+        case .stepped(let ns):
+            log.warning("wall clock: GNSS time stepped by \(Self.milliseconds(ns)) s against CLOCK_BOOTTIME (fix \(t))")
+        case .refined:
+            break
+        }
+    }
+
+    /// `a − b` in seconds with millisecond precision, as text (no Double formatting in Embedded Swift).
+    static func seconds(_ a: WallInstant, minus b: RealtimeInstant) -> String {
+        milliseconds(SaturatingTime.subtract(SaturatingTime.multiply(a.secondsSinceEpoch - b.seconds, 1_000_000_000), Int64(b.nanoseconds)))
+    }
+
+    /// Nanoseconds as seconds with three decimals ("-1.250").
+    static func milliseconds(_ ns: Int64) -> String {
+        let ms = ns / 1_000_000
+        let whole = ms / 1000, part = (ms < 0 ? -ms : ms) % 1000
+        let sign = ms < 0 && whole == 0 ? "-" : ""
+        let digits = String(part)
+        return sign + String(whole) + "." + String(repeating: "0", count: 3 - digits.count) + digits
+    }
+
+    /// GNSS time minus the system clock, seconds (nil unless the wall clock is GNSS time).
+    var gnssOffsetToSystem: Double? {
+        guard wallIsGNSS else { return nil }
+        let boot = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        let system = SystemClocks.realtimeNow()
+        guard let g = gnssClock.wallNanoseconds(at: boot) else { return nil }
+        let s = SaturatingTime.add(SaturatingTime.multiply(system.seconds, 1_000_000_000), Int64(system.nanoseconds))
+        return Double(SaturatingTime.subtract(g, s)) / 1e9
+    }
 
     // MARK: Run
 
@@ -346,6 +412,7 @@ public final class AgentDaemon {
         if let d = nextWatchdog { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
+        if wallIsGNSS, let w = wake.wall, let boot = gnssClock.bootTime(atWall: w) { deadlines.append(boot) }
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
         if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
@@ -361,7 +428,8 @@ public final class AgentDaemon {
             } else {
                 try monotonicTimer.disarm()
             }
-            if let w = wake.wall { try wallTimer.arm(at: w) } else { try wallTimer.disarm() }
+            // On GNSS time the calendar deadline is a boot time (the system clock may be years off).
+            if let w = wake.wall, !wallIsGNSS { try wallTimer.arm(at: w) } else { try wallTimer.disarm() }
         } catch {
             log.error("timerfd: \(error)")
         }
@@ -400,6 +468,7 @@ public final class AgentDaemon {
     func handleFixes(_ fixes: [Fix]) {
         for fix in fixes {
             statistics.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            takeGNSSTime(fix, arrival: statistics.fixArrival!)
             fixTime = fix.time
             perform { $0.process(fix, clock: clock) }
             statistics.fixArrival = nil
@@ -488,8 +557,9 @@ public final class AgentDaemon {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let trusted = center.engine.wallTrusted
         let trust = configuration.clockTrust
-        let source = AgentStatus.ClockSource(trusted: trusted, trust: trust,
-                                             ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
+        let source: AgentStatus.ClockSource = trusted && wallIsGNSS ? .gnss
+            : AgentStatus.ClockSource(trusted: trusted, trust: trust,
+                                      ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
         var status = AgentStatus(
             started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
             gpsSource: gps.description, gpsConnected: gps.isConnected,
@@ -498,6 +568,7 @@ public final class AgentDaemon {
             fixesReceived: gps.fixesReceived, deviceZone: center.engine.deviceZone.identifier,
             configPath: configuration.path, statePath: configuration.statePath)
         status.gps = gps.diagnostics(at: now)
+        status.offsetToSystemClock = gnssOffsetToSystem
         return status
     }
 
