@@ -145,4 +145,41 @@ import Testing
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
+
+    /// The device zone changes while the agent runs (here the file `TZ` names is replaced, as a
+    /// package upgrade or `timedatectl set-timezone` replace /etc/localtime): noticed within a
+    /// minute, and a floating daily 12:00 reminder moves from Tokyo's noon to Berlin's.
+    @Test func deviceZoneChangeIsNoticedWhileRunning() throws {
+        let d = try DaemonProcess()
+        d.timeZone = nil
+        let zoneFile = d.dir.appendingPathComponent("device-zone")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
+        try d.writeConfig(DaemonTests.gpio + """
+            [[request]]
+            id = "noon"
+            content = { title = "Lunch break" }
+            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
+
+            """)
+        try d.start(agent: true, environment: ["TZ": ":" + zoneFile.path])
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        func nextFire() throws -> String? {
+            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
+            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
+        }
+        let tokyo = try #require(try nextFire())
+        #expect(tokyo.hasSuffix("T03:00:00Z"), "\(tokyo)")
+        // Replaced as a whole (rename), as dpkg and timedatectl do.
+        let staged = d.dir.appendingPathComponent("device-zone.new")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: staged.path)
+        let changed = Date()
+        #expect(rename(staged.path, zoneFile.path) == 0)
+        #expect(d.waitForLog("the device zone changed", timeout: 65), "log:\n\(d.stderr)")
+        #expect(Date().timeIntervalSince(changed) < 61)
+        let berlin = try #require(try nextFire())
+        // Noon in Berlin: 11:00Z in winter, 10:00Z in summer.
+        #expect(berlin.hasSuffix("T11:00:00Z") || berlin.hasSuffix("T10:00:00Z"), "\(berlin)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
 }

@@ -47,13 +47,17 @@ public final class AgentDaemon {
         /// The device zone and zone lookup.
         public var deviceZone: ZoneRules
         public var zoneLookup: (String) -> ZoneRules?
+        /// Reads the device zone again (`TZ`, else /etc/localtime): nil when the configuration
+        /// fixes the zone (`time_zone`). Called every ``AgentDaemon/zoneCheckInterval``.
+        public var readDeviceZone: (() -> Result<ZoneRules, ZoneError>)?
         public var log: DaemonLog
 
         public init(makeGPIO: @escaping (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend,
                     reloadConfiguration: @escaping () throws(AgentConfigurationError) -> AgentConfiguration,
-                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?, log: DaemonLog) {
+                    replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?,
+                    readDeviceZone: (() -> Result<ZoneRules, ZoneError>)? = nil, log: DaemonLog) {
             self.makeGPIO = makeGPIO; self.reloadConfiguration = reloadConfiguration; self.replayFixes = replayFixes
-            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.log = log
+            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.readDeviceZone = readDeviceZone; self.log = log
         }
     }
 
@@ -77,6 +81,10 @@ public final class AgentDaemon {
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
     var nextTrustCheck: UInt64?
+    /// When to read the device zone again (nil: the configuration fixes it).
+    var nextZoneCheck: UInt64?
+    /// The device zone failing to read, logged as one repeating condition.
+    var zoneReadFailures = RepeatLimiter()
     /// GNSS time anchored to CLOCK_BOOTTIME: the wall clock when `clock_trust = "gnss"`.
     var gnssClock = GNSSClock()
     /// GNSS times too early to be true, logged as one repeating condition.
@@ -288,6 +296,7 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
+        if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
             log.info("systemd watchdog every \(interval)")
@@ -389,6 +398,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        if let z = nextZoneCheck, z <= now { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
@@ -410,6 +420,7 @@ public final class AgentDaemon {
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
+        if let d = nextZoneCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
         if wallIsGNSS, let w = wake.wall, let boot = gnssClock.bootTime(atWall: w) { deadlines.append(boot) }
@@ -494,6 +505,32 @@ public final class AgentDaemon {
             log.info("configuration applied: \(result.summary())")
         } else {
             log.error("configuration not applied: \(reply.error ?? "?")")
+        }
+    }
+
+    // MARK: Device zone
+
+    /// How often the device zone is read again: nothing signals a new /etc/localtime or TZ file
+    /// (timedatectl replaces a symlink; a package upgrade rewrites the file), and a read costs a
+    /// readlink and a stat while the file is unchanged (the zone cache), so a look every 30 s
+    /// notices a change within a minute at no measurable cost.
+    static let zoneCheckInterval: UInt64 = 30_000_000_000
+
+    /// Reads the device zone; when its name or rules changed, floating calendar triggers and quiet
+    /// hours follow the new one (NotificationEngine.setDeviceZone).
+    func checkDeviceZone(at now: UInt64) {
+        nextZoneCheck = now + Self.zoneCheckInterval
+        guard let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
+        switch read() {
+        case .success(let zone):
+            log.cleared("time zone: the device zone reads again", limiter: &zoneReadFailures, at: now)
+            let old = center.engine.deviceZone
+            guard !zone.hasSameRules(as: old) else { return }
+            log.info("time zone: the device zone changed from \(old.identifier) to \(zone.identifier)\(old.identifier == zone.identifier ? " (new rules)" : ""): floating calendar triggers and quiet hours follow it")
+            perform { $0.setDeviceZone(zone, clock: clock) }
+        case .failure(let error):
+            log.repeating(.error, "time zone: cannot read the device zone (\(error)); keeping \(center.engine.deviceZone.identifier)",
+                          limiter: &zoneReadFailures, at: now)
         }
     }
 

@@ -65,7 +65,11 @@ public enum AgentLauncher {
                 if console { c.gpio.backend = .console }
                 return c
             },
-            replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) }, log: log)
+            replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) },
+            readDeviceZone: configuration.timeZone != nil ? nil : {
+                Result { () throws(ZoneError) in try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) }
+            },
+            log: log)
         let daemon: AgentDaemon
         do { daemon = try AgentDaemon(configuration: configuration, environment: environment) } catch {
             return fail(error.exitCode, error.message)
