@@ -299,7 +299,9 @@ public final class AgentDaemon {
         if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
-            log.info("systemd watchdog every \(interval)")
+            // Whole milliseconds: Embedded Swift cannot interpolate a Duration.
+            let ms = interval.components.seconds &* 1000 &+ interval.components.attoseconds / 1_000_000_000_000_000
+            log.info("systemd watchdog every \(ms) ms")
         }
         syncState()
         startSyncThread()

@@ -184,7 +184,7 @@ final class GPSFeed {
                 switch r {
                 case .bytes(let n):
                     readBuffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
-                    counters.bytes = (counters.bytes ?? 0) + n
+                    counters.bytes = (counters.bytes ?? 0) &+ Int64(n)
                 case .wouldBlock:
                     break reading
                 case .disconnected:

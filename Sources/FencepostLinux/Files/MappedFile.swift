@@ -21,8 +21,13 @@ public final class MappedFile {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.openForReading(path) } catch { throw FileError(path: path, operation: "open", errno: error) }
         defer { try? fd.close() }
-        let size: Int
-        do { size = Int(try fd.status().st_size) } catch { throw FileError(path: path, operation: "fstat", errno: error) }
+        let fileSize: off_t
+        do { fileSize = try fd.status().st_size } catch { throw FileError(path: path, operation: "fstat", errno: error) }
+        // A file larger than the address space (past 2 GiB on a 32-bit board) cannot be mapped: an
+        // error naming it, not a trap in the conversion.
+        guard let size = Int(exactly: fileSize), size <= Int.max / 2 else {
+            throw FileError(path: path, operation: "mmap (\(fileSize) bytes: larger than this machine's address space)", errno: Errno(rawValue: EFBIG))
+        }
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             return
