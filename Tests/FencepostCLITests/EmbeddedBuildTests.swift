@@ -62,10 +62,13 @@ enum EmbeddedBuilds {
     /// use both cores) the first time a test asks for either. The x86_64 build is unoptimized
     /// (`--debug`, a third of the compile time): it checks that Embedded Swift's library and the
     /// C shims compute what the host build computes. The aarch64 build is the board's, `-Osize`.
-    static let builds = (x86_64: ThreadFuture { build(["--debug", "x86_64"]) },
-                         aarch64: ThreadFuture { build(["aarch64"]) })
-    static var x86_64: Result<URL, BuildFailed> { get async { await builds.x86_64.value } }
-    static var aarch64: Result<URL, BuildFailed> { get async { await builds.aarch64.value } }
+    static let x86_64Build = ThreadFuture { build(["--debug", "x86_64"]) }
+    static let aarch64Build = ThreadFuture { build(["aarch64"]) }
+    static var builds: (x86_64: ThreadFuture<Result<URL, BuildFailed>>, aarch64: ThreadFuture<Result<URL, BuildFailed>>) {
+        (x86_64Build, aarch64Build)
+    }
+    static var x86_64: Result<URL, BuildFailed> { get async { await x86_64Build.value } }
+    static var aarch64: Result<URL, BuildFailed> { get async { await aarch64Build.value } }
 
     /// Runs `board/cross-build arguments…`; its last line of output is the binary.
     static func build(_ arguments: [String]) -> Result<URL, BuildFailed> {
