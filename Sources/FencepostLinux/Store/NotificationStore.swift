@@ -39,9 +39,10 @@ public final class NotificationStore {
         self.outcomeCapacity = outcomeCapacity
         self.removedDeliveryMemory = removedDeliveryMemory
         let guarded = guardState && !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
-        // The lock first: a second agent must not even look at the file the first one writes.
-        lock = guarded ? try StateFileLock(statePath: path) : nil
+        // The checks (stat and access only) first, so that a file this process may not write is
+        // named as such; then the lock, before anything is opened or written.
         if guarded { try StateFileGuard.checkBeforeOpening(path: path) }
+        lock = guarded ? try StateFileLock(statePath: path) : nil
         do { db = try SQLiteDatabase(path: path) } catch { throw StoreError(error) }
         // Read-only checks first: nothing may be written to a file we cannot use.
         do { try db.checkNotNewer(than: StoreSchema.migrations) } catch { throw StoreError(error) }
