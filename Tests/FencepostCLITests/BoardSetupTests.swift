@@ -69,7 +69,7 @@ import Testing
     }
 
     /// The unit's signalling ExecReload= works on a minimal Debian, which has no procps (no
-    /// /bin/kill: the reload failed with 203/EXEC): run as systemd runs it (`$$` is a literal `$`,
+    /// /bin/kill: a reload through it fails with 203/EXEC): run as systemd runs it (`$$` is a literal `$`,
     /// MAINPID in the environment) with a PATH that holds no kill program, it makes a real agent
     /// read its configuration again.
     @Test func reloadSignalNeedsNoProcps() throws {

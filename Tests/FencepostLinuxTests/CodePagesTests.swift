@@ -40,7 +40,7 @@ import Testing
 
     /// Only mappings the kernel shows resident and without private pages are dropped. qemu-user
     /// answers smaps with zeros (`Rss: 0 kB`, `Anonymous: 0 kB`) for every mapping, RELRO included:
-    /// such a mapping is kept (dropping it reset the armhf agent's GOT and stack guard under qemu-arm).
+    /// such a mapping is kept (dropping it would reset a RELRO page: the GOT, the stack guard).
     @Test func keepsMappingsWithoutResidentCounts() {
         let smaps = """
             00400000-00500000 r-xp 00000000 fd:01 123 /usr/bin/fencepost-agent

@@ -12,9 +12,9 @@
 // them would bring the unrelocated file content back. So is a mapping smaps shows with no resident
 // page at all (not a kernel's count), and so is one that /proc/self/maps does not list with the
 // same range: under qemu-user, /proc/self/maps is the guest's address space but smaps is the
-// emulator's own, and advising those ranges in the guest freed the guest's own pages (the armhf
-// agent under qemu-arm crashed at its first return past start-up: "stack smashing detected",
-// before that a SIGSEGV).
+// emulator's own, and advising those ranges in the guest frees the guest's own pages (the stack
+// guard and GOT of a 32-bit ARM agent under qemu-arm: it then aborts with "stack smashing
+// detected" at its first return past start-up).
 #if canImport(Glibc)
 import Glibc
 #elseif hasFeature(Embedded)
