@@ -21,6 +21,26 @@ int cfl_clock_synchronized(void) {
     return (state != TIME_ERROR && !(tx.status & STA_UNSYNC)) ? 1 : 0;
 }
 
+#include <errno.h>
+#include <fcntl.h>
+
+int cfl_lock_whole_file(int fd, int *holder) {
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    *holder = 0;
+    if (fcntl(fd, F_SETLK, &lock) == 0) return 0;
+    int saved = errno;
+    if (saved == EACCES || saved == EAGAIN) {
+        struct flock probe = {0};
+        probe.l_type = F_WRLCK;
+        probe.l_whence = SEEK_SET;
+        if (fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK) *holder = probe.l_pid;
+    }
+    errno = saved;
+    return -1;
+}
+
 #include <malloc.h>
 
 int cfl_malloc_trim(void) { return malloc_trim(0); }

@@ -403,7 +403,8 @@ func decodeGGA(_ f: inout NMEAFieldReader) -> NMEAReport? {
 ///            1          2 3         4 5          6 7    8      9      10 11 12
 ///
 /// 1 UTC hhmmss.sss · 2 status A valid / V warning · 3–4 latitude · 5–6 longitude · 7 speed, knots ·
-/// 8 course, degrees true · 9 date ddmmyy (years 80–99 are 19xx, 00–79 20xx) · 10–11 magnetic
+/// 8 course, degrees true · 9 date ddmmyy (the year within 100 years from 30 before the build's:
+/// ReceiverDates.year(twoDigit:)) · 10–11 magnetic
 /// variation · 12 FAA mode (NMEA 2.3: A autonomous, D differential, E estimated, N not valid …).
 func decodeRMC(_ f: inout NMEAFieldReader) -> NMEAReport? {
     let t = readTime(f.next())
@@ -420,7 +421,7 @@ func decodeRMC(_ f: inout NMEAFieldReader) -> NMEAReport? {
         guard dateField.count == 6, let v = dateField.unsignedInteger else { return nil }
         let dd = v / 10000, mm = v / 100 % 100, yy = v % 100
         guard (1...31).contains(dd), (1...12).contains(mm) else { return nil }
-        date = NMEADate(year: yy < 80 ? 2000 + yy : 1900 + yy, month: mm, day: dd)
+        date = NMEADate(year: ReceiverDates.year(twoDigit: yy), month: mm, day: dd)
     }
     f.skip(2)
     let faa = f.next().first

@@ -37,8 +37,10 @@
 public struct NMEAFramerCounters: Hashable, Sendable {
     /// Sentences handed out (checksum verified, or missing and accepted by configuration).
     public var sentences = 0
-    /// Bytes outside any sentence (not counting CR, LF).
-    public var garbageBytes = 0
+    /// Bytes outside any sentence (not counting CR, LF). 64 bits on every machine: a line of
+    /// noise at 115200 baud passes 2^31 bytes in two days (the sentence counters, at most a few
+    /// dozen a second, would take years).
+    public var garbageBytes: Int64 = 0
     /// Sentences whose checksum did not match or was malformed (`*` not followed by two hex digits).
     public var badChecksum = 0
     /// Sentences without `*hh` (rejected unless `acceptMissingChecksum`).

@@ -64,6 +64,9 @@ struct StatusCommand: ParsableCommand {
         var text = ""
         let trusted = c?["trusted"] == .bool(true)
         text += "clock     \(str(c?["wall"]) ?? "?")  \(trusted ? "trusted" : "NOT trusted") (source \(str(c?["source"]) ?? "?")), zone \(str(c?["zone"]) ?? "?")\n"
+        if let offset = num(c?["offsetToSystem"]) {
+            text += "          the system clock is \(ClientText.approximate(Int64(abs(offset).rounded()))) \(offset >= 0 ? "behind" : "ahead of") GNSS time\n"
+        }
         if let up = c?["uptime"]?.int64 {
             text += "agent     up \(ClientText.approximate(up))\(str(c?["started"]).map { " (since \($0))" } ?? "")\n"
         }

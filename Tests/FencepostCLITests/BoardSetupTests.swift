@@ -61,11 +61,40 @@ import Testing
             #expect(lines.contains("DeviceAllow=\(device) rw"), "no DeviceAllow for \(device)")
         }
         let reload = lines.filter { $0.hasPrefix("ExecReload=") }
-        #expect(reload == ["ExecReload=/usr/local/bin/fencepost-agent --check-config --quiet --config /etc/fencepost/fencepost.toml",
-                           "ExecReload=/bin/kill -HUP $MAINPID"])
+        #expect(reload.first == "ExecReload=/usr/local/bin/fencepost-agent --check-config --quiet --config /etc/fencepost/fencepost.toml")
+        #expect(reload.count == 2, "\(reload)")
         for key in ["ProtectProc=invisible", "ProcSubset=pid", "IPAddressDeny=any", "IPAddressAllow=localhost"] {
             #expect(lines.contains(key), "missing \(key)")
         }
+    }
+
+    /// The unit's signalling ExecReload= works on a minimal Debian, which has no procps (no
+    /// /bin/kill: a reload through it fails with 203/EXEC): run as systemd runs it (`$$` is a literal `$`,
+    /// MAINPID in the environment) with a PATH that holds no kill program, it makes a real agent
+    /// read its configuration again.
+    @Test func reloadSignalNeedsNoProcps() throws {
+        let unit = try String(contentsOf: Self.board.appendingPathComponent("fencepost.service"), encoding: .utf8)
+        let signalling = try #require(unit.split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("ExecReload=") }.last, "no ExecReload=")
+        // systemd's quoting for this one line: /bin/sh -c '…'.
+        let prefix = "ExecReload=/bin/sh -c '"
+        #expect(signalling.hasPrefix(prefix) && signalling.hasSuffix("'"), "\(signalling)")
+        guard signalling.hasPrefix(prefix), signalling.hasSuffix("'") else { return }
+        let script = String(signalling.dropFirst(prefix.count).dropLast()).replacingOccurrences(of: "$$", with: "$")
+        #expect(!script.contains("/bin/kill") && !script.contains("/usr/bin/kill"), "\(script)")
+
+        let d = try DaemonProcess()
+        try d.writeConfig(DaemonTests.gpio)
+        try d.start(agent: true)
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        let pid = try #require(d.process?.processIdentifier)
+        let empty = d.dir.appendingPathComponent("empty-path").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let r = try Self.exec("/bin/sh", ["-c", script], environment: ["MAINPID": "\(pid)", "PATH": empty])
+        #expect(r.status == 0, "\(r.output)")
+        #expect(d.waitForLog("configuration reloaded"), "log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
 
     @Test func udevRuleGivesGPIOChipsToGroupGPIO() throws {

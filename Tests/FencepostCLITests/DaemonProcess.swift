@@ -39,15 +39,17 @@ final class DaemonProcess {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    /// The agent's `time_zone` in ``header``.
-    var timeZone = "UTC"
+    /// The configuration's `clock_trust` (``header``).
+    var clockTrust = "always"
+    /// The configuration's `time_zone` (``header``); nil: none, the device's zone (TZ, /etc/localtime).
+    var timeZone: String? = "UTC"
 
     /// The configuration's head: state in the folder, trusted clock (the socket goes at the end).
     var header: String {
         """
         state = "\(statePath)"
-        clock_trust = "always"
-        time_zone = "\(timeZone)"
+        clock_trust = "\(clockTrust)"
+        \(timeZone.map { "time_zone = \"\($0)\"" } ?? "")
 
         """
     }

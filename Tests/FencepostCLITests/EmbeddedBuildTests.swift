@@ -62,10 +62,13 @@ enum EmbeddedBuilds {
     /// use both cores) the first time a test asks for either. The x86_64 build is unoptimized
     /// (`--debug`, a third of the compile time): it checks that Embedded Swift's library and the
     /// C shims compute what the host build computes. The aarch64 build is the board's, `-Osize`.
-    static let builds = (x86_64: ThreadFuture { build(["--debug", "x86_64"]) },
-                         aarch64: ThreadFuture { build(["aarch64"]) })
-    static var x86_64: Result<URL, BuildFailed> { get async { await builds.x86_64.value } }
-    static var aarch64: Result<URL, BuildFailed> { get async { await builds.aarch64.value } }
+    static let x86_64Build = ThreadFuture { build(["--debug", "x86_64"]) }
+    static let aarch64Build = ThreadFuture { build(["aarch64"]) }
+    static var builds: (x86_64: ThreadFuture<Result<URL, BuildFailed>>, aarch64: ThreadFuture<Result<URL, BuildFailed>>) {
+        (x86_64Build, aarch64Build)
+    }
+    static var x86_64: Result<URL, BuildFailed> { get async { await x86_64Build.value } }
+    static var aarch64: Result<URL, BuildFailed> { get async { await aarch64Build.value } }
 
     /// Runs `board/cross-build arguments…`; its last line of output is the binary.
     static func build(_ arguments: [String]) -> Result<URL, BuildFailed> {
@@ -80,6 +83,23 @@ enum EmbeddedBuilds {
             return .failure(BuildFailed(description: "board/cross-build \(name) failed (\(out.status)):\n\(out.stderr.suffix(6000))"))
         }
         return .success(URL(fileURLWithPath: path))
+    }
+
+    /// What the armhf build and its emulation need (board/install-deps installs them).
+    static let armhfTools = ["/usr/bin/arm-linux-gnueabihf-gcc", "/usr/bin/qemu-arm-static"]
+    static let armhfToolsPresent = armhfTools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    static let armhfEnabled = armhfToolsPresent || required
+    static let armhfSkipReason: Comment = "the armhf cross toolchain (gcc-arm-linux-gnueabihf, qemu-user-static) is not installed: run board/install-deps"
+    /// The 32-bit ARM build (`-Osize`, as a board gets it), made the first time a test asks for it.
+    static let armhfBuild = ThreadFuture { build(["armhf"]) }
+    static var armhf: Result<URL, BuildFailed> { get async { await armhfBuild.value } }
+
+    /// Runs an armhf binary under qemu-arm (board/run-armhf), off the cooperative pool.
+    static func runArmhf(_ binary: URL, _ arguments: [String], timeLimit: Double = 600) async throws -> ChildProcess.Output {
+        try await offThePool {
+            try ChildProcess.run([binary.path] + arguments,
+                                 executable: DaemonProcess.root.appendingPathComponent("board/run-armhf"), timeLimit: timeLimit)
+        }
     }
 
     /// Runs an aarch64 binary under qemu (board/run-aarch64), off the cooperative pool.
@@ -113,6 +133,40 @@ struct EmbeddedBuildTests {
         #expect(digest(qemu) == digest(host), "aarch64:\n\(qemu.stdout)\nhost:\n\(host.stdout)")
         // Every check ran: four report lines besides the seed and the digest.
         #expect(host.stdout.split(separator: "\n").filter { $0.contains(" cases, ok") }.count == 4, "\(host.stdout)")
+    }
+
+    /// Embedded Swift prints "(cannot print value in embedded Swift)" for an interpolated value it
+    /// has no description of (a `Duration`, an enum without one): the Embedded agent's log, at
+    /// level debug, under systemd's watchdog variables, through a replay with deliveries and a
+    /// `status` answer, has none of them.
+    @Test func embeddedAgentPrintsEveryValueItLogs() async throws {
+        try #require(EmbeddedBuilds.crossToolsPresent, EmbeddedBuilds.skipReason)
+        let embedded = try await EmbeddedBuilds.x86_64.get()
+        let d = try DaemonProcess()
+        let drive = d.dir.appendingPathComponent("short.nmea")
+        let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        try Data(BoardClockTests.parked(from: start, seconds: 8).utf8).write(to: drive)
+        try d.writeConfig("""
+            [gps]
+            source = "replay"
+            file = "\(drive.path)"
+            speed = 2
+            exit_at_end = true
+
+            [log]
+            level = "debug"
+
+            """ + DaemonTests.gpio + DaemonGPSTests.depot + BoardClockTests.calendarRequest("soon", at: start.addingTimeInterval(2)))
+        let config = d.configPath, notify = d.dir.appendingPathComponent("notify").path
+        let run = try await offThePool {
+            try ChildProcess.run(["--config", config],
+                                 environment: ["TZ": "UTC", "NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "2000000"],
+                                 executable: embedded, timeLimit: 120)
+        }
+        #expect(run.status == 0, "status \(run.status):\n\(run.stderr)")
+        #expect(run.stderr.contains("systemd watchdog every 1000 ms"), "\(run.stderr)")
+        #expect(run.stderr.contains("delivered depot/") && run.stderr.contains("delivered soon/"), "\(run.stderr)")
+        #expect(!run.stderr.contains("cannot print value"), "\(run.stderr)")
     }
 
     /// The cross-built agent is an ARM binary, and the README's demo run by it under qemu gives the
@@ -163,5 +217,43 @@ struct EmbeddedBuildTests {
         let path = dir.appendingPathComponent("fencepost.toml").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         return try run(path)
+    }
+}
+
+/// The 32-bit build (armhf: `time_t` and `Int` are 32 bits on Debian 12 armhf) under qemu-arm: its
+/// self-check agrees with the host's, and a calendar request for 2040 (past 2038-01-19, the last
+/// second a 32-bit `time_t` holds) is armed without a trap.
+@Suite(.enabled(if: EmbeddedBuilds.armhfEnabled, EmbeddedBuilds.armhfSkipReason), .serialized)
+struct ArmhfBuildTests {
+    @Test func selfCheckAndA2040CalendarRequestUnderQemuArm() async throws {
+        try #require(EmbeddedBuilds.armhfToolsPresent, EmbeddedBuilds.armhfSkipReason)
+        let arm = try await EmbeddedBuilds.armhf.get()
+        let header = try FileHandle(forReadingFrom: arm).read(upToCount: 20) ?? Data()
+        #expect(header.count == 20 && header[4] == 1 && header[18] == 40 && header[19] == 0,
+                "not a 32-bit ELF for ARM (ELFCLASS32, EM_ARM = 40)")
+        let agent = try #require(ChildProcess.agentBinary)
+        let host = try await offThePool { try ChildProcess.run(["--self-check"], executable: agent) }
+        let qemu = try await EmbeddedBuilds.runArmhf(arm, ["--self-check"])
+        #expect(qemu.status == 0, "\(qemu.stdout)\(qemu.stderr)")
+        let digest = { (o: ChildProcess.Output) in o.stdout.split(separator: "\n").last.map(String.init) ?? "" }
+        #expect(digest(qemu) == digest(host) && digest(host).hasPrefix("digest "), "armhf:\n\(qemu.stdout)\nhost:\n\(host.stdout)")
+
+        // The agent with a 2040 request and a short replay that ends it.
+        let d = try DaemonProcess()
+        let drive = d.dir.appendingPathComponent("short.nmea")
+        try Data(BoardClockTests.parked(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), seconds: 5).utf8)
+            .write(to: drive)
+        try d.writeConfig("""
+            [gps]
+            source = "replay"
+            file = "\(drive.path)"
+            speed = 5
+            exit_at_end = true
+
+            """ + DaemonTests.gpio + BoardClockTests.calendarRequest("y2040", at: Date(timeIntervalSince1970: 2_222_222_222)))
+        let run = try await EmbeddedBuilds.runArmhf(arm, ["--config", d.configPath], timeLimit: 120)
+        #expect(run.status == 0, "status \(run.status):\n\(run.stderr)")
+        #expect(run.stderr.contains("configuration applied") && run.stderr.contains("replay finished"), "\(run.stderr)")
+        #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("cannot print value"), "\(run.stderr)")
     }
 }

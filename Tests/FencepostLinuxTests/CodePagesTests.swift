@@ -32,9 +32,31 @@ import Testing
         #expect(ReadOnlyFileMapping.parse(smaps) == [
             ReadOnlyFileMapping(start: 0x55e33f04a000, end: 0x55e33f926000, path: "/usr/bin/fencepost-agent", anonymousKilobytes: 0),
             ReadOnlyFileMapping(start: 0x55e33f926000, end: 0x55e33f963000, path: "/usr/bin/fencepost-agent", anonymousKilobytes: 12),
-            ReadOnlyFileMapping(start: 0x7f0000002000, end: 0x7f0000004000, path: "/usr/lib/with text relocations.so", anonymousKilobytes: 4),
+            ReadOnlyFileMapping(start: 0x7f0000002000, end: 0x7f0000004000, path: "/usr/lib/with text relocations.so", anonymousKilobytes: 4,
+                                residentKilobytes: 8),
             ReadOnlyFileMapping(start: 0x7f0000008000, end: 0x7f000000a000, path: "/var/lib/fencepost/state.db.zones", anonymousKilobytes: 0),
         ])
+    }
+
+    /// Only mappings the kernel shows resident and without private pages are dropped. qemu-user
+    /// answers smaps with zeros (`Rss: 0 kB`, `Anonymous: 0 kB`) for every mapping, RELRO included:
+    /// such a mapping is kept (dropping it would reset a RELRO page: the GOT, the stack guard).
+    @Test func keepsMappingsWithoutResidentCounts() {
+        let smaps = """
+            00400000-00500000 r-xp 00000000 fd:01 123 /usr/bin/fencepost-agent
+            Size:               1024 kB
+            Rss:                 600 kB
+            Anonymous:             0 kB
+            00500000-00502000 r--p 00100000 fd:01 123 /usr/bin/fencepost-agent
+            Size:                  8 kB
+            Rss:                   8 kB
+            Anonymous:             8 kB
+            3f000000-3f001000 r--p 0001f000 fd:01 9 /usr/arm-linux-gnueabihf/lib/ld-linux-armhf.so.3
+            Size:                  4 kB
+            Rss:                   0 kB
+            Anonymous:             0 kB
+            """
+        #expect(ReadOnlyFileMapping.parse(smaps).map(\.mayDrop) == [true, false, false])
     }
 
     /// The pages leave the page table (file pages drop) and the code still runs afterwards.

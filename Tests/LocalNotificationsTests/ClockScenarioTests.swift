@@ -41,14 +41,43 @@ import Testing
         sim.stepWallClock(by: -86_400)       // corrected: wall 2026-05-05T12:00 again
         sim.run(until: instant("2026-05-07T12:00:00Z"))     // wall 2026-05-07T12:00
         #expect(sim.noDuplicateDeliveries)
-        // Fires by scheduled instant: the 4th, 5th (late), 6th (while ahead), 7th; never the same instant twice.
+        // Fires by scheduled instant: the 4th, 5th (late), 6th (while ahead), then after the clock
+        // went back the 6th again (its real fire) and the 7th; the repeat is recorded.
         let scheduled = sim.deliveries("coalesce").map { $0.scheduled!.description }
-        #expect(scheduled == ["2026-05-04T09:00:00Z", "2026-05-05T09:00:00Z", "2026-05-06T09:00:00Z", "2026-05-07T09:00:00Z"])
-        #expect(Set(scheduled).count == scheduled.count)
+        #expect(scheduled == ["2026-05-04T09:00:00Z", "2026-05-05T09:00:00Z", "2026-05-06T09:00:00Z",
+                              "2026-05-06T09:00:00Z", "2026-05-07T09:00:00Z"])
+        let repeated = sim.outcomes("coalesce", .repeated)
+        #expect(repeated.map(\.count) == [1] && repeated.first?.firstFire == instant("2026-05-06T09:00:00Z"), "\(repeated)")
         // The interval trigger runs on monotonic time: one fire per true hour, steps or not.
         let ticks = sim.events.filter { $0.requestIdentifier == "tick" && $0.delivery != nil }.map(\.time)
         #expect(ticks.count == 84)
         for (a, b) in zip(ticks, ticks.dropFirst()) { #expect(b - a == 3600) }
+    }
+
+    /// A tester sets the clock to tomorrow 07:30 and resets it: the daily 07:00 reminder fires
+    /// (coalesced) while the clock is ahead, and after the reset still fires today, tomorrow and
+    /// the day after at 07:00 real time; the two fires handled ahead are recorded as repeated.
+    @Test func clockSetAheadAndResetDoesNotSkipTheNextRealFires() throws {
+        for policy in [MissedFirePolicy.coalesce, .skip, .deliverLate(graceSeconds: 3600)] {
+            var sim = Simulation(engine: makeEngine(), start: Self.start)          // 2026-05-04T00:00
+            try sim.add(daily("check", hour: 7, minute: 0, tz: "UTC", missed: policy))
+            sim.run(until: instant("2026-05-04T06:00:00Z"))
+            let ahead: Int64 = 86_400 + 5400
+            sim.stepWallClock(by: ahead)                                            // wall: the 5th, 07:30
+            sim.run(until: instant("2026-05-04T06:10:00Z"))
+            sim.stepWallClock(by: -ahead)                                           // wall: the 4th, 06:10 again
+            let reset = sim.events.count
+            sim.run(until: instant("2026-05-06T08:00:00Z"))
+            let after = sim.events[reset...].compactMap { $0.requestIdentifier == "check" ? $0.delivery : nil }
+            #expect(after.map { $0.scheduled!.description } == ["2026-05-04T07:00:00Z", "2026-05-05T07:00:00Z", "2026-05-06T07:00:00Z"],
+                    "\(policy): \(after)")
+            for d in after { #expect(d.outcome == .onTime && d.date == d.scheduled, "\(policy): \(d)") }
+            let repeated = sim.outcomes("check", .repeated)
+            #expect(repeated.count == 1, "\(policy): \(repeated)")
+            #expect(repeated.first?.count == 2 && repeated.first?.firstFire == instant("2026-05-04T07:00:00Z")
+                    && repeated.first?.lastFire == instant("2026-05-05T07:00:00Z"), "\(policy): \(repeated)")
+            #expect(sim.noDuplicateDeliveries)
+        }
     }
 
     @Test func clockStepsTo1970AndBack() throws {

@@ -67,6 +67,10 @@ int cfl_malloc_one_arena(void);
 /// `sync_file_range(fd, offset, count, WAIT_BEFORE | WRITE | WAIT_AFTER)`: writes that range of the
 /// file to the disk and waits for it (a _GNU_SOURCE call). Returns 0, or -1 with errno.
 int cfl_write_out_range(int fd, long long offset, long long count);
+/// A write lock on the whole file `fd` (`fcntl(F_SETLK)`, a POSIX record lock, released when the
+/// process ends). Returns 0 when taken; else -1 with errno, and when another process holds it
+/// (EACCES/EAGAIN) `*holder` is that process's pid (`F_GETLK`), else 0.
+int cfl_lock_whole_file(int fd, int *holder);
 /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34, _GNU_SOURCE): close every descriptor from
 /// `from` on in the child.
 int cfl_spawn_close_from(posix_spawn_file_actions_t *actions, int from);

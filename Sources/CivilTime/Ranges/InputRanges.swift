@@ -106,6 +106,12 @@ public enum SaturatingTime {
         return o ? (b > 0 ? .max : .min) : r
     }
 
+    /// a − b, clamped to Int64.
+    @inlinable public static func subtract(_ a: Int64, _ b: Int64) -> Int64 {
+        let (r, o) = a.subtractingReportingOverflow(b)
+        return o ? (b < 0 ? .max : .min) : r
+    }
+
     /// a × b, clamped to Int64.
     @inlinable public static func multiply(_ a: Int64, _ b: Int64) -> Int64 {
         let (r, o) = a.multipliedReportingOverflow(by: b)

@@ -107,6 +107,16 @@ public struct ZoneRules: Sendable {
     @usableFromInline static let tableStart: Int64 = -2_208_988_800
     @usableFromInline static let tableEnd: Int64 = 7_258_118_400
 
+    /// Whether `other` has this zone's name and the same rules (transitions, offsets, the POSIX
+    /// rule): how the agent tells that the device zone changed while it runs.
+    /// - Complexity: O(transitions); O(1) when both share their storage (the same file loaded once).
+    public func hasSameRules(as other: ZoneRules) -> Bool {
+        identifier == other.identifier && _times == other._times && _offsets == other._offsets
+            && _typeIndices == other._typeIndices && _types == other._types && _rule == other._rule
+            && _ruleStandardType == other._ruleStandardType && _ruleDaylightType == other._ruleDaylightType
+            && _fileEnd == other._fileEnd && _ruleBefore == other._ruleBefore && _ruleFrom == other._ruleFrom
+    }
+
     // MARK: Construction
 
     /// Coordinated Universal Time (abbreviation `UTC`).

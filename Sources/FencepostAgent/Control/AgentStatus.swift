@@ -8,7 +8,8 @@ public struct AgentStatus: Sendable {
     public enum ClockSource: String, Sendable {
         /// NTP synchronised (the kernel's `adjtimex` status).
         case ntp
-        /// Agreement with GNSS time.
+        /// GNSS time: the agent's own wall clock anchored to CLOCK_BOOTTIME (`clock_trust = "gnss"`),
+        /// or, with `ntp`, the system clock agreeing with GNSS time.
         case gnss
         /// Trusted by configuration (`clock_trust = "always"`: a board with a good RTC).
         case always
@@ -29,6 +30,9 @@ public struct AgentStatus: Sendable {
     /// Whether the daemon trusts the wall clock, and why.
     public var wallTrusted: Bool
     public var clockSource: ClockSource
+    /// Seconds the agent's wall clock is ahead of the system clock (GNSS time minus CLOCK_REALTIME),
+    /// while the wall clock is GNSS time; nil otherwise.
+    public var offsetToSystemClock: Double?
     /// The GPS source as configured: `/dev/serial0 @ 9600`, `gpsd://localhost:2947`, `replay drive.nmea ×10`, or nil.
     public var gpsSource: String?
     /// Whether the source is connected now.

@@ -25,7 +25,7 @@ extension ControlService {
         let clockJSON: JSONValue = .object([
             ("wall", .string(clock.wall.description)), ("trusted", .bool(engine.wallTrusted)),
             ("source", .string(s.clockSource.rawValue)), ("started", text(s.started?.description)), ("uptime", uptime),
-            ("zone", .string(s.deviceZone)),
+            ("zone", .string(s.deviceZone)), ("offsetToSystem", number(s.offsetToSystemClock)),
         ])
         let gps: JSONValue = .object([
             ("source", text(s.gpsSource)), ("connected", .bool(s.gpsConnected)), ("lastFixAge", number(s.lastFixAge)),

@@ -19,14 +19,15 @@ public struct GPSDiagnostics: Sendable, Equatable {
     public var fixAge: Double?
     /// Fixes with a position since start.
     public var positionFixes: Int = 0
-    /// Bytes read from a serial port (since the port was opened); nil for other sources.
-    public var bytes: Int?
+    /// Bytes read from a serial port (since the port was opened); nil for other sources. 64 bits
+    /// on every machine: an `Int` on a 32-bit board would trap after 2 GiB (weeks at 9600 baud).
+    public var bytes: Int64?
     /// Sentences (serial) or gpsd messages accepted.
     public var sentences: Int = 0
     /// Rejected sentences by reason (serial), or gpsd messages libgps could not read (`unreadable`).
     public var rejected = Rejections()
     /// Bytes outside any sentence (line noise, a wrong baud rate).
-    public var garbageBytes: Int = 0
+    public var garbageBytes: Int64 = 0
 
     /// Sentences rejected, by reason.
     public struct Rejections: Sendable, Equatable {
@@ -92,8 +93,8 @@ public struct GPSDiagnostics: Sendable, Equatable {
             ("satellitesUsed", integer(satellitesUsed)), ("satellitesSeen", integer(satellitesSeen)),
             ("hdop", number(hdop)), ("fixAge", number(fixAge)),
             ("counters", .object([
-                ("bytes", integer(bytes)), ("sentences", .integer(Int64(sentences))),
-                ("garbageBytes", .integer(Int64(garbageBytes))),
+                ("bytes", bytes.map(JSONValue.integer) ?? .null), ("sentences", .integer(Int64(sentences))),
+                ("garbageBytes", .integer(garbageBytes)),
                 ("rejected", .object([
                     ("checksum", .integer(Int64(rejected.checksum))), ("framing", .integer(Int64(rejected.framing))),
                     ("unknownTalker", .integer(Int64(rejected.unknownTalker))), ("overlong", .integer(Int64(rejected.overlong))),

@@ -50,14 +50,19 @@ public final class AgentDaemon {
         public var zoneLookup: (String) -> ZoneRules?
         /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
         public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
+        /// Reads the device zone again (`TZ`, else /etc/localtime): nil when the configuration
+        /// fixes the zone (`time_zone`). Called every ``AgentDaemon/zoneCheckInterval``.
+        public var readDeviceZone: (() -> Result<ZoneRules, ZoneError>)?
         public var log: DaemonLog
 
         public init(makeGPIO: @escaping (GPIOConfiguration) throws(GPIOError) -> any GPIOBackend,
                     reloadConfiguration: @escaping () throws(AgentConfigurationError) -> AgentConfiguration,
                     replayFixes: [Fix], deviceZone: ZoneRules, zoneLookup: @escaping (String) -> ZoneRules?,
-                    resolveDeviceZone: @escaping (String?) throws(ZoneError) -> ZoneRules, log: DaemonLog) {
+                    resolveDeviceZone: @escaping (String?) throws(ZoneError) -> ZoneRules,
+                    readDeviceZone: (() -> Result<ZoneRules, ZoneError>)? = nil, log: DaemonLog) {
             self.makeGPIO = makeGPIO; self.reloadConfiguration = reloadConfiguration; self.replayFixes = replayFixes
-            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.resolveDeviceZone = resolveDeviceZone; self.log = log
+            self.deviceZone = deviceZone; self.zoneLookup = zoneLookup; self.resolveDeviceZone = resolveDeviceZone
+            self.readDeviceZone = readDeviceZone; self.log = log
         }
     }
 
@@ -81,6 +86,14 @@ public final class AgentDaemon {
     var nextWatchdog: UInt64?
     /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
     var nextTrustCheck: UInt64?
+    /// When to read the device zone again (nil: the configuration fixes it).
+    var nextZoneCheck: UInt64?
+    /// The device zone failing to read, logged as one repeating condition.
+    var zoneReadFailures = RepeatLimiter()
+    /// GNSS time anchored to CLOCK_BOOTTIME: the wall clock when `clock_trust = "gnss"`.
+    var gnssClock = GNSSClock()
+    /// GNSS times too early to be true, logged as one repeating condition.
+    var implausibleGNSSTime = RepeatLimiter()
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
@@ -125,8 +138,8 @@ public final class AgentDaemon {
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
-        let trust = configuration.clockTrust
-        let firstClock = Self.readClock(trust)
+        var noGNSSYet = GNSSClock()
+        let firstClock = Self.readClock(configuration.clockTrust, gnss: &noGNSSYet)
         _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
@@ -192,17 +205,79 @@ public final class AgentDaemon {
 
     // MARK: Clocks
 
-    static func readClock(_ trust: ClockTrust) -> EngineClock {
+    /// The engine's clock reading. `always`: the system clock, trusted; `ntp`: the system clock,
+    /// trusted while the kernel says NTP synchronised it; `gnss`: GNSS time anchored to
+    /// CLOCK_BOOTTIME once a fix gave one (GNSSClock.swift), before that the system clock as for `ntp`.
+    static func readClock(_ trust: ClockTrust, gnss: inout GNSSClock) -> EngineClock {
+        let boot = SystemClocks.boottimeNow()
         let trusted: Bool
         switch trust {
         case .always: trusted = true
         case .ntp: trusted = SystemClocks.isWallClockSynchronized()
-        case .gnss: trusted = false
+        case .gnss:
+            if let ns = gnss.wallNanoseconds(at: boot.nanosecondsSinceBoot) {
+                return EngineClock(wall: WallInstant(secondsSinceEpoch: Self.floorSeconds(ns)), wallTrusted: true, monotonic: boot)
+            }
+            trusted = SystemClocks.isWallClockSynchronized()
         }
-        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: SystemClocks.boottimeNow())
+        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: boot)
     }
 
-    var clock: EngineClock { Self.readClock(configuration.clockTrust) }
+    /// Whole seconds of `ns` nanoseconds since the epoch, rounded down (before 1970 too).
+    static func floorSeconds(_ ns: Int64) -> Int64 {
+        let s = ns / 1_000_000_000
+        return ns < 0 && s * 1_000_000_000 != ns ? s - 1 : s
+    }
+
+    var clock: EngineClock { Self.readClock(configuration.clockTrust, gnss: &gnssClock) }
+
+    /// Whether the engine's wall time is GNSS time now (`clock_trust = "gnss"` and a fix gave one).
+    var wallIsGNSS: Bool { configuration.clockTrust == .gnss && gnssClock.offset != nil }
+
+    /// Takes the GNSS times of `fix` (arrived at boot time `arrival`) into the GNSS clock, when it
+    /// is the wall clock (`clock_trust = "gnss"`). A time before the engine's earliest trusted
+    /// wall time (a receiver still on its default date) is not taken; said once.
+    func takeGNSSTime(_ fix: Fix, arrival: UInt64) {
+        guard configuration.clockTrust == .gnss, let t = fix.time, fix.isValid, fix.mode >= .twoD else { return }
+        guard t >= configuration.engine.minimumTrustedWall else {
+            log.repeating(.warning, "GNSS time \(t) is before \(configuration.engine.minimumTrustedWall): not used as the wall clock",
+                          limiter: &implausibleGNSSTime, at: arrival)
+            return
+        }
+        let system = SystemClocks.realtimeNow()
+        switch gnssClock.take(seconds: t.secondsSinceEpoch, nanoseconds: fix.nanoseconds, arrival: arrival) {
+        case .first:
+            log.info("wall clock: GNSS time \(t) (the system clock is \(Self.seconds(t, minus: system)) s behind it)")
+        case .stepped(let ns):
+            log.warning("wall clock: GNSS time stepped by \(Self.milliseconds(ns)) s against CLOCK_BOOTTIME (fix \(t))")
+        case .refined:
+            break
+        }
+    }
+
+    /// `a − b` in seconds with millisecond precision, as text (no Double formatting in Embedded Swift).
+    static func seconds(_ a: WallInstant, minus b: RealtimeInstant) -> String {
+        milliseconds(SaturatingTime.subtract(SaturatingTime.multiply(a.secondsSinceEpoch - b.seconds, 1_000_000_000), Int64(b.nanoseconds)))
+    }
+
+    /// Nanoseconds as seconds with three decimals ("-1.250").
+    static func milliseconds(_ ns: Int64) -> String {
+        let ms = ns / 1_000_000
+        let whole = ms / 1000, part = (ms < 0 ? -ms : ms) % 1000
+        let sign = ms < 0 && whole == 0 ? "-" : ""
+        let digits = String(part)
+        return sign + String(whole) + "." + String(repeating: "0", count: 3 - digits.count) + digits
+    }
+
+    /// GNSS time minus the system clock, seconds (nil unless the wall clock is GNSS time).
+    var gnssOffsetToSystem: Double? {
+        guard wallIsGNSS else { return nil }
+        let boot = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        let system = SystemClocks.realtimeNow()
+        guard let g = gnssClock.wallNanoseconds(at: boot) else { return nil }
+        let s = SaturatingTime.add(SaturatingTime.multiply(system.seconds, 1_000_000_000), Int64(system.nanoseconds))
+        return Double(SaturatingTime.subtract(g, s)) / 1e9
+    }
 
     // MARK: Run
 
@@ -226,9 +301,12 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
+        if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
-            log.info("systemd watchdog every \(interval)")
+            // Whole milliseconds: Embedded Swift cannot interpolate a Duration.
+            let ms = interval.components.seconds &* 1000 &+ interval.components.attoseconds / 1_000_000_000_000_000
+            log.info("systemd watchdog every \(ms) ms")
         }
         syncState()
         startSyncThread()
@@ -327,6 +405,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        if let z = nextZoneCheck, z <= now { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
         if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
@@ -348,8 +427,10 @@ public final class AgentDaemon {
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
+        if let d = nextZoneCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
+        if wallIsGNSS, let w = wake.wall, let boot = gnssClock.bootTime(atWall: w) { deadlines.append(boot) }
         // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
         // does not): while calendar triggers wait for it, look again every 30 s.
         if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
@@ -365,7 +446,8 @@ public final class AgentDaemon {
             } else {
                 try monotonicTimer.disarm()
             }
-            if let w = wake.wall { try wallTimer.arm(at: w) } else { try wallTimer.disarm() }
+            // On GNSS time the calendar deadline is a boot time (the system clock may be years off).
+            if let w = wake.wall, !wallIsGNSS { try wallTimer.arm(at: w) } else { try wallTimer.disarm() }
         } catch {
             log.error("timerfd: \(error)")
         }
@@ -404,6 +486,7 @@ public final class AgentDaemon {
     func handleFixes(_ fixes: [Fix]) {
         for fix in fixes {
             statistics.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            takeGNSSTime(fix, arrival: statistics.fixArrival!)
             fixTime = fix.time
             perform { $0.process(fix, clock: clock) }
             statistics.fixArrival = nil
@@ -429,6 +512,32 @@ public final class AgentDaemon {
             log.info("configuration applied: \(result.summary())")
         } else {
             log.error("configuration not applied: \(reply.error ?? "?")")
+        }
+    }
+
+    // MARK: Device zone
+
+    /// How often the device zone is read again: nothing signals a new /etc/localtime or TZ file
+    /// (timedatectl replaces a symlink; a package upgrade rewrites the file), and a read costs a
+    /// readlink and a stat while the file is unchanged (the zone cache), so a look every 30 s
+    /// notices a change within a minute at no measurable cost.
+    static let zoneCheckInterval: UInt64 = 30_000_000_000
+
+    /// Reads the device zone; when its name or rules changed, floating calendar triggers and quiet
+    /// hours follow the new one (NotificationEngine.setDeviceZone).
+    func checkDeviceZone(at now: UInt64) {
+        nextZoneCheck = now + Self.zoneCheckInterval
+        guard let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
+        switch read() {
+        case .success(let zone):
+            log.cleared("time zone: the device zone reads again", limiter: &zoneReadFailures, at: now)
+            let old = center.engine.deviceZone
+            guard !zone.hasSameRules(as: old) else { return }
+            log.info("time zone: the device zone changed from \(old.identifier) to \(zone.identifier)\(old.identifier == zone.identifier ? " (new rules)" : ""): floating calendar triggers and quiet hours follow it")
+            perform { $0.setDeviceZone(zone, clock: clock) }
+        case .failure(let error):
+            log.repeating(.error, "time zone: cannot read the device zone (\(error)); keeping \(center.engine.deviceZone.identifier)",
+                          limiter: &zoneReadFailures, at: now)
         }
     }
 
@@ -495,8 +604,9 @@ public final class AgentDaemon {
         let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let trusted = center.engine.wallTrusted
         let trust = configuration.clockTrust
-        let source = AgentStatus.ClockSource(trusted: trusted, trust: trust,
-                                             ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
+        let source: AgentStatus.ClockSource = trusted && wallIsGNSS ? .gnss
+            : AgentStatus.ClockSource(trusted: trusted, trust: trust,
+                                      ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
         var status = AgentStatus(
             started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
             gpsSource: gps.description, gpsConnected: gps.isConnected,
@@ -505,6 +615,7 @@ public final class AgentDaemon {
             fixesReceived: gps.fixesReceived, deviceZone: center.engine.deviceZone.identifier,
             configPath: configuration.path, statePath: configuration.statePath)
         status.gps = gps.diagnostics(at: now)
+        status.offsetToSystemClock = gnssOffsetToSystem
         return status
     }
 

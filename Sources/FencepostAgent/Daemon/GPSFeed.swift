@@ -213,7 +213,7 @@ final class GPSFeed {
                 switch r {
                 case .bytes(let n):
                     readBuffer.withUnsafeBytes { b in stream.feed(UnsafeRawBufferPointer(rebasing: b[..<n])) { fixes.append($0) } }
-                    counters.bytes = (counters.bytes ?? 0) + n
+                    counters.bytes = (counters.bytes ?? 0) &+ Int64(n)
                 case .wouldBlock:
                     break reading
                 case .disconnected:
@@ -230,8 +230,27 @@ final class GPSFeed {
             if let n = read.satellitesUsed { counters.satellitesUsed = n }
             if let d = read.disconnection { disconnected(at: now, "\(d)") }
         }
+        correctWeekRollover(&fixes)
         note(fixes, at: now)
         return fixes
+    }
+
+    /// Whether a week-rollover date was seen (and said) since start.
+    private(set) var rolloverSeen = false
+
+    /// Live receivers only (a replay is a recording: its dates are history): dates 1024·k weeks
+    /// before the build's date are moved forward (ReceiverDates), the first one logged.
+    private func correctWeekRollover(_ fixes: inout [Fix]) {
+        for i in fixes.indices {
+            guard let t = fixes[i].time else { continue }
+            let (corrected, periods) = ReceiverDates.correctingWeekRollover(t)
+            guard periods > 0 else { continue }
+            fixes[i].time = corrected
+            if !rolloverSeen {
+                rolloverSeen = true
+                log.warning("GPS: the receiver reports \(t), \(periods * 1024) weeks in the past (the GPS week rollover bug of its firmware): read as \(corrected) (dates before this build's are moved forward by 1024 weeks, as gpsd does)")
+            }
+        }
     }
 
     private func note(_ fixes: [Fix], at now: UInt64) {

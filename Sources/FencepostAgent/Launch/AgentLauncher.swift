@@ -62,7 +62,11 @@ public enum AgentLauncher {
                 return c
             },
             replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) },
-            resolveDeviceZone: { (name: String?) throws(ZoneError) -> ZoneRules in try Self.deviceZone(name, zones: zones) }, log: log)
+            resolveDeviceZone: { (name: String?) throws(ZoneError) -> ZoneRules in try Self.deviceZone(name, zones: zones) },
+            readDeviceZone: configuration.timeZone != nil ? nil : {
+                Result { () throws(ZoneError) in try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) }
+            },
+            log: log)
         let daemon: AgentDaemon
         do { daemon = try AgentDaemon(configuration: configuration, environment: environment) } catch {
             return fail(error.exitCode, error.message)

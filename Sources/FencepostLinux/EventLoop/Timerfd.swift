@@ -21,10 +21,16 @@ struct Timerfd {
 
     /// One-shot at the absolute time `seconds`.`nanoseconds` of the timer's clock. An all-zero
     /// time would disarm, so it becomes 1 ns (in the past: fires at once).
+    ///
+    /// Saturating: `time_t` is 32 bits on Debian 12 armhf, and a deadline past what it holds
+    /// (2038-01-19T03:14:07Z on the wall clock, 68 years of boot time) is armed at the last second
+    /// it holds instead of trapping in the conversion. The timer then fires there, and the caller,
+    /// finding nothing due, arms again; on such a system the clock itself cannot be read past that
+    /// second, so a 2040 calendar request simply waits.
     /// The corresponding C function is `timerfd_settime` with `TFD_TIMER_ABSTIME | extraFlags`.
     func _arm(seconds: Int64, nanoseconds: Int32, extraFlags: Int32) -> Result<Void, Errno> {
         var spec = itimerspec()
-        spec.it_value.tv_sec = time_t(seconds)
+        spec.it_value.tv_sec = time_t(clamping: seconds)
         spec.it_value.tv_nsec = Int(nanoseconds)
         if seconds == 0 && nanoseconds == 0 { spec.it_value.tv_nsec = 1 }
         return nothingOrErrno(system_timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME) | extraFlags, &spec))

@@ -46,8 +46,13 @@ public final class MappedFile {
             }
             unguarded = e
         }
-        let size: Int
-        do { size = Int(try fd.status().st_size) } catch { throw FileError(path: path, operation: "fstat", errno: error) }
+        let fileSize: off_t
+        do { fileSize = try fd.status().st_size } catch { throw FileError(path: path, operation: "fstat", errno: error) }
+        // A file larger than the address space (past 2 GiB on a 32-bit board) cannot be mapped: an
+        // error naming it, not a trap in the conversion.
+        guard let size = Int(exactly: fileSize), size <= Int.max / 2 else {
+            throw FileError(path: path, operation: "mmap (\(fileSize) bytes: larger than this machine's address space)", errno: Errno(rawValue: EFBIG))
+        }
         var start: UnsafeMutableRawPointer? = nil
         if size > 0 {
             guard let p = system_mmap_read(fd.rawValue, size) else { throw FileError(path: path, operation: "mmap", errno: .current) }

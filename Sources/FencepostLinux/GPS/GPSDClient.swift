@@ -203,7 +203,7 @@ public final class GPSDClient {
         let hasTime = f.time.tv_sec != 0 || f.time.tv_nsec != 0
         return Fix(
             time: hasTime ? WallInstant(secondsSinceEpoch: Int64(f.time.tv_sec)) : nil,
-            nanoseconds: hasTime ? Int32(f.time.tv_nsec) : 0,
+            nanoseconds: hasTime ? Int32(clamping: f.time.tv_nsec) : 0,
             coordinate: coordinate,
             altitudeMSL: mode == .threeD ? known(f.altMSL) : nil,
             mode: mode,

@@ -28,7 +28,8 @@ public final class NotificationStore {
     /// - Throws: ``StoreError/notADatabase(path:_:)``, ``StoreError/newerSchema(path:found:known:)``,
     ///   ``StoreError/walUnavailable(path:journalMode:)``, ``StoreError/migrationFailed(path:step:name:_:)``,
     ///   or ``StoreError/sqlite(_:)`` (cannot open, locked, I/O).
-    /// With `guardState` (the agent), the file is watched by a ``StateFileGuard``: a marker from a
+    /// With `guardState` (the agent), the file is locked for the store's life (``StateFileLock``:
+    /// a second agent on it is refused, naming the first's pid) and watched by a ``StateFileGuard``: a marker from a
     /// previous run without its database, or a file the process may not write, is refused here, and
     /// a commit into a file that was removed meanwhile fails.
     public init(path: String, outcomeCapacity: Int = 10_000, removedDeliveryMemory: Int = 10_000,
@@ -38,7 +39,10 @@ public final class NotificationStore {
         self.outcomeCapacity = outcomeCapacity
         self.removedDeliveryMemory = removedDeliveryMemory
         let guarded = guardState && !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
+        // The checks (stat and access only) first, so that a file this process may not write is
+        // named as such; then the lock, before anything is opened or written.
         if guarded { try StateFileGuard.checkBeforeOpening(path: path) }
+        lock = guarded ? try StateFileLock(statePath: path) : nil
         do { db = try SQLiteDatabase(path: path) } catch { throw StoreError(error) }
         // Read-only checks first: nothing may be written to a file we cannot use.
         do { try db.checkNotNewer(than: StoreSchema.migrations) } catch { throw StoreError(error) }
@@ -65,6 +69,8 @@ public final class NotificationStore {
 
     /// Notices the file or its directory removed while open (checked after every commit).
     let stateGuard: StateFileGuard?
+    /// One agent per state file: held while the store is open (the agent's life).
+    let lock: StateFileLock?
 
     /// Closes the file (after the sync thread, if started, has finished what was asked). Later
     /// calls fail with an `SQLITE_MISUSE` error. Also done on release.

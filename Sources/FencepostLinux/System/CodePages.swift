@@ -9,7 +9,12 @@
 // `madvise(MADV_DONTNEED)`: its pages leave this process's page table but stay in the kernel's
 // page cache; the next use is a minor fault that maps them back from memory, no disk read. A
 // mapping with private pages (text relocations, RELRO after relocation) is left alone: dropping
-// them would bring the unrelocated file content back.
+// them would bring the unrelocated file content back. So is a mapping smaps shows with no resident
+// page at all (not a kernel's count), and so is one that /proc/self/maps does not list with the
+// same range: under qemu-user, /proc/self/maps is the guest's address space but smaps is the
+// emulator's own, and advising those ranges in the guest frees the guest's own pages (the stack
+// guard and GOT of a 32-bit ARM agent under qemu-arm: it then aborts with "stack smashing
+// detected" at its first return past start-up).
 #if canImport(Glibc)
 import Glibc
 #elseif hasFeature(Embedded)
@@ -38,13 +43,14 @@ extension Memory {
         var result = CodePagesReleased(mappings: 0, bytes: 0, skipped: 0)
         guard let bytes = try? FileDescriptor.readFile("/proc/self/smaps") else { return result }
         let text = String(decoding: bytes, as: UTF8.self)
+        let listed = (try? FileDescriptor.readFile("/proc/self/maps")).map { ReadOnlyFileMapping.ranges(String(decoding: $0, as: UTF8.self)) } ?? []
         for mapping in ReadOnlyFileMapping.parse(text) {
-            guard mapping.anonymousKilobytes == 0 else { result.skipped += 1; continue }
-            let length = mapping.end - mapping.start
+            guard mapping.mayDrop, listed.contains(mapping.range) else { result.skipped += 1; continue }
+            let length = Int(clamping: mapping.end - mapping.start)
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             if madvise(address, length, MADV_DONTNEED) == 0 {
                 result.mappings += 1
-                result.bytes += length
+                result.bytes &+= length
             }
         }
         return result
@@ -53,11 +59,32 @@ extension Memory {
 
 /// A read-only (executable or not), private, file-backed mapping of /proc/self/smaps.
 struct ReadOnlyFileMapping: Equatable {
-    var start: Int
-    var end: Int
+    /// Addresses as UInt: on a 32-bit board mappings lie above 2 GiB (0xb6…), past Int.
+    var start: UInt
+    var end: UInt
     var path: String
     /// The mapping's `Anonymous:` field: pages written (copied on write), kB.
     var anonymousKilobytes: Int
+    /// The mapping's `Rss:` field, kB (-1 when absent).
+    var residentKilobytes: Int = -1
+
+    /// Whether its pages may leave the page table: resident per the kernel, none of them private.
+    var mayDrop: Bool { anonymousKilobytes == 0 && residentKilobytes > 0 }
+
+    /// Its address range as /proc/self/maps writes it (`start-end`, hex).
+    var range: String { String(start, radix: 16) + "-" + String(end, radix: 16) }
+
+    /// The address ranges (`start-end`) of every mapping in /proc/self/maps text.
+    static func ranges(_ maps: String) -> Set<String> {
+        var out: Set<String> = []
+        for line in maps.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let first = line.split(separator: " ", maxSplits: 1).first else { continue }
+            let parts = first.split(separator: "-")
+            guard parts.count == 2, let s = UInt(parts[0], radix: 16), let e = UInt(parts[1], radix: 16) else { continue }
+            out.insert(String(s, radix: 16) + "-" + String(e, radix: 16))
+        }
+        return out
+    }
 
     /// The `r-xp` and `r--p` mappings of a file (path beginning with '/') in smaps text.
     static func parse(_ smaps: String) -> [ReadOnlyFileMapping] {
@@ -71,11 +98,13 @@ struct ReadOnlyFileMapping: Equatable {
                 current = nil
                 let range = first.split(separator: "-")
                 guard fields[1] == "r-xp" || fields[1] == "r--p", fields.count >= 6, fields[5].hasPrefix("/"),
-                      range.count == 2, let s = Int(range[0], radix: 16), let e = Int(range[1], radix: 16), e > s
+                      range.count == 2, let s = UInt(range[0], radix: 16), let e = UInt(range[1], radix: 16), e > s
                 else { continue }
                 current = ReadOnlyFileMapping(start: s, end: e, path: fields[5...].joined(separator: " "), anonymousKilobytes: -1)
             } else if first == "Anonymous:", fields.count >= 2, current != nil {
                 current!.anonymousKilobytes = Int(fields[1]) ?? -1
+            } else if first == "Rss:", fields.count >= 2, current != nil {
+                current!.residentKilobytes = Int(fields[1]) ?? -1
             }
         }
         if let c = current { out.append(c) }

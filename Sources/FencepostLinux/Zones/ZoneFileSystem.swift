@@ -28,7 +28,8 @@ enum ZoneFileSystem {
         var st = stat()
         if case .failure(let e) = retryOnInterrupt({ valueOrErrno(system_fstat(fd, &st)) }) { return .failure(e) }
         if (st.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR) { return .failure(Errno.isDirectory) }
-        guard Int(st.st_size) <= maximumFileSize else { return .failure(Errno(rawValue: EFBIG)) }
+        // Compared as they are: `Int(st_size)` would trap on a 32-bit machine for a file past 2 GiB.
+        guard st.st_size <= maximumFileSize else { return .failure(Errno(rawValue: EFBIG)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(Int(st.st_size), 4096) + 1)
         while true {

@@ -115,6 +115,8 @@ public struct Outcome: Hashable, Sendable {
         case positionUnknown
         /// Delivered notifications dropped by the delivered cap.
         case pruned
+        /// Calendar fires handled while the wall clock was ahead, which come again after it went back.
+        case repeated
     }
     public var kind: Kind
     public var requestIdentifier: String

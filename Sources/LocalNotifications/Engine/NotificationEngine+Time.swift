@@ -38,6 +38,7 @@ extension NotificationEngine {
                     out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
                 }
             }
+            if wasTrusted && steppedBack { rewindCalendarProgress(to: clock, into: &out) }
             if !wasTrusted || steppedBack || clock.wall.secondsSinceEpoch < Int64(wallWheel.now) {
                 rebuildWallWheel(at: clock.wall)
             }
@@ -51,6 +52,41 @@ extension NotificationEngine {
         }
         return out
     }
+
+    /// After the wall clock stepped back (by more than the step threshold), calendar triggers
+    /// search their next fire from the new time, not from the fires handled while the clock was
+    /// ahead: a tester who sets tomorrow and then resets the clock must not lose the real fires of
+    /// today and tomorrow. The fires handled ahead that come again are recorded per request (a
+    /// `repeated` outcome: how many, the first and last); their deliveries keep their own ids
+    /// (the fire count goes on), so nothing is stored twice.
+    /// - Complexity: O(calendar requests + fires counted), the count bounded per request.
+    mutating func rewindCalendarProgress(to clock: EngineClock, into out: inout EngineOutput) {
+        let now = clock.wall.secondsSinceEpoch
+        for i in slots.indices {
+            guard let e = slots[i], e.kind == .calendar, let after = e.progress.after, after > now else { continue }
+            var count: Int64 = 0
+            var first: Int64?, last: Int64?
+            var t = now
+            while count < Self.repeatedCountLimit, let n = nextCalendarFire(e, after: t), n <= after {
+                if first == nil { first = n }
+                last = n
+                count += 1
+                t = n
+            }
+            slots[i]!.progress.after = now
+            out.changes.append(.setProgress(requestIdentifier: e.request.identifier, slots[i]!.progress))
+            guard count > 0 else { continue }
+            let o = Outcome(kind: .repeated, requestIdentifier: e.request.identifier, date: clock.wall, count: count,
+                            firstFire: first.map(WallInstant.init(secondsSinceEpoch:)), lastFire: last.map(WallInstant.init(secondsSinceEpoch:)),
+                            detail: "the wall clock went back to \(clock.wall): \(count == Self.repeatedCountLimit ? "at least " : "")\(count) fire\(count == 1 ? "" : "s") handled while it was ahead will come again")
+            out.outcomes.append(o)
+            out.changes.append(.outcome(o))
+        }
+    }
+
+    /// Most fires counted per request by ``rewindCalendarProgress(to:into:)`` (a per-second
+    /// trigger and a step back of a year would otherwise count 31 million).
+    static var repeatedCountLimit: Int64 { 10_000 }
 
     /// Reschedules every calendar trigger on a new wheel at `wall`.
     /// - Complexity: O(calendar requests × next-fire cost): 100k in a few milliseconds.
