@@ -1,7 +1,6 @@
 // `fencepost selftest`: pulses each configured output once, so an installer can check the wiring.
 import ArgumentParser
 import FencepostAgent
-import FencepostLinux
 
 struct SelftestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,47 +25,14 @@ struct SelftestCommand: ParsableCommand {
     var console = false
 
     @Option(help: "How long each output stays on, in milliseconds.")
-    var pulse = 300
+    var pulse = OutputSelftest.defaultPulseMilliseconds
 
     func validate() throws {
-        guard (1...10_000).contains(pulse) else { throw ValidationError("--pulse must be 1…10000 ms.") }
+        guard OutputSelftest.pulseRange.contains(pulse) else { throw ValidationError("--pulse must be 1…10000 ms.") }
     }
 
     func run() throws {
-        var configuration: AgentConfiguration
-        do { configuration = try AgentLauncher.load(config) } catch {
-            writeErrorLine("fencepost selftest: \(error)")
-            throw ExitCode(78)
-        }
-        if console { configuration.gpio.backend = .console }
-        let backend: any GPIOBackend
-        do {
-            switch configuration.gpio.backend {
-            case .console: backend = ConsoleGPIOBackend(clock: { SystemClocks.boottimeNow().nanosecondsSinceBoot }, fileDescriptor: .standardOutput)
-            case .libgpiod(let chip): backend = try LibgpiodBackend(chip: chip)
-            }
-        } catch {
-            writeErrorLine("fencepost selftest: \(error)")
-            throw ExitCode(69)
-        }
-        let outputs = [configuration.gpio.buzzer, configuration.gpio.led, configuration.gpio.badge].compactMap { $0 }
-        guard !outputs.isEmpty else {
-            writeStandardError("fencepost selftest: the configuration names no output (gpio.buzzer, gpio.led, gpio.badge)\n")
-            throw ExitCode(78)
-        }
-        for spec in outputs {
-            writeStandardError("selftest: \(spec) on for \(pulse) ms\n")
-            do {
-                let line = try backend.requestOutput(spec)
-                defer { line.release() }
-                try line.set(active: true)
-                try Sleep.milliseconds(pulse)
-                try line.set(active: false)
-            } catch let error as GPIOError {
-                writeErrorLine("fencepost selftest: \(spec): \(error)")
-                throw ExitCode(69)
-            }
-        }
-        writeStandardError("selftest: \(outputs.count) outputs pulsed\n")
+        let status = OutputSelftest.run(configPath: config, console: console, pulseMilliseconds: pulse, program: "fencepost selftest")
+        if status != 0 { throw ExitCode(status) }
     }
 }

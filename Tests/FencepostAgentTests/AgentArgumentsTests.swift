@@ -12,6 +12,8 @@ import Testing
         (["--console", "--config=b.toml"], .run(configPath: "b.toml", console: true)),
         (["--config", "a.toml", "--help"], .help),
         (["--version"], .version),
+        (["--selftest"], .selftest(configPath: "/etc/fencepost/fencepost.toml", console: false, pulseMilliseconds: 300)),
+        (["--selftest", "--pulse", "20", "--console", "-c", "a.toml"], .selftest(configPath: "a.toml", console: true, pulseMilliseconds: 20)),
     ])
     func parses(arguments: [String], expected: AgentArguments) throws {
         #expect(try AgentArguments.parse(arguments) == expected)
@@ -23,6 +25,9 @@ import Testing
         (["--config="], "--config= needs a file"),
         (["-x"], "unknown option -x"),
         (["run"], "unexpected argument run"),
+        (["--pulse", "20"], "--pulse goes with --selftest"),
+        (["--selftest", "--pulse", "0"], "--pulse needs milliseconds"),
+        (["--selftest", "--check-config"], "--self-check, --bench, --check-config and --selftest are separate runs"),
     ])
     func refuses(arguments: [String], message: String) {
         #expect(throws: UsageError.self) { try AgentArguments.parse(arguments) }

@@ -17,6 +17,8 @@ public enum AgentArguments: Equatable, Sendable {
     case checkConfig(configPath: String, quiet: Bool)
     /// Time the hot paths (`--bench [--seconds S]`) and exit.
     case bench(seconds: Double)
+    /// Pulse each configured output once (`--selftest [--pulse MS] [--console]`) and exit.
+    case selftest(configPath: String, console: Bool, pulseMilliseconds: Int)
 
     /// The default configuration path (the systemd unit's).
     public static let defaultConfigPath = "/etc/fencepost/fencepost.toml"
@@ -30,6 +32,8 @@ public enum AgentArguments: Equatable, Sendable {
         var selfCheck = false
         var bench = false
         var checkConfig = false
+        var selftest = false
+        var pulse: Int? = nil
         var quiet = false
         var seconds = 1.0
         var seed = SelfCheck.defaultSeed
@@ -43,6 +47,13 @@ public enum AgentArguments: Equatable, Sendable {
             case "--self-check": selfCheck = true
             case "--bench": bench = true
             case "--check-config": checkConfig = true
+            case "--selftest": selftest = true
+            case "--pulse":
+                guard i + 1 < arguments.count, let ms = Int(arguments[i + 1]), OutputSelftest.pulseRange.contains(ms) else {
+                    throw UsageError("--pulse needs milliseconds, 1 ≤ MS ≤ 10000: --selftest --pulse 300")
+                }
+                pulse = ms
+                i += 1
             case "--quiet", "-q": quiet = true
             case "--seconds":
                 guard i + 1 < arguments.count, let s = Double(arguments[i + 1]), s > 0, s <= 3600 else {
@@ -74,10 +85,14 @@ public enum AgentArguments: Equatable, Sendable {
             }
             i += 1
         }
-        if [selfCheck, bench, checkConfig].filter({ $0 }).count > 1 {
-            throw UsageError("--self-check, --bench and --check-config are separate runs: give one")
+        if [selfCheck, bench, checkConfig, selftest].filter({ $0 }).count > 1 {
+            throw UsageError("--self-check, --bench, --check-config and --selftest are separate runs: give one")
         }
         if quiet && !checkConfig { throw UsageError("--quiet goes with --check-config") }
+        if pulse != nil && !selftest { throw UsageError("--pulse goes with --selftest") }
+        if selftest {
+            return .selftest(configPath: config, console: console, pulseMilliseconds: pulse ?? OutputSelftest.defaultPulseMilliseconds)
+        }
         if checkConfig { return .checkConfig(configPath: config, quiet: quiet) }
         if selfCheck { return .selfCheck(seed: seed) }
         if bench { return .bench(seconds: seconds) }
@@ -111,6 +126,11 @@ public enum AgentArguments: Equatable, Sendable {
                                Europe/Berlin), a geofence query among 100k circles, NMEA
                                parsing in MB/s (medians; --seconds S per case, default 1). For
                                comparing builds on one machine; `fencepost bench` has more.
+          --selftest           Pulse each configured output (buzzer, LED, badge LED) once, for
+                               --pulse MS milliseconds (default 300), to check the wiring, and
+                               exit: 0 pulsed, 69 GPIO unavailable (the message says which), 78
+                               a configuration error. Stop the service first: a line it holds is
+                               busy. With --console, prints the pin changes instead.
           --version            Print the version.
           -h, --help           Show this help.
           zones build IN -o OUT

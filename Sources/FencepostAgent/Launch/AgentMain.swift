@@ -45,6 +45,8 @@ public enum AgentMain {
         case .success(.bench(let seconds)):
             for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
             return 0
+        case .success(.selftest(let configPath, let console, let pulse)):
+            return OutputSelftest.run(configPath: configPath, console: console, pulseMilliseconds: pulse, program: "fencepost-agent")
         case .success(.run(let configPath, let console)):
             return AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent")
         case .failure(let error):

@@ -1,0 +1,76 @@
+// Pulsing each configured output once, so that an installer can check the wiring: the one
+// implementation behind `fencepost selftest` (the CLI) and `fencepost-agent --selftest` (a board
+// with the cross-built agent alone).
+import CivilTime
+import FencepostLinux
+
+/// Pulses the configured outputs (buzzer, LED, badge LED) one after the other.
+public enum OutputSelftest {
+    /// How long each output stays on when no `--pulse` is given (milliseconds).
+    public static let defaultPulseMilliseconds = 300
+    /// The pulse lengths accepted (milliseconds).
+    public static let pulseRange = 1...10_000
+
+    /// Opens the GPIO lines the configuration at `configPath` names and switches each on for
+    /// `pulseMilliseconds`, then off, one after the other; says what it does on standard error,
+    /// each line starting with `program`. With `console`, prints the pin changes on standard
+    /// output instead of driving GPIO.
+    ///
+    /// - Returns: the exit status: 0 every output pulsed, 69 GPIO unavailable (no such chip, line
+    ///   busy, permission denied: the message says which), 78 a configuration error.
+    public static func run(configPath: String, console: Bool, pulseMilliseconds: Int, program: String) -> Int32 {
+        var configuration: AgentConfiguration
+        switch Result(catching: { () throws(AgentConfigurationError) in try AgentLauncher.load(configPath) }) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let error):
+            say("\(program): \(error)")
+            return 78
+        }
+        if console { configuration.gpio.backend = .console }
+        let backend: any GPIOBackend
+        switch configuration.gpio.backend {
+        case .console:
+            backend = ConsoleGPIOBackend(clock: { SystemClocks.boottimeNow().nanosecondsSinceBoot }, fileDescriptor: .standardOutput)
+        case .libgpiod(let chip):
+            switch Result(catching: { () throws(GPIOError) in try LibgpiodBackend(chip: chip) }) {
+            case .success(let opened): backend = opened
+            case .failure(let error):
+                say("\(program): \(error)")
+                return 69
+            }
+        }
+        var outputs: [GPIOLineSpec] = []
+        for spec in [configuration.gpio.buzzer, configuration.gpio.led, configuration.gpio.badge] {
+            if let spec { outputs.append(spec) }
+        }
+        guard !outputs.isEmpty else {
+            say("\(program): the configuration names no output (gpio.buzzer, gpio.led, gpio.badge)")
+            return 78
+        }
+        for spec in outputs {
+            say("\(program): \(spec) on for \(pulseMilliseconds) ms")
+            switch Result(catching: { () throws(GPIOError) in try pulse(backend, spec, milliseconds: pulseMilliseconds) }) {
+            case .success: break
+            case .failure(let error):
+                say("\(program): \(spec): \(error)")
+                return 69
+            }
+        }
+        say("\(program): \(outputs.count) outputs pulsed")
+        return 0
+    }
+
+    /// One output on for `milliseconds`, then off and given back (off also when setting it fails).
+    private static func pulse(_ backend: any GPIOBackend, _ spec: GPIOLineSpec, milliseconds: Int) throws(GPIOError) {
+        let line = try backend.requestOutput(spec)
+        defer { line.release() }
+        try line.set(active: true)
+        // A sleep cut short (it cannot be: EINTR resumes) would only shorten the pulse.
+        try? Sleep.milliseconds(milliseconds)
+        try line.set(active: false)
+    }
+
+    private static func say(_ text: String) {
+        try? FileDescriptor.standardError.writeAll(PrintableText.escaped(text) + "\n")
+    }
+}
