@@ -155,53 +155,12 @@ let benchmarks: @Sendable () -> Void = {
     var monitor = RegionMonitor()
     monitor.add(contentsOf: GeofenceWorkload.regions(million))
     let drive = GeofenceWorkload.drive(count: 36_000, spread: .uniform)
-    var scratch: [RegionEvent] = []
-    monitor.process(drive[0], at: 0, into: &scratch)   // builds the index
-    // The drive is run forwards then backwards (a U-turn at each end), the clock always forwards.
-    nonisolated(unsafe) var state = (monitor: monitor, step: 1, events: 0)
-    Benchmark(
-        "RegionMonitor.process per fix, 1M circles",
-        configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal],
-            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
-    ) { benchmark in
-        var events: [RegionEvent] = []
-        events.reserveCapacity(64)
-        for _ in benchmark.scaledIterations {
-            let phase = state.step % (2 * drive.count - 2)
-            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
-            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
-            events.removeAll(keepingCapacity: true)
-            state.monitor.process(fix, at: Double(state.step), into: &events)
-            state.events &+= events.count
-            state.step += 1
-        }
-    }
+    monitorBenchmark("RegionMonitor.process per fix, 1M circles", DrivenMonitor(monitor, drive: drive))
 
     // The agent's monitor: the zones are the mapped set (no catalog regions).
     var zoneMonitor = RegionMonitor()
     zoneMonitor.replaceZoneSet(zoneSet)
-    zoneMonitor.process(drive[0], at: 0, into: &scratch)
-    nonisolated(unsafe) var zoneState = (monitor: zoneMonitor, step: 1, events: 0)
-    Benchmark(
-        "RegionMonitor.process per fix, 1M circles as a mapped zone set",
-        configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal],
-            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
-    ) { benchmark in
-        var events: [RegionEvent] = []
-        events.reserveCapacity(64)
-        for _ in benchmark.scaledIterations {
-            let phase = zoneState.step % (2 * drive.count - 2)
-            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
-            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
-            events.removeAll(keepingCapacity: true)
-            zoneState.monitor.process(fix, at: Double(zoneState.step), into: &events)
-            zoneState.events &+= events.count
-            zoneState.step += 1
-        }
-        blackHole(mapped)
-    }
+    monitorBenchmark("RegionMonitor.process per fix, 1M circles as a mapped zone set", DrivenMonitor(zoneMonitor, drive: drive, keeping: mapped))
 
     // The agent's monitor over a mapped set of 1M circles and 1,000 polygons of 10,000 vertices
     // (every other one on the drive's line): a fix costs the same whatever the vertex count.
@@ -224,27 +183,8 @@ let benchmarks: @Sendable () -> Void = {
     }()
     var mixedMonitor = RegionMonitor()
     mixedMonitor.replaceZoneSet(try! ZoneSet(mixedFile.bytes))
-    mixedMonitor.process(drive[0], at: 0, into: &scratch)
-    nonisolated(unsafe) var mixedState = (monitor: mixedMonitor, step: 1, events: 0)
-    Benchmark(
-        "RegionMonitor.process per fix, 1M circles + 1k polygons of 10k vertices, mapped",
-        configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal],
-            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
-    ) { benchmark in
-        var events: [RegionEvent] = []
-        events.reserveCapacity(64)
-        for _ in benchmark.scaledIterations {
-            let phase = mixedState.step % (2 * drive.count - 2)
-            var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
-            if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
-            events.removeAll(keepingCapacity: true)
-            mixedState.monitor.process(fix, at: Double(mixedState.step), into: &events)
-            mixedState.events &+= events.count
-            mixedState.step += 1
-        }
-        blackHole(mixedFile)
-    }
+    monitorBenchmark("RegionMonitor.process per fix, 1M circles + 1k polygons of 10k vertices, mapped",
+                     DrivenMonitor(mixedMonitor, drive: drive, keeping: mixedFile))
 
     // Its baseline: no index, every circle tested at every fix of the same drive.
     Benchmark(
@@ -259,5 +199,45 @@ let benchmarks: @Sendable () -> Void = {
             i &+= 1
         }
         zoneCursor.scan = i
+    }
+}
+
+/// A monitor driven along `drive` forwards then backwards (a U-turn at each end), the clock always
+/// forwards; `keeping` is what its zone set is mapped from, kept alive as long as it runs.
+final class DrivenMonitor: @unchecked Sendable {
+    var monitor: RegionMonitor
+    let drive: [Fix]
+    let keeping: AnyObject?
+    var step = 1, events = 0
+    var found: [RegionEvent] = []
+
+    init(_ monitor: RegionMonitor, drive: [Fix], keeping: AnyObject? = nil) {
+        self.monitor = monitor; self.drive = drive; self.keeping = keeping
+        found.reserveCapacity(64)
+        self.monitor.process(drive[0], at: 0, into: &found)   // builds the index
+    }
+
+    /// One fix.
+    @inline(__always)
+    func next() {
+        let phase = step % (2 * drive.count - 2)
+        var fix = phase < drive.count ? drive[phase] : drive[2 * drive.count - 2 - phase]
+        if phase >= drive.count { fix.course = fix.course.map { $0 + 180 } }
+        found.removeAll(keepingCapacity: true)
+        monitor.process(fix, at: Double(step), into: &found)
+        events &+= found.count
+        step += 1
+    }
+}
+
+/// A benchmark of one ``DrivenMonitor`` fix per scaled iteration (1,000 per iteration).
+func monitorBenchmark(_ name: String, _ run: DrivenMonitor) {
+    Benchmark(
+        name,
+        configuration: .init(
+            metrics: [.wallClock, .throughput, .mallocCountTotal],
+            warmupIterations: 3, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { run.next() }
     }
 }

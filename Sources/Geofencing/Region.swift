@@ -209,6 +209,22 @@ public enum RegionShape: Hashable, Sendable {
         }
     }
 
+    /// The monitor's decision at `p`: inside when deeper than `margin` (metres), outside when
+    /// farther than it, nil within it. A polygon searches its edges only within `margin`.
+    @inlinable
+    public func side(of p: Coordinate, margin: Double) -> RegionState? {
+        switch self {
+        case .circle(let c):
+            let d = c.signedDistance(to: p)
+            return d < -margin ? .inside : d > margin ? .outside : nil
+        case .polygon(let g):
+            let inside = g.contains(p)
+            let bound = margin.nextUp
+            guard g.view.distanceToEdge(latitude: p.latitude, longitude: p.longitude, bound: bound) > margin else { return nil }
+            return inside ? .inside : .outside
+        }
+    }
+
     /// A circle's centre; the centre of a polygon's box.
     var center: Coordinate {
         switch self {

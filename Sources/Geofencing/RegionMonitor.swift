@@ -330,8 +330,7 @@ public struct RegionMonitor: Sendable {
         for slot in candidates {
             guard let region = region(at: slot) else { continue }
             var track = tracks[slot] ?? Track(state: firstFix ? .unknown : .outside)
-            let d = region.shape.signedDistance(to: position.coordinate)
-            let decision: RegionState? = d < -margin ? .inside : d > margin ? .outside : nil
+            let decision = region.shape.side(of: position.coordinate, margin: margin)
             switch track.state {
             case .unknown:
                 guard let now = decision else { break }

@@ -108,7 +108,7 @@ enum PolygonBlockBuilder {
             }
             partStarts.append(UInt32(ringStarts.count - 1))
         }
-        guard points.count < Int(UInt32.max) / 2 else { throw .badSetting("a polygon of \(vertices.count) vertices is too large") }
+        guard points.count < Int(Int32.max) / 4 else { throw .badSetting("a polygon of \(vertices.count) vertices is too large") }
         var lo = XY(repeating: .infinity), hi = XY(repeating: -.infinity)
         for q in points { lo = XY.minimum(lo, q); hi = XY.maximum(hi, q) }
         // A box of positive size in both directions (a ring of non-zero area has one); padded so
@@ -148,18 +148,19 @@ enum PolygonBlockBuilder {
                                    nodes: tree.nodes.count / 4, edgeRefs: tree.edgeRefs.count, vertices: vertices.count)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: layout.size, alignment: 64)
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: layout.size)
-        func put32(_ v: Int, _ at: Int) { raw.storeBytes(of: UInt32(v).littleEndian, toByteOffset: at, as: UInt32.self) }
+        func put32(_ v: Int, _ at: Int) { put32(UInt32(v), at) }
+        func put32(_ v: UInt32, _ at: Int) { raw.storeBytes(of: v.littleEndian, toByteOffset: at, as: UInt32.self) }
         func putF(_ v: Double, _ at: Int) { raw.storeBytes(of: v.bitPattern.littleEndian, toByteOffset: at, as: UInt64.self) }
         put32(points.count, 0); put32(ringStarts.count - 1, 4); put32(partStarts.count - 1, 8)
         put32(tree.nodes.count / 4, 12); put32(tree.edgeRefs.count, 16); put32(vertices.count, 20)
         putF(lo.x, 24); putF(lo.y, 32); putF(hi.x, 40); putF(hi.y, 48)
-        put32(Int(PolygonLayout.magic), 56); put32(PolygonView.leafEdges, 60)
+        put32(PolygonLayout.magic, 56); put32(PolygonView.leafEdges, 60)
         for (i, q) in points.enumerated() { putF(q.x, layout.points + 16 * i); putF(q.y, layout.points + 16 * i + 8) }
         for (i, v) in vertices.enumerated() { putF(v.x, layout.vertices + 16 * i); putF(v.y, layout.vertices + 16 * i + 8) }
-        for (i, s) in ringStarts.enumerated() { put32(Int(s), layout.ringStarts + 4 * i) }
-        for (i, s) in partStarts.enumerated() { put32(Int(s), layout.partStarts + 4 * i) }
-        for (i, w) in tree.nodes.enumerated() { put32(Int(w), layout.nodes + 4 * i) }
-        for (i, e) in tree.edgeRefs.enumerated() { put32(Int(e), layout.edgeRefs + 4 * i) }
+        for (i, s) in ringStarts.enumerated() { put32(s, layout.ringStarts + 4 * i) }
+        for (i, s) in partStarts.enumerated() { put32(s, layout.partStarts + 4 * i) }
+        for (i, w) in tree.nodes.enumerated() { put32(w, layout.nodes + 4 * i) }
+        for (i, e) in tree.edgeRefs.enumerated() { put32(e, layout.edgeRefs + 4 * i) }
         return PolygonBlock(owning: raw, length: layout.size)
     }
 

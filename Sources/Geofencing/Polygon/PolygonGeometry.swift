@@ -117,9 +117,14 @@ struct PolygonView: @unchecked Sendable {
     /// whose edges are inside the edge list and name an edge's first point.
     /// - Complexity: O(length / 4).
     static func validate(_ base: UnsafeRawPointer, length: Int) -> Bool {
-        guard length >= PolygonLayout.headerSize, Int(bitPattern: base) % 8 == 0 else { return false }
-        func u32(_ at: Int) -> Int { Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
-        guard UInt32(u32(56)) == PolygonLayout.magic else { return false }
+        guard length >= PolygonLayout.headerSize, length <= Int.max / 8, Int(bitPattern: base) % 8 == 0 else { return false }
+        func raw(_ at: Int) -> UInt32 { UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+        // Counts the length can hold, before any arithmetic on them (no overflow, also where Int
+        // has 32 bits): 16 bytes per point, vertex and node, 4 per ring, part and edge.
+        let limit16 = UInt32(clamping: length / 16), limit4 = UInt32(clamping: length / 4)
+        guard raw(56) == PolygonLayout.magic, raw(0) <= limit16, raw(20) <= limit16, raw(12) <= limit16,
+              raw(4) < limit4, raw(8) < limit4, raw(16) <= limit4 else { return false }
+        func u32(_ at: Int) -> Int { Int(raw(at)) }
         let v = PolygonView(base)
         guard v.layout.size == length, v.ringCount >= 1, v.partCount >= 1, v.nodeCount >= 1,
               v.pointCount == v.vertexCount + v.ringCount,
@@ -141,9 +146,9 @@ struct PolygonView: @unchecked Sendable {
         guard previous == v.ringCount else { return false }
         for n in 0 ..< v.nodeCount {
             let at = v.layout.nodes + 16 * n
-            let w0 = u32(at)
+            let w0 = raw(at)
             if w0 & 0x8000_0000 != 0 {
-                let start = w0 & 0x7FFF_FFFF, count = u32(at + 4)
+                let start = Int(w0 & 0x7FFF_FFFF), count = u32(at + 4)
                 guard start <= v.edgeRefCount, count <= v.edgeRefCount - start, u32(at + 8) <= 1, u32(at + 12) < referenceFractions.count
                 else { return false }
             } else {
@@ -165,8 +170,13 @@ struct PolygonView: @unchecked Sendable {
         return XY(at.loadUnaligned(as: Double.self), at.loadUnaligned(fromByteOffset: 8, as: Double.self))
     }
 
+    /// A count or index of the block (< 2³¹: checked when the block was validated).
     @inlinable @inline(__always)
-    func word(_ at: Int) -> Int { Int((base + at).loadUnaligned(as: UInt32.self)) }
+    func word(_ at: Int) -> Int { Int(truncatingIfNeeded: rawWord(at)) }
+
+    /// A word as stored (a leaf's first word has its top bit set).
+    @inlinable @inline(__always)
+    func rawWord(_ at: Int) -> UInt32 { UInt32(littleEndian: (base + at).loadUnaligned(as: UInt32.self)) }
 
     /// The vertices as given: each part's rings, outer first, without closing vertices.
     var parts: [[[Coordinate]]] {
@@ -232,9 +242,9 @@ struct PolygonView: @unchecked Sendable {
         var x0 = minX, y0 = minY, w = maxX - minX, h = maxY - minY
         while true {
             let at = layout.nodes &+ 16 &* node
-            let w0 = word(at)
+            let w0 = rawWord(at)
             if w0 & 0x8000_0000 != 0 {
-                let start = w0 & 0x7FFF_FFFF, count = word(at + 4)
+                let start = Int(w0 & 0x7FFF_FFFF), count = word(at + 4)
                 var inside = word(at + 8) != 0
                 let c = Self.reference(word(at + 12), x0: x0, y0: y0, w: w, h: h)
                 for k in 0 ..< count {
@@ -291,10 +301,10 @@ struct PolygonView: @unchecked Sendable {
                 let entry = stack[top]
                 guard entry.distance < best else { continue }
                 let at = layout.nodes &+ 16 &* Int(entry.node)
-                let w0 = word(at)
+                let w0 = rawWord(at)
                 let size = rootSize * (1 / Double(1 << Int(entry.depth)))
                 if w0 & 0x8000_0000 != 0 {
-                    let start = w0 & 0x7FFF_FFFF, count = word(at + 4)
+                    let start = Int(w0 & 0x7FFF_FFFF), count = word(at + 4)
                     for k in 0 ..< count {
                         let e = word(layout.edgeRefs &+ 4 &* (start &+ k))
                         let a = (point(e) - q) * scale, b = (point(e &+ 1) - q) * scale
