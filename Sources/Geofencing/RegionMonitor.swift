@@ -505,12 +505,6 @@ public struct RegionMonitor: Sendable {
         // Point location first (O(1) for a circle, a descent of the edge index for a polygon):
         // the distance, which costs more, only for samples inside. A segment outside the shape,
         // the common case, costs no distance at all.
-        var anyInside = false
-        for i in 1 ..< n where shape.isWithin(point(a, b, Double(i) / Double(n)).coordinate, margin: 0) {
-            anyInside = true
-            break
-        }
-        guard anyInside else { return nil }
         var best = (t: 0.0, depth: Double.infinity)
         for i in 1 ..< n {
             let t = Double(i) / Double(n)

@@ -283,7 +283,7 @@ struct QuadtreeBuild {
         nodes = [0, 0, 0, 0]
         var stack = [Cell(node: 0, origin: lo, size: size, depth: 0, edges: edges, reference: rootReference, inside: inside)]
         let slack = 1e-12 * max(size.x, size.y)
-        while var cell = stack.popLast() {
+        while let cell = stack.popLast() {
             // As S2's ShapeIndex does, only edges short beside the cell ask for a split: an edge
             // longer than the cell's diagonal would be copied into every child it crosses, and
             // a cell crossed by many long edges (a sheaf of spikes) stays one leaf that lists them.
@@ -323,7 +323,6 @@ struct QuadtreeBuild {
                 stack.append(Cell(node: first + quadrant, origin: origin, size: half, depth: cell.depth + 1,
                                   edges: childEdges, reference: k, inside: childInside))
             }
-            cell.edges = []
         }
     }
 
