@@ -182,4 +182,78 @@ import Testing
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
+
+    /// `time_zone` changed by SIGHUP takes effect at once, both ways, with a floating daily 12:00
+    /// reminder moving at each reload. An agent started without it follows the device zone (here
+    /// the file `TZ` names); given one by SIGHUP, the device zone's periodic read (every 30 s)
+    /// leaves it alone. An agent started with it and then reloaded without it follows the device
+    /// zone from then on: a change of it is noticed within a minute.
+    @Test func timeZoneChangedBySighupMovesFloatingTriggersAtOnce() throws {
+        let d = try DaemonProcess()
+        let zoneFile = d.dir.appendingPathComponent("device-zone")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
+        let request = DaemonTests.gpio + """
+            [[request]]
+            id = "noon"
+            content = { title = "Lunch break" }
+            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
+
+            """
+        func nextFire() throws -> String? {
+            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
+            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
+        }
+        func reload(timeZone: String?) throws {
+            d.timeZone = timeZone
+            try d.writeConfig(request)
+            let reloads = d.stderr.components(separatedBy: "SIGHUP: configuration reloaded").count
+            d.signal(SIGHUP)
+            #expect(d.wait(timeout: 20) { d.stderr.components(separatedBy: "SIGHUP: configuration reloaded").count > reloads },
+                    "log:\n\(d.stderr)")
+        }
+        // Noon in Tokyo is 03:00Z; in Berlin 11:00Z in winter, 10:00Z in summer; in New York
+        // 17:00Z or 16:00Z.
+        func isTokyo(_ t: String?) -> Bool { t?.hasSuffix("T03:00:00Z") == true }
+        func isBerlin(_ t: String?) -> Bool { t.map { $0.hasSuffix("T11:00:00Z") || $0.hasSuffix("T10:00:00Z") } ?? false }
+        func isNewYork(_ t: String?) -> Bool { t.map { $0.hasSuffix("T17:00:00Z") || $0.hasSuffix("T16:00:00Z") } ?? false }
+        let environment = ["TZ": ":" + zoneFile.path]
+
+        // 1. Started without time_zone: the device zone.
+        d.timeZone = nil
+        try d.writeConfig(request)
+        try d.start(agent: true, environment: environment)
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        var next = try nextFire()
+        #expect(isTokyo(next), "\(next ?? "none")")
+        // time_zone set: Berlin at once, and still Berlin after the device zone was read again.
+        try reload(timeZone: "Europe/Berlin")
+        next = try nextFire()
+        #expect(isBerlin(next), "\(next ?? "none"); log:\n\(d.stderr)")
+        Thread.sleep(forTimeInterval: 31)
+        next = try nextFire()
+        #expect(isBerlin(next), "after the device zone's next read: \(next ?? "none"); log:\n\(d.stderr)")
+        #expect(!d.stderr.contains("the device zone changed"), "log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+
+        // 2. Started with time_zone: removed by SIGHUP, the device zone (Tokyo) at once ...
+        try d.start(agent: true, environment: environment)
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        next = try nextFire()
+        #expect(isBerlin(next), "\(next ?? "none")")
+        try reload(timeZone: nil)
+        next = try nextFire()
+        #expect(isTokyo(next), "\(next ?? "none"); log:\n\(d.stderr)")
+        // ... and followed when it changes (replaced as a whole, as dpkg and timedatectl do).
+        let staged = d.dir.appendingPathComponent("device-zone.new")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/America/New_York", toPath: staged.path)
+        let changed = Date()
+        #expect(rename(staged.path, zoneFile.path) == 0)
+        #expect(d.waitForLog("the device zone changed", timeout: 65), "log:\n\(d.stderr)")
+        #expect(Date().timeIntervalSince(changed) < 61)
+        next = try nextFire()
+        #expect(isNewYork(next), "\(next ?? "none"); log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
 }

@@ -50,8 +50,9 @@ public final class AgentDaemon {
         public var zoneLookup: (String) -> ZoneRules?
         /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
         public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
-        /// Reads the device zone again (`TZ`, else /etc/localtime): nil when the configuration
-        /// fixes the zone (`time_zone`). Called every ``AgentDaemon/zoneCheckInterval``.
+        /// Reads the device zone again (`TZ`, else /etc/localtime): called every
+        /// ``AgentDaemon/zoneCheckInterval`` while the configuration names no `time_zone` (a
+        /// SIGHUP may add or remove one); nil: never (tests with a fixed zone).
         public var readDeviceZone: (() -> Result<ZoneRules, ZoneError>)?
         public var log: DaemonLog
 
@@ -301,7 +302,7 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
-        if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
+        scheduleZoneChecks(at: now)
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
             // Whole milliseconds: Embedded Swift cannot interpolate a Duration.
@@ -523,11 +524,22 @@ public final class AgentDaemon {
     /// notices a change within a minute at no measurable cost.
     static let zoneCheckInterval: UInt64 = 30_000_000_000
 
+    /// Starts the device zone's periodic reads while the configuration names no `time_zone`, and
+    /// stops them while it names one (that zone holds until a SIGHUP removes it): at start and
+    /// after each SIGHUP.
+    func scheduleZoneChecks(at now: UInt64) {
+        if configuration.timeZone != nil || environment.readDeviceZone == nil {
+            nextZoneCheck = nil
+        } else if nextZoneCheck == nil {
+            nextZoneCheck = now + Self.zoneCheckInterval
+        }
+    }
+
     /// Reads the device zone; when its name or rules changed, floating calendar triggers and quiet
     /// hours follow the new one (NotificationEngine.setDeviceZone).
     func checkDeviceZone(at now: UInt64) {
         nextZoneCheck = now + Self.zoneCheckInterval
-        guard let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
+        guard configuration.timeZone == nil, let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
         switch read() {
         case .success(let zone):
             log.cleared("time zone: the device zone reads again", limiter: &zoneReadFailures, at: now)

@@ -63,7 +63,7 @@ public enum AgentLauncher {
             },
             replayFixes: replayFixes, deviceZone: deviceZone, zoneLookup: { try? zones.rules(named: $0) },
             resolveDeviceZone: { (name: String?) throws(ZoneError) -> ZoneRules in try Self.deviceZone(name, zones: zones) },
-            readDeviceZone: configuration.timeZone != nil ? nil : {
+            readDeviceZone: {
                 Result { () throws(ZoneError) in try zones.deviceZone(tzVariable: SystemZones.environmentTZ()) }
             },
             log: log)
