@@ -288,6 +288,28 @@ public struct Annunciator: Sendable {
         return changes
     }
 
+    /// The caller switched the outputs of the changes just returned at `time`, later than the
+    /// instant they were computed for (work between its clock reading and the pins: the first
+    /// delivery after start-up runs code that was out of memory, a driver is slow). The pattern step
+    /// that began with those changes is timed from `time`, so it keeps its full length (a 150 ms
+    /// beep switched on 120 ms late would otherwise last 30 ms); so is a gap that began with them.
+    /// Nothing else moves: loud repeats keep their schedule, and so do steps that began earlier
+    /// (after a late wake the next step is shorter, which keeps the pattern's rhythm).
+    ///
+    /// - Complexity: O(1).
+    public mutating func outputsSwitched(at time: UInt64) {
+        guard time > now else { return }
+        if var p = playing {
+            if p.stepEnds - p.steps[p.stepIndex] == now {
+                p.stepEnds = time + p.steps[p.stepIndex]
+                playing = p
+            }
+        } else if !queue.isEmpty, gapEnds == now + configuration.gapBetweenPatterns {
+            gapEnds = time + configuration.gapBetweenPatterns
+        }
+        _checkInvariants()
+    }
+
     /// Carries out everything due up to and including `now`, in time order.
     ///
     /// - Complexity: O(e · a log a) for e events due (steps, pattern starts, repeats) and a

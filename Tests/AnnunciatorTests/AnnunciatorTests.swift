@@ -38,6 +38,25 @@ struct AnnunciatorTests {
         #expect(a.acknowledge("n1", at: ms(6001)).isEmpty)
     }
 
+    @Test("a step whose outputs switched late is timed from the switch; steps that began earlier keep their schedule")
+    func outputsSwitchedLate() {
+        var a = Annunciator()
+        _ = a.start("n1", pattern: .double, level: .normal, at: ms(1000))
+        a.outputsSwitched(at: ms(1120))   // the pins changed 120 ms after the reading
+        #expect(a.nextDeadline == ms(1320))
+        // A late wake (the first step ended at 1320, the loop runs at 1400): the step that began
+        // at 1320 is not moved, the pattern keeps its rhythm.
+        #expect(a.advance(to: ms(1400)) == changes([(1320, .buzzer, false), (1320, .led, false)]))
+        a.outputsSwitched(at: ms(1401))
+        #expect(drain(&a, until: ms(5000)) == changes([
+            (1470, .buzzer, true), (1470, .led, true),
+            (1670, .buzzer, false), (1670, .led, false),
+        ]))
+        // Nothing playing: nothing moves.
+        a.outputsSwitched(at: ms(6000))
+        #expect(a.nextDeadline == nil)
+    }
+
     @Test("ledOnly never touches the buzzer")
     func ledOnly() {
         var a = Annunciator()

@@ -1,6 +1,7 @@
 // The board's outputs and button: deliveries become annunciator alerts, whose pin changes drive
 // the GPIO lines; button edges become presses through the debouncer.
 import Annunciator
+import CivilTime
 import FencepostLinux
 import LocalNotifications
 
@@ -104,7 +105,10 @@ final class AlertOutputs {
         button?.release()
     }
 
-    /// Sets the lines; true when one was set.
+    /// Sets the lines; true when one was set. A pattern step that began with these changes is
+    /// then timed from when its lines switched (Annunciator.outputsSwitched): the time the caller
+    /// read may be tens of milliseconds old by then (the first delivery after start-up runs code
+    /// that start-up gave back to the page cache), and the step would be cut short by as much.
     @discardableResult
     private func apply(_ changes: [OutputChange]) throws(GPIOError) -> Bool {
         var changed = false
@@ -114,6 +118,7 @@ final class AlertOutputs {
             changed = true
             onChange?(c.time, c.output, c.isOn)
         }
+        if !changes.isEmpty { annunciator.outputsSwitched(at: SystemClocks.boottimeNow().nanosecondsSinceBoot) }
         return changed
     }
 }
