@@ -108,4 +108,20 @@ import Testing
         let configuration = try Self.read("docs/configuration.md")
         #expect(Self.anchors(configuration).contains("reloading-what-sighup-applies"))
     }
+
+    /// Benchmarks/README.md and the README's headline figures are what `Benchmarks/report` writes
+    /// from Benchmarks/results/: no figure edited by hand, none stated twice with two values.
+    @Test func theBenchmarkTablesAreWrittenFromTheResults() throws {
+        guard let python = RequiredTool.find("python3", package: "python3") else { return }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [Self.root.appendingPathComponent("Benchmarks/report").path, "--check"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+    }
 }
