@@ -16,9 +16,9 @@ struct FencepostCommand: ParsableCommand {
             and delivers them; the other commands talk to it over its control socket:
 
               set up       check-config, selftest, run, zones (build, info, near)
-              requests     add, pending, remove, apply (a config file's [[request]]s), categories
+              requests     add, pending, remove, apply (a config file's), categories
               what fired   status (why not yet), delivered, ack
-              try things   next (calendar fires), simulate, replay (a drive against zones), bench
+              try things   next (calendar fires), simulate, replay (a drive), bench
 
             A reminder from a script: `fencepost add -` reads JSON requests on standard input \
             (`fencepost add --help` lists the keys), or talk to the socket directly: JSON-RPC \
