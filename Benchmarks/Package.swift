@@ -10,7 +10,9 @@
 //     swift package --disable-sandbox benchmark --target PolygonBenchmarks   (board/install-deps --benchmarks: GEOS)
 //
 // Each benchmark suite is one executable target under its own folder; to add one, append a
-// `benchmarkTarget(...)` line to `targets` below.
+// `benchmarkTarget(...)` line to `targets` below, and its title to SUITES in `Benchmarks/report`.
+// `Benchmarks/run NAME` runs one suite into results/NAME.json; `Benchmarks/report` writes
+// README.md (one table per suite) from results/.
 import PackageDescription
 
 /// An executable target run by the benchmark plugin; `path` defaults to a folder named like it.

@@ -62,6 +62,20 @@ PY
 
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
+# figure NAME METRIC VALUE UNIT: one figure as a JSON line on $FIGURES, which Benchmarks/run sets
+# (it adds machine, commit, date and load, and writes Benchmarks/results/); unset, nothing is written.
+figure() {
+    [ -n "${FIGURES:-}" ] || return 0
+    case "$3" in ''|*[!0-9.]*) v=null ;; *) v=$3 ;; esac
+    printf '{"name":"%s","metric":"%s","value":%s,"unit":"%s"}\n' "$1" "$2" "$v" "$4" >> "$FIGURES"
+}
+# latency NAME LOGFILE: the agent's "latency … p50 A µs, p99 B µs, max C µs" line as figures.
+latency() {
+    line=$(grep -o 'latency .*: p50 .*' "$2" | tail -n 1) || return 0
+    for q in p50 p99 max; do
+        figure "$1" "$q" "$(echo "$line" | sed -n "s/.*$q \([0-9.]*\) µs.*/\1/p")" "µs"
+    done
+}
 switches() { awk '/^voluntary_ctxt_switches/ {v=$2} /^nonvoluntary_ctxt_switches/ {n=$2} END {print v+n}' /proc/"$1"/status; }
 start() { # start NAME → PID; waits for "running:"
   # Empty the logs first: the shell truncates them in the child, after this script may already
@@ -76,6 +90,7 @@ start() { # start NAME → PID; waits for "running:"
 }
 
 echo "binary: $(stat -c %s "$BIN") bytes; stripped: $(strip -o "$DIR/stripped" "$BIN" && stat -c %s "$DIR/stripped") bytes"
+figure "binary, stripped" size "$(stat -c %s "$DIR/stripped")" bytes
 
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -83,8 +98,11 @@ if has idle; then
     gen idle 1000 1000 0 0
     start idle
     sleep 5
+    figure "idle, 1k zones + 1k calendar triggers" "RSS at start" "$(rss $PID)" kB
     echo "idle, 1k zones + 1k calendar triggers: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     S0=$(switches $PID); sleep 60; S1=$(switches $PID)
+    figure "idle, 1k zones + 1k calendar triggers" "wakeups in 60 s" "$((S1 - S0))" ""
+    figure "idle, 1k zones + 1k calendar triggers" "RSS after 60 s" "$(rss $PID)" kB
     echo "idle, 60 s without GPS input: $((S1 - S0)) context switches (wakeups); deliveries in that minute: $(grep -c delivered "$DIR/idle/err" || true)"
     echo "idle, after those 60 s: RSS $(rss $PID) kB"
     kill -TERM $PID; wait $PID || true
@@ -108,9 +126,11 @@ if has latency; then
     gen latency 100 0 60 20
     start latency
     sleep 120
+    figure "busy: 100 zones, a fix every 50 ms, a delivery a second" "RSS after 120 s" "$(rss $PID)" kB
     echo "busy (100 zones, a fix every 50 ms, a delivery a second) after 120 s: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
     grep "latency" "$DIR/latency/err" || echo "no latency line"
+    latency "due → GPIO (a calendar trigger a second)" "$DIR/latency/err"
 fi
 
 if has fixes; then
@@ -138,6 +158,7 @@ PY
     wait $PID || true
     echo "fix → GPIO: $(grep -c "on enter" "$DIR/fixes/err" || true) zone entries delivered"
     grep "latency" "$DIR/fixes/err" || echo "no latency line"
+    latency "fix → GPIO (a zone entry every ~1.2 s)" "$DIR/fixes/err"
 fi
 
 if has large; then
@@ -146,14 +167,18 @@ if has large; then
     gen large "$LARGE" 0 0 0
     T0=$(date +%s.%N)
     start large
+    figure "$LARGE circle zones" "first start (build) → ready" "$(elapsed "$T0")" s
+    figure "$LARGE circle zones" "peak RSS while building" "$(awk '/VmHWM/ {print $2}' /proc/$PID/status)" kB
     echo "large, $LARGE zones, first start (the set is built): ready in $(elapsed "$T0") s; $(grep -o 'zone set built: .*' "$DIR/large/err") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
     echo "large, peak RSS of the first start (while building): $(awk '/VmHWM/ {print $2}' /proc/$PID/status) kB"
     sleep 5
+    figure "$LARGE circle zones" "idle RSS" "$(rss $PID)" kB
     echo "idle, $LARGE zones: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' '))"
     kill -TERM $PID; wait $PID || true
     # Again with the set built: exec → READY.
     T0=$(date +%s.%N)
     start large
+    figure "$LARGE circle zones" "restart (set mapped) → ready" "$(elapsed "$T0")" s
     echo "large, $LARGE zones, restart with the set built: exec → ready in $(elapsed "$T0") s"
     sleep 5
     echo "idle after the restart: RSS $(rss $PID) kB ($(grep -E '^Rss(Anon|File)' /proc/$PID/status | tr -s ' \t' ' ' | paste -sd' ')); peak $(awk '/VmHWM/ {print $2}' /proc/$PID/status) kB"

@@ -35,10 +35,13 @@ struct AddCommand: ParsableCommand {
             previousTimePreservingSmallerComponents, nextTimePreservingSmallerComponents), \
             repeatedTime (first, last), firstWeekday, minimumDaysInFirstWeek
               trigger.interval   seconds (at least 60 when repeating), repeats
-              trigger.location   region (circle = {lat, lon, radius} in metres, or polygon = \
-            [[lat, lon], …]), notifyOnEntry, notifyOnExit, repeats, dwell (seconds inside before it \
+              trigger.location   region (circle = {lat, lon, radius} in metres, polygon = \
+            [[lat, lon], …], or parts = [[outer ring, holes…], …]), notifyOnEntry, notifyOnExit, repeats, dwell (seconds inside before it \
             reports: a dwell zone reports "dwell" instead of "enter"), cooldown (seconds)
               missed             "coalesce" (default), "skip" or {"late": SECONDS}
+
+            Scripts may also send requests to the control socket themselves (JSON-RPC 2.0, \
+            method "add"): docs/protocol.md has every method, its answer and its errors.
             """)
 
     @Argument(help: ArgumentHelp("The requests (JSON or JSON lines); - for standard input.", valueName: "file"))

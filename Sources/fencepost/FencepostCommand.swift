@@ -12,25 +12,28 @@ struct FencepostCommand: ParsableCommand {
             Fencepost is Apple's local notifications (UNUserNotificationCenter) rebuilt as a small \
             Linux agent. A delivery is a buzzer pattern and an LED; a push button answers it.
 
-            A calendar trigger is a set of date components, as in UNCalendarNotificationTrigger:
+            The agent (`fencepost run`, or `fencepost-agent` under systemd) keeps the requests \
+            and delivers them; the other commands talk to it over its control socket:
 
-              --hour 7 --weekday mon           every Monday at 07:00:00
-              --day 1 --hour 9 --minute 30     09:30:00 on the first of every month
-              --month 2 --day 29               midnight of every 29 February
+              set up       check-config, selftest, run, zones (build, info, near)
+              requests     add, pending, remove, apply (a config file's), categories
+              what fired   status (why not yet), delivered, ack
+              try things   next (calendar fires), simulate, replay (a drive), bench
 
-            Components left out below the smallest one given take their lowest value (--hour 7 \
-            means 07:00:00); components above it are free. A fire is the first match strictly \
-            after a given instant, in the trigger's time zone. When the matched local time does \
-            not exist (a DST gap, 30 February) --policy decides; when it exists twice (the hour \
-            the clocks go back) --repeated-time does.
+            A reminder from a script: `fencepost add -` reads JSON requests on standard input \
+            (`fencepost add --help` lists the keys), or talk to the socket directly: JSON-RPC \
+            2.0, one message a line, every method with its params, result and errors in \
+            docs/protocol.md. The agent sends nothing unasked; a [hook] command runs for each \
+            delivery.
 
-            See the next fires of a trigger:
+            The documents (docs/ in the source tree): configuration.md (every key, its default, \
+            and whether SIGHUP applies it or it needs a restart; `fencepost check-config FILE` \
+            says the same for a file), protocol.md (the control socket), zones.md (GeoJSON \
+            zones), board.md (wiring, install, the unit, troubleshooting).
 
-              fencepost next --tz Europe/Berlin --after 2026-03-28T00:00:00Z \\
-                  --count 5 --hour 2 --minute 30
-
-            Berlin skips 02:00-03:00 on 29 March 2026: compare --policy nextTime and \
-            --policy strict. Scripts ask many questions at once with `fencepost next --jsonl`.
+            A calendar trigger is a set of date components, as in UNCalendarNotificationTrigger \
+            (`--hour 7 --weekday mon`: every Monday at 07:00:00); see its fires with \
+            `fencepost next --help`.
             """,
         version: fencepostVersion,
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,

@@ -10,7 +10,7 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show the agent's clock trust, GPS fix, badge and why each pending request has not fired yet.")
 
-    @Flag(help: "Print the agent's answer as JSON.")
+    @Flag(help: "Print the agent's answer as JSON (its fields: docs/protocol.md, method status).")
     var json = false
 
     @Option(help: ArgumentHelp("List at most this many pending requests (one page).", valueName: "n"))

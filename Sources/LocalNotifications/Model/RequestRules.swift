@@ -5,7 +5,7 @@ import Geofencing
 /// A request that breaks a rule: which rule, and a sentence for the user that names the field.
 public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The rules, by name (stable: the control socket reports them).
-    public enum Rule: String, Hashable, Sendable {
+    public enum Rule: String, Hashable, Sendable, CaseIterable {
         /// Not a request at all: wrong JSON type, unknown or missing key.
         case malformed
         /// Empty, over-long or with control characters.
