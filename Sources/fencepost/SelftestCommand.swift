@@ -6,6 +6,7 @@ struct SelftestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selftest",
         abstract: "Pulse each configured GPIO output (buzzer, LED, badge LED) once.",
+        usage: "fencepost selftest " + OutputSelftest.Options.synopsis,
         discussion: """
             Opens the GPIO lines the configuration names and switches each on for --pulse \
             milliseconds, one after the other, then off; prints what it does. Stop the agent \
@@ -18,21 +19,15 @@ struct SelftestCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The configuration file (TOML).", valueName: "file"))
-    var config = "/etc/fencepost/fencepost.toml"
-
-    @Flag(help: "Print the pin changes instead of driving GPIO.")
-    var console = false
-
-    @Option(help: "How long each output stays on, in milliseconds.")
-    var pulse = OutputSelftest.defaultPulseMilliseconds
-
-    func validate() throws {
-        guard OutputSelftest.pulseRange.contains(pulse) else { throw ValidationError("--pulse must be 1…10000 ms.") }
-    }
+    /// The options are ``OutputSelftest/Options``' (FencepostAgent), the parser `fencepost-agent
+    /// --selftest` uses: they go to it as given.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
+        "--config <file>: the configuration (default /etc/fencepost/fencepost.toml). --pulse <ms>: how long each output stays on (1…10000, default 300). --console: print the pin changes instead of driving GPIO.",
+        valueName: "options"))
+    var arguments: [String] = []
 
     func run() throws {
-        let status = OutputSelftest.run(configPath: config, console: console, pulseMilliseconds: pulse, program: "fencepost selftest")
+        let status = OutputSelftest.run(arguments, program: "fencepost selftest", command: "selftest")
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -3,17 +3,21 @@ import Testing
 
 @Suite struct AgentArgumentsTests {
     @Test func defaultsToTheUnitsConfiguration() throws {
-        #expect(try AgentArguments.parse([]) == .run(configPath: "/etc/fencepost/fencepost.toml", console: false))
+        #expect(try AgentArguments.parse([]) == .run(RunOptions(configPath: "/etc/fencepost/fencepost.toml", console: false)))
     }
 
     @Test(arguments: [
-        (["--config", "a.toml"], AgentArguments.run(configPath: "a.toml", console: false)),
-        (["-c", "a.toml", "--console"], .run(configPath: "a.toml", console: true)),
-        (["--console", "--config=b.toml"], .run(configPath: "b.toml", console: true)),
+        (["--config", "a.toml"], AgentArguments.run(RunOptions(configPath: "a.toml", console: false))),
+        (["-c", "a.toml", "--console"], .run(RunOptions(configPath: "a.toml", console: true))),
+        (["--console", "--config=b.toml"], .run(RunOptions(configPath: "b.toml", console: true))),
         (["--config", "a.toml", "--help"], .help),
         (["--version"], .version),
-        (["--selftest"], .selftest(configPath: "/etc/fencepost/fencepost.toml", console: false, pulseMilliseconds: 300)),
-        (["--selftest", "--pulse", "20", "--console", "-c", "a.toml"], .selftest(configPath: "a.toml", console: true, pulseMilliseconds: 20)),
+        (["--selftest"], .selftest(.init(configPath: "/etc/fencepost/fencepost.toml", console: false, pulseMilliseconds: 300))),
+        (["--selftest", "--pulse", "20", "--console", "-c", "a.toml"], .selftest(.init(configPath: "a.toml", console: true, pulseMilliseconds: 20))),
+        (["--check-config", "--quiet", "--config", "a.toml"], .checkConfig(.init(path: "a.toml", quiet: true))),
+        (["--check-config", "a.toml"], .checkConfig(.init(path: "a.toml", quiet: false))),
+        (["--self-check", "--seed=7"], .selfCheck(seed: 7)),
+        (["--seconds", "2", "--bench"], .bench(seconds: 2)),
     ])
     func parses(arguments: [String], expected: AgentArguments) throws {
         #expect(try AgentArguments.parse(arguments) == expected)
@@ -22,7 +26,10 @@ import Testing
     @Test(arguments: [
         (["--config"], "--config needs a file"),
         (["--config", ""], "--config needs a file"),
-        (["--config="], "--config= needs a file"),
+        (["--config="], "--config needs a file"),
+        (["--console=yes"], "--console takes no value"),
+        (["--quiet"], "--quiet goes with --check-config"),
+        (["--check-config", "a.toml", "b.toml"], "one configuration file at a time"),
         (["-x"], "unknown option -x"),
         (["run"], "unexpected argument run"),
         (["--pulse", "20"], "--pulse goes with --selftest"),

@@ -27,31 +27,18 @@ public enum AgentMain {
             try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
             return 0
         case .success(.selfCheck(let seed)):
-            let report = SelfCheck.run(seed: seed)
-            for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
-            return report.passed ? 0 : 1
-        case .success(.checkConfig(let path, let quiet)):
-            switch Result(catching: { () throws(AgentConfigurationError) in try ConfigCheck.check(path: path, zones: SystemZones()) }) {
-            case .success(let checked):
-                if !quiet {
-                    try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n"
-                                                                + ConfigCheck.reloadLine(restartKeys: checked.restartKeys) + "\n")
-                }
-                return 0
-            case .failure(let error):
-                for line in error.lines { try? FileDescriptor.standardError.writeAll("<3>\(PrintableText.escaped(line))\n") }
-                return 78
-            }
+            return SelfCheck.report(seed: seed)
+        case .success(.checkConfig(let options)):
+            return ConfigCheck.run(options, program: "fencepost-agent")
         case .success(.bench(let seconds)):
             for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
             return 0
-        case .success(.selftest(let configPath, let console, let pulse)):
-            return OutputSelftest.run(configPath: configPath, console: console, pulseMilliseconds: pulse, program: "fencepost-agent")
-        case .success(.run(let configPath, let console)):
-            return AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent")
+        case .success(.selftest(let o)):
+            return OutputSelftest.run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: "fencepost-agent")
+        case .success(.run(let options)):
+            return options.run(program: "fencepost-agent")
         case .failure(let error):
-            try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(PrintableText.escaped("\(error)"))\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
-            return 64
+            return error.report(program: "fencepost-agent", usage: "fencepost-agent \(RunOptions.synopsis)")
         }
     }
 }

@@ -37,6 +37,21 @@ public enum AgentBench {
         return out
     }
 
+    /// Parses the bench's one option, `--seconds S` (0 < S ≤ 3600, default 1).
+    public static func parseSeconds(_ arguments: [String], command: String) throws(UsageError) -> Double {
+        var seconds = 1.0
+        var reader = ArgumentReader(arguments)
+        while let a = reader.next() {
+            guard a == "--seconds" else { throw ArgumentReader.unexpected(a, command: command) }
+            let message = "a duration in seconds, 0 < S ≤ 3600: \(command) --seconds 2"
+            guard let s = Double(try reader.value(of: a, example: message)), s > 0, s <= 3600 else {
+                throw UsageError("--seconds needs \(message)")
+            }
+            seconds = s
+        }
+        return seconds
+    }
+
     /// The report's text lines.
     public static func lines(_ measurements: [Measurement]) -> [String] {
         measurements.map { m in

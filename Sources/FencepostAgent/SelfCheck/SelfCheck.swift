@@ -2,6 +2,7 @@
 // into the same binary that runs on the board. Its last line is a digest of every answer, so two
 // builds (host, Embedded Swift x86_64, aarch64 under qemu) can be compared by one line: a
 // difference in floating point, byte order or word size changes it.
+import FencepostLinux
 import SeededRandom
 
 /// The self-check's running total: answers go into an FNV-1a 64 digest, differences are counted.
@@ -41,6 +42,36 @@ public struct SelfCheckDigest {
 public enum SelfCheck {
     /// The seed of every check (printed; `--self-check --seed N` picks another).
     public static let defaultSeed: UInt64 = 20_260_101
+
+    /// Parses the check's one option, `--seed N`; `command` names the check in messages.
+    public static func parseSeed(_ arguments: [String], command: String) throws(UsageError) -> UInt64 {
+        var seed = defaultSeed
+        var reader = ArgumentReader(arguments)
+        while let a = reader.next() {
+            guard a == "--seed" else { throw ArgumentReader.unexpected(a, command: command) }
+            guard let n = UInt64(try reader.value(of: a, example: "a number: \(command) --seed 42")) else {
+                throw UsageError("--seed needs a number: \(command) --seed 42")
+            }
+            seed = n
+        }
+        return seed
+    }
+
+    /// Runs every check and prints the report on standard output; returns the exit status: 0 all
+    /// agree, 1 not.
+    public static func report(seed: UInt64) -> Int32 {
+        let report = run(seed: seed)
+        for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
+        return report.passed ? 0 : 1
+    }
+
+    /// Parses `arguments` (after the command) and runs the checks; returns the exit status (64: usage).
+    public static func run(_ arguments: [String], program: String, command: String) -> Int32 {
+        switch Result(catching: { () throws(UsageError) in try parseSeed(arguments, command: command) }) {
+        case .success(let seed): return report(seed: seed)
+        case .failure(let error): return error.report(program: program, usage: "\(program) [--seed N]")
+        }
+    }
 
     /// Runs every check; returns the report's lines (the last is the digest) and whether all agreed.
     /// - Complexity: about a second on a Raspberry Pi 4; no I/O (the zones are built-in POSIX rules).
