@@ -12,11 +12,11 @@ import Testing
         (["--console", "--config=b.toml"], .run(RunOptions(configPath: "b.toml", console: true))),
         (["--config", "a.toml", "--help"], .help),
         (["--version"], .version),
-        (["--selftest"], .selftest(.init(configPath: "/etc/fencepost/fencepost.toml", console: false, pulseMilliseconds: 300))),
-        (["--selftest", "--pulse", "20", "--console", "-c", "a.toml"], .selftest(.init(configPath: "a.toml", console: true, pulseMilliseconds: 20))),
+        (["--pin-test"], .pinTest(.init(configPath: "/etc/fencepost/fencepost.toml", console: false, pulseMilliseconds: 300))),
+        (["--pin-test", "--pulse", "20", "--console", "-c", "a.toml"], .pinTest(.init(configPath: "a.toml", console: true, pulseMilliseconds: 20))),
         (["--check-config", "--quiet", "--config", "a.toml"], .checkConfig(.init(path: "a.toml", quiet: true))),
         (["--check-config", "a.toml"], .checkConfig(.init(path: "a.toml", quiet: false))),
-        (["--self-check", "--seed=7"], .selfCheck(seed: 7)),
+        (["--check-algorithms", "--seed=7"], .checkAlgorithms(seed: 7)),
         (["--seconds", "2", "--bench"], .bench(seconds: 2)),
     ])
     func parses(arguments: [String], expected: AgentArguments) throws {
@@ -29,12 +29,14 @@ import Testing
         (["--config="], "--config needs a file"),
         (["--console=yes"], "--console takes no value"),
         (["--quiet"], "--quiet goes with --check-config"),
+        (["--selftest"], "--selftest is now --pin-test"),
+        (["--self-check", "--seed", "1"], "--self-check is now --check-algorithms"),
         (["--check-config", "a.toml", "b.toml"], "one configuration file at a time"),
         (["-x"], "unknown option -x"),
         (["run"], "unexpected argument run"),
-        (["--pulse", "20"], "--pulse goes with --selftest"),
-        (["--selftest", "--pulse", "0"], "--pulse needs milliseconds"),
-        (["--selftest", "--check-config"], "--self-check, --bench, --check-config and --selftest are separate runs"),
+        (["--pulse", "20"], "--pulse goes with --pin-test"),
+        (["--pin-test", "--pulse", "0"], "--pulse needs milliseconds"),
+        (["--pin-test", "--check-config"], "--check-algorithms, --bench, --check-config and --pin-test are separate runs"),
     ])
     func refuses(arguments: [String], message: String) {
         #expect(throws: UsageError.self) { try AgentArguments.parse(arguments) }

@@ -66,11 +66,11 @@ import Testing
         #expect(out.stderr.contains("buzzer"), "\(out.stderr)")
     }
 
-    /// `--self-check`: the seeded core checks pass in this build, every check reports, the last line
+    /// `--check-algorithms`: the seeded core checks pass in this build, every check reports, the last line
     /// is a digest, and another seed gives other cases (the digest is not a constant).
-    @Test func selfCheckPassesAndItsDigestDependsOnTheSeed() throws {
-        let a = try agent(["--self-check", "--seed", "1"])
-        let b = try agent(["--self-check", "--seed", "2"])
+    @Test func algorithmCheckPassesAndItsDigestDependsOnTheSeed() throws {
+        let a = try agent(["--check-algorithms", "--seed", "1"])
+        let b = try agent(["--check-algorithms", "--seed", "2"])
         #expect(a.status == 0 && b.status == 0, "\(a.stdout)\(b.stdout)")
         let lines = a.stdout.split(separator: "\n")
         #expect(lines.filter { $0.contains(" cases, ok") }.count == 4, "\(a.stdout)")

@@ -74,17 +74,42 @@ import Testing
     /// The pin pulse: the same lines on standard error, and the same refusal of a bad `--pulse`.
     @Test func pinPulseIsOneCommand() throws {
         let config = DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
-        let ok = try both(cli: ["selftest", "--config", config, "--pulse", "5", "--console"],
-                          agent: ["--selftest", "--config", config, "--pulse", "5", "--console"], cliName: "fencepost selftest")
+        let ok = try both(cli: ["pin-test", "--config", config, "--pulse", "5", "--console"],
+                          agent: ["--pin-test", "--config", config, "--pulse", "5", "--console"], cliName: "fencepost pin-test")
         #expect(ok.cli.status == 0 && ok.agent.status == 0, "\(ok.cli.stderr)\(ok.agent.stderr)")
         #expect(ok.cli.stderr == ok.agent.stderr)
         // The pin changes, without their times: three outputs, each off (at request), on, off.
         func changes(_ o: ChildProcess.Output) -> [String] { o.stdoutLines.map { String($0.drop { $0 != " " }) } }
         #expect(changes(ok.cli) == changes(ok.agent), "\(ok.cli.stdout) vs \(ok.agent.stdout)")
         #expect(changes(ok.cli).count == 9, "\(ok.cli.stdout)")
-        let bad = try both(cli: ["selftest", "--pulse", "0"], agent: ["--selftest", "--pulse", "0"], cliName: "fencepost selftest")
+        let bad = try both(cli: ["pin-test", "--pulse", "0"], agent: ["--pin-test", "--pulse", "0"], cliName: "fencepost pin-test")
         #expect(bad.cli.status == 64 && bad.agent.status == 64)
         #expect(bad.cli.stderr.contains("--pulse needs milliseconds") && bad.agent.stderr.contains("--pulse needs milliseconds"),
                 "\(bad.cli.stderr)\(bad.agent.stderr)")
+    }
+
+    /// The algorithm check: the same report, digest included, from both executables.
+    @Test func algorithmCheckIsOneCommand() throws {
+        let r = try both(cli: ["check-algorithms", "--seed", "3"], agent: ["--check-algorithms", "--seed=3"], cliName: "fencepost check-algorithms")
+        #expect(r.cli.status == 0 && r.agent.status == 0, "\(r.cli.stdout)\(r.cli.stderr)\(r.agent.stdout)")
+        #expect(r.cli.stdout == r.agent.stdout)
+        #expect(r.cli.stdoutLines.last?.hasPrefix("digest ") == true, "\(r.cli.stdout)")
+        let bad = try both(cli: ["check-algorithms", "--seed", "x"], agent: ["--check-algorithms", "--seed", "x"], cliName: "fencepost check-algorithms")
+        #expect(bad.cli.status == 64 && bad.agent.status == 64)
+        #expect(bad.cli.stderr.contains("--seed needs a number") && bad.agent.stderr.contains("--seed needs a number"), "\(bad.cli.stderr)\(bad.agent.stderr)")
+    }
+
+    /// The former names, one letter apart for unrelated jobs, are refused with the new ones.
+    @Test func formerNamesSayTheNewOnes() throws {
+        let cli = try ChildProcess.run(["selftest", "--console"])
+        #expect(cli.status == 64)
+        #expect(cli.stderr.contains("`selftest` is now `pin-test`") && cli.stderr.contains("`check-algorithms` checks the cores"), "\(cli.stderr)")
+        let agent = try #require(ChildProcess.agentBinary, "fencepost-agent not built")
+        for (old, new) in [("--selftest", "--pin-test"), ("--self-check", "--check-algorithms")] {
+            let r = try ChildProcess.run([old], executable: agent)
+            #expect(r.status == 64)
+            #expect(r.stderr.contains("\(old) is now \(new)"), "\(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
     }
 }

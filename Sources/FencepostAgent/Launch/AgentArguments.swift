@@ -13,28 +13,38 @@ public enum AgentArguments: Equatable, Sendable {
     case run(RunOptions)
     case help
     case version
-    /// Run the seeded core checks (`--self-check [--seed N]`) and exit.
-    case selfCheck(seed: UInt64)
+    /// Run the seeded core checks (`--check-algorithms [--seed N]`) and exit.
+    case checkAlgorithms(seed: UInt64)
     /// Check the configuration as a start would (`--check-config [--quiet]`) and exit.
     case checkConfig(ConfigCheck.Options)
     /// Time the hot paths (`--bench [--seconds S]`) and exit.
     case bench(seconds: Double)
-    /// Pulse each configured output once (`--selftest [--pulse MS] [--console]`) and exit.
-    case selftest(OutputSelftest.Options)
+    /// Pulse each configured output once (`--pin-test [--pulse MS] [--console]`) and exit.
+    case pinTest(PinTest.Options)
 
     /// The default configuration path (the systemd unit's).
     public static let defaultConfigPath = "/etc/fencepost/fencepost.toml"
 
     /// The flags that pick a command other than running; one at most is given.
-    static let commandFlags = ["--self-check", "--bench", "--check-config", "--selftest"]
+    static let commandFlags = ["--check-algorithms", "--bench", "--check-config", "--pin-test"]
 
     /// The command flag whose options include `option` (nil for `run`'s own and unknown ones).
     static func command(owning option: String) -> String? {
         switch option {
         case "--quiet", "-q": "--check-config"
-        case "--pulse": "--selftest"
-        case "--seed": "--self-check"
+        case "--pulse": "--pin-test"
+        case "--seed": "--check-algorithms"
         case "--seconds": "--bench"
+        default: nil
+        }
+    }
+
+    /// The refusal of a command flag's former name, saying the new one: the two had names one
+    /// letter apart for unrelated jobs.
+    static func renamed(_ flag: String) -> String? {
+        switch flag {
+        case "--selftest": "--selftest is now --pin-test (it pulses the buzzer and LEDs; --check-algorithms checks the cores)"
+        case "--self-check": "--self-check is now --check-algorithms (it checks the cores; --pin-test pulses the buzzer and LEDs)"
         default: nil
         }
     }
@@ -46,19 +56,20 @@ public enum AgentArguments: Equatable, Sendable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> AgentArguments {
         if arguments.first == "help" || arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help }
         if arguments.contains("--version") { return .version }
+        if let old = arguments.first(where: { renamed($0) != nil }), let hint = renamed(old) { throw UsageError(hint) }
         var command: String? = nil
         var rest: [String] = []
         for a in arguments {
             guard commandFlags.contains(a) else { rest.append(a); continue }
             if let c = command, c != a {
-                throw UsageError("--self-check, --bench, --check-config and --selftest are separate runs: give one")
+                throw UsageError("--check-algorithms, --bench, --check-config and --pin-test are separate runs: give one")
             }
             command = a
         }
         switch command {
         case "--check-config": return .checkConfig(try ConfigCheck.Options.parse(rest, command: "--check-config"))
-        case "--selftest": return .selftest(try OutputSelftest.Options.parse(rest, command: "--selftest"))
-        case "--self-check": return .selfCheck(seed: try SelfCheck.parseSeed(rest, command: "--self-check"))
+        case "--pin-test": return .pinTest(try PinTest.Options.parse(rest, command: "--pin-test"))
+        case "--check-algorithms": return .checkAlgorithms(seed: try AlgorithmCheck.parseSeed(rest, command: "--check-algorithms"))
         case "--bench": return .bench(seconds: try AgentBench.parseSeconds(rest, command: "--bench"))
         default: return .run(try RunOptions.parse(rest))
         }
@@ -79,23 +90,27 @@ public enum AgentArguments: Equatable, Sendable {
           -c, --config <file>  The configuration file (TOML). Check it first with
                                `fencepost check-config FILE`. (default: \(defaultConfigPath))
           --console            Print pin changes on standard output instead of driving GPIO.
-          --self-check         Check the cores against simple references (next fire, geofence
+          --check-algorithms   Check the cores against simple references (next fire, geofence
                                index, timing wheel, NMEA) and exit: 0 when all agree, 1 if not.
                                The last line is a digest of every answer (the same on every
-                               machine). --seed N picks other cases.
-          --check-config       Check the configuration file (and its zones' GeoJSON, its time
-                               zone names) as a start would, and exit: 0 valid, 78 not, with
-                               FILE:LINE: message. --quiet prints nothing when it is valid.
-                               The unit's ExecReload= runs it, so a bad file fails the reload.
+                               machine). --seed N picks other cases. The same command as
+                               `fencepost check-algorithms`.
+          --check-config       Check the configuration file (--config FILE, or FILE; its zones'
+                               GeoJSON, its time zone names) as a start would, summarise it
+                               and exit: 0 valid, 78 not, with FILE:LINE: message, 66 it cannot
+                               be opened. --quiet prints nothing when it is valid. The unit's
+                               ExecReload= runs it, so a bad file fails the reload. The same
+                               command as `fencepost check-config`.
           --bench              Time the hot paths in this binary and exit: next fire (daily,
                                Europe/Berlin), a geofence query among 100k circles, NMEA
                                parsing in MB/s (medians; --seconds S per case, default 1). For
                                comparing builds on one machine; `fencepost bench` has more.
-          --selftest           Pulse each configured output (buzzer, LED, badge LED) once, for
+          --pin-test           Pulse each configured output (buzzer, LED, badge LED) once, for
                                --pulse MS milliseconds (default 300), to check the wiring, and
                                exit: 0 pulsed, 69 GPIO unavailable (the message says which), 78
                                a configuration error. Stop the service first: a line it holds is
-                               busy. With --console, prints the pin changes instead.
+                               busy. With --console, prints the pin changes instead. The same
+                               command as `fencepost pin-test`.
           --version            Print the version.
           -h, --help           Show this help.
           zones build IN -o OUT

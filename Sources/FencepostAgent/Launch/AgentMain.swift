@@ -12,7 +12,7 @@ import CFencepostLinux
 /// The agent's command line (`fencepost-agent --help`).
 public enum AgentMain {
     /// Runs the command the arguments name (without the program name) and returns the process's
-    /// exit status: 0, 1 for a failed self-check, 64 for a usage error, 78 for a configuration
+    /// exit status: 0, 1 for a failed algorithm check, 64 for a usage error, 78 for a configuration
     /// that does not check, or the daemon's or `zones build`'s own status.
     @export(interface)
     public static func run(_ arguments: [String]) -> Int32 {
@@ -26,15 +26,15 @@ public enum AgentMain {
         case .success(.version):
             try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
             return 0
-        case .success(.selfCheck(let seed)):
-            return SelfCheck.report(seed: seed)
+        case .success(.checkAlgorithms(let seed)):
+            return AlgorithmCheck.report(seed: seed)
         case .success(.checkConfig(let options)):
             return ConfigCheck.run(options, program: "fencepost-agent")
         case .success(.bench(let seconds)):
             for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
             return 0
-        case .success(.selftest(let o)):
-            return OutputSelftest.run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: "fencepost-agent")
+        case .success(.pinTest(let o)):
+            return PinTest.run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: "fencepost-agent")
         case .success(.run(let options)):
             return options.run(program: "fencepost-agent")
         case .failure(let error):

@@ -59,7 +59,7 @@ public enum AgentBench {
             if m.bytesPerOperation > 0 {
                 line += ", \(format(m.bytesPerOperation * 1000 / m.nanosecondsPerOperation)) MB/s"
             }
-            return line + " (checksum \(SelfCheck.hex(m.checksum)))"
+            return line + " (checksum \(AlgorithmCheck.hex(m.checksum)))"
         }
     }
 

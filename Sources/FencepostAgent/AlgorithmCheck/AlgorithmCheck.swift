@@ -1,12 +1,12 @@
-// `fencepost-agent --self-check`: seeded checks of the cores against simple references, compiled
+// `fencepost-agent --check-algorithms`: seeded checks of the cores against simple references, compiled
 // into the same binary that runs on the board. Its last line is a digest of every answer, so two
 // builds (host, Embedded Swift x86_64, aarch64 under qemu) can be compared by one line: a
 // difference in floating point, byte order or word size changes it.
 import FencepostLinux
 import SeededRandom
 
-/// The self-check's running total: answers go into an FNV-1a 64 digest, differences are counted.
-public struct SelfCheckDigest {
+/// The algorithm check's running total: answers go into an FNV-1a 64 digest, differences are counted.
+public struct AlgorithmCheckDigest {
     /// The FNV-1a 64 hash of every answer so far.
     public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
     /// How many answers disagreed with their reference.
@@ -38,9 +38,9 @@ public struct SelfCheckDigest {
     }
 }
 
-/// The seeded core checks of `fencepost-agent --self-check`.
-public enum SelfCheck {
-    /// The seed of every check (printed; `--self-check --seed N` picks another).
+/// The seeded core checks of `fencepost-agent --check-algorithms`.
+public enum AlgorithmCheck {
+    /// The seed of every check (printed; `--check-algorithms --seed N` picks another).
     public static let defaultSeed: UInt64 = 20_260_101
 
     /// Parses the check's one option, `--seed N`; `command` names the check in messages.
@@ -76,16 +76,16 @@ public enum SelfCheck {
     /// Runs every check; returns the report's lines (the last is the digest) and whether all agreed.
     /// - Complexity: about a second on a Raspberry Pi 4; no I/O (the zones are built-in POSIX rules).
     public static func run(seed: UInt64 = defaultSeed) -> (lines: [String], passed: Bool) {
-        var lines = ["self-check: seed \(seed)"]
-        var total = SelfCheckDigest()
-        let checks: [(String, (UInt64, inout SelfCheckDigest) -> Int)] = [
-            ("next fire vs brute force (DST zones)", SelfCheckCalendar.run),
-            ("geofence index vs brute-force scan", SelfCheckGeofence.run),
-            ("timing wheel vs sorted reference", SelfCheckWheel.run),
-            ("NMEA snippet vs its known fixes", SelfCheckNMEA.run),
+        var lines = ["check-algorithms: seed \(seed)"]
+        var total = AlgorithmCheckDigest()
+        let checks: [(String, (UInt64, inout AlgorithmCheckDigest) -> Int)] = [
+            ("next fire vs brute force (DST zones)", AlgorithmCheckCalendar.run),
+            ("geofence index vs brute-force scan", AlgorithmCheckGeofence.run),
+            ("timing wheel vs sorted reference", AlgorithmCheckWheel.run),
+            ("NMEA snippet vs its known fixes", AlgorithmCheckNMEA.run),
         ]
         for (index, (name, check)) in checks.enumerated() {
-            var digest = SelfCheckDigest()
+            var digest = AlgorithmCheckDigest()
             var stream = SplitMix64.stream(seed: seed, index: UInt64(index))
             let cases = check(stream.next(), &digest)
             let verdict = digest.differences == 0 ? "ok" : "FAILED: \(digest.differences) differences"

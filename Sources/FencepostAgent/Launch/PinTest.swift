@@ -1,11 +1,11 @@
 // Pulsing each configured output once, so that an installer can check the wiring: the one
-// implementation behind `fencepost selftest` (the CLI) and `fencepost-agent --selftest` (a board
+// implementation behind `fencepost pin-test` (the CLI) and `fencepost-agent --pin-test` (a board
 // with the cross-built agent alone).
 import CivilTime
 import FencepostLinux
 
 /// Pulses the configured outputs (buzzer, LED, badge LED) one after the other.
-public enum OutputSelftest {
+public enum PinTest {
     /// How long each output stays on when no `--pulse` is given (milliseconds).
     public static let defaultPulseMilliseconds = 300
     /// The pulse lengths accepted (milliseconds).
@@ -15,10 +15,10 @@ public enum OutputSelftest {
     public struct Options: Equatable, Sendable {
         public var configPath = AgentArguments.defaultConfigPath
         public var console = false
-        public var pulseMilliseconds = OutputSelftest.defaultPulseMilliseconds
+        public var pulseMilliseconds = PinTest.defaultPulseMilliseconds
 
         public init(configPath: String = AgentArguments.defaultConfigPath, console: Bool = false,
-                    pulseMilliseconds: Int = OutputSelftest.defaultPulseMilliseconds) {
+                    pulseMilliseconds: Int = PinTest.defaultPulseMilliseconds) {
             self.configPath = configPath
             self.console = console
             self.pulseMilliseconds = pulseMilliseconds
