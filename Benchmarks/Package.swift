@@ -51,7 +51,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CivilTime", package: root),
                 .product(name: "FencepostLinux", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -59,7 +59,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NMEA", package: root),
                 .product(name: "Position", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -68,7 +68,7 @@ let package = Package(
                 .product(name: "Geofencing", package: root),
                 .product(name: "FencepostLinux", package: root),
                 .product(name: "Position", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "LocalNotifications", package: root),
                 .product(name: "CivilTime", package: root),
                 .product(name: "FencepostLinux", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         // Point in polygon against GEOS's prepared geometry, the baseline: GEOS is linked here only.

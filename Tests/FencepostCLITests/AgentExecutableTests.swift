@@ -78,17 +78,20 @@ import Testing
         #expect(lines.last != b.stdout.split(separator: "\n").last)
     }
 
-    /// `--bench`: one line per case with a time per operation, MB/s for NMEA, and a checksum; a
-    /// duration out of range is a usage error that says what to give.
+    /// `--bench`: one line per case with a time per operation, MB/s for NMEA, and a checksum; the
+    /// cases are `fencepost bench`'s of the same name (one catalog, one harness); a duration out of
+    /// range is a usage error that says what to give.
     @Test func benchTimesEveryCaseAndRefusesABadDuration() throws {
         let out = try agent(["--bench", "--seconds", "0.05"])
         #expect(out.status == 0, "\(out.stderr)")
         let lines = out.stdout.split(separator: "\n")
         #expect(lines.count == 3, "\(out.stdout)")
-        for name in ["next-fire", "geofence index query, 100000 circles", "nmea"] {
-            let line = lines.first { $0.hasPrefix(name) }
+        let catalog = try ChildProcess.run(["bench", "--list"]).stdoutLines
+        for name in ["next-fire daily 07:00, Europe/Berlin", "geofence index, uniform 100k", "nmea framer+decoders 4.0 MB"] {
+            let line = lines.first { $0.hasPrefix(name + ": ") }
             #expect(line?.contains(" ns/op") == true && line?.contains("(checksum ") == true, "\(name): \(out.stdout)")
             #expect(line?.contains("n/a") == false, "\(out.stdout)")
+            #expect(catalog.contains(name), "\(name) is not a case of fencepost bench: \(catalog)")
         }
         #expect(lines.first { $0.hasPrefix("nmea") }?.contains(" MB/s") == true, "\(out.stdout)")
         for bad in ["0", "-1", "x"] {

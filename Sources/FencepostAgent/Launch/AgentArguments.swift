@@ -39,6 +39,21 @@ public enum AgentArguments: Equatable, Sendable {
         }
     }
 
+    /// Parses the bench's one option, `--seconds S` (0 < S ≤ 3600, default 1).
+    static func benchSeconds(_ arguments: [String], command: String) throws(UsageError) -> Double {
+        var seconds = 1.0
+        var reader = ArgumentReader(arguments)
+        while let a = reader.next() {
+            guard a == "--seconds" else { throw ArgumentReader.unexpected(a, command: command) }
+            let message = "a duration in seconds, 0 < S ≤ 3600: \(command) --seconds 2"
+            guard let s = Double(try reader.value(of: a, example: message)), s > 0, s <= 3600 else {
+                throw UsageError("--seconds needs \(message)")
+            }
+            seconds = s
+        }
+        return seconds
+    }
+
     /// The refusal of a command flag's former name, saying the new one: the two had names one
     /// letter apart for unrelated jobs.
     static func renamed(_ flag: String) -> String? {
@@ -70,7 +85,7 @@ public enum AgentArguments: Equatable, Sendable {
         case "--check-config": return .checkConfig(try ConfigCheck.Options.parse(rest, command: "--check-config"))
         case "--pin-test": return .pinTest(try PinTest.Options.parse(rest, command: "--pin-test"))
         case "--check-algorithms": return .checkAlgorithms(seed: try AlgorithmCheck.parseSeed(rest, command: "--check-algorithms"))
-        case "--bench": return .bench(seconds: try AgentBench.parseSeconds(rest, command: "--bench"))
+        case "--bench": return .bench(seconds: try benchSeconds(rest, command: "--bench"))
         default: return .run(try RunOptions.parse(rest))
         }
     }

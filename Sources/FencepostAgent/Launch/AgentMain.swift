@@ -14,8 +14,12 @@ public enum AgentMain {
     /// Runs the command the arguments name (without the program name) and returns the process's
     /// exit status: 0, 1 for a failed algorithm check, 64 for a usage error, 78 for a configuration
     /// that does not check, or the daemon's or `zones build`'s own status.
+    ///
+    /// - Parameter bench: `--bench`'s cases, timed for about the given seconds each (the
+    ///   benchmark harness is a target of its own, which the executable links: no harness in
+    ///   the agent's library).
     @export(interface)
-    public static func run(_ arguments: [String]) -> Int32 {
+    public static func run(_ arguments: [String], bench: (Double) -> Int32) -> Int32 {
         if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
             return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)), program: "fencepost-agent")
         }
@@ -31,8 +35,7 @@ public enum AgentMain {
         case .success(.checkConfig(let options)):
             return ConfigCheck.run(options, program: "fencepost-agent")
         case .success(.bench(let seconds)):
-            for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
-            return 0
+            return bench(seconds)
         case .success(.pinTest(let o)):
             return PinTest.run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: "fencepost-agent")
         case .success(.run(let options)):
