@@ -84,16 +84,12 @@ public final class AgentDaemon {
     var zones = ZoneSetLifecycle()
     let notifier: SystemdNotifier?
     var nextWatchdog: UInt64?
-    /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
-    var nextTrustCheck: UInt64?
     /// When to read the device zone again (nil: the configuration fixes it).
     var nextZoneCheck: UInt64?
     /// The device zone failing to read, logged as one repeating condition.
     var zoneReadFailures = RepeatLimiter()
-    /// GNSS time anchored to CLOCK_BOOTTIME: the wall clock when `clock_trust = "gnss"`.
-    var gnssClock = GNSSClock()
-    /// GNSS times too early to be true, logged as one repeating condition.
-    var implausibleGNSSTime = RepeatLimiter()
+    /// The wall clock the engine reads and whether it is trusted (`clock_trust`).
+    var wallClock = WallClockTrust()
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
@@ -139,7 +135,7 @@ public final class AgentDaemon {
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
         var noGNSSYet = GNSSClock()
-        let firstClock = Self.readClock(configuration.clockTrust, gnss: &noGNSSYet)
+        let firstClock = WallClockTrust.read(configuration.clockTrust, gnss: &noGNSSYet)
         _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
@@ -203,81 +199,21 @@ public final class AgentDaemon {
         }
     }
 
-    // MARK: Clocks
+    // MARK: Clocks (WallClockTrust.swift)
 
-    /// The engine's clock reading. `always`: the system clock, trusted; `ntp`: the system clock,
-    /// trusted while the kernel says NTP synchronised it; `gnss`: GNSS time anchored to
-    /// CLOCK_BOOTTIME once a fix gave one (GNSSClock.swift), before that the system clock as for `ntp`.
-    static func readClock(_ trust: ClockTrust, gnss: inout GNSSClock) -> EngineClock {
-        let boot = SystemClocks.boottimeNow()
-        let trusted: Bool
-        switch trust {
-        case .always: trusted = true
-        case .ntp: trusted = SystemClocks.isWallClockSynchronized()
-        case .gnss:
-            if let ns = gnss.wallNanoseconds(at: boot.nanosecondsSinceBoot) {
-                return EngineClock(wall: WallInstant(secondsSinceEpoch: Self.floorSeconds(ns)), wallTrusted: true, monotonic: boot)
-            }
-            trusted = SystemClocks.isWallClockSynchronized()
-        }
-        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: boot)
-    }
-
-    /// Whole seconds of `ns` nanoseconds since the epoch, rounded down (before 1970 too).
-    static func floorSeconds(_ ns: Int64) -> Int64 {
-        let s = ns / 1_000_000_000
-        return ns < 0 && s * 1_000_000_000 != ns ? s - 1 : s
-    }
-
-    var clock: EngineClock { Self.readClock(configuration.clockTrust, gnss: &gnssClock) }
+    var clock: EngineClock { wallClock.clock(configuration.clockTrust) }
 
     /// Whether the engine's wall time is GNSS time now (`clock_trust = "gnss"` and a fix gave one).
-    var wallIsGNSS: Bool { configuration.clockTrust == .gnss && gnssClock.offset != nil }
+    var wallIsGNSS: Bool { wallClock.isGNSS(configuration.clockTrust) }
 
-    /// Takes the GNSS times of `fix` (arrived at boot time `arrival`) into the GNSS clock, when it
-    /// is the wall clock (`clock_trust = "gnss"`). A time before the engine's earliest trusted
-    /// wall time (a receiver still on its default date) is not taken; said once.
+    /// Takes the GNSS times of `fix` into the wall clock (``WallClockTrust/take(_:arrival:trust:minimumTrustedWall:log:)``).
     func takeGNSSTime(_ fix: Fix, arrival: UInt64) {
-        guard configuration.clockTrust == .gnss, let t = fix.time, fix.isValid, fix.mode >= .twoD else { return }
-        guard t >= configuration.engine.minimumTrustedWall else {
-            log.repeating(.warning, "GNSS time \(t) is before \(configuration.engine.minimumTrustedWall): not used as the wall clock",
-                          limiter: &implausibleGNSSTime, at: arrival)
-            return
-        }
-        let system = SystemClocks.realtimeNow()
-        switch gnssClock.take(seconds: t.secondsSinceEpoch, nanoseconds: fix.nanoseconds, arrival: arrival) {
-        case .first:
-            log.info("wall clock: GNSS time \(t) (the system clock is \(Self.seconds(t, minus: system)) s behind it)")
-        case .stepped(let ns):
-            log.warning("wall clock: GNSS time stepped by \(Self.milliseconds(ns)) s against CLOCK_BOOTTIME (fix \(t))")
-        case .refined:
-            break
-        }
-    }
-
-    /// `a − b` in seconds with millisecond precision, as text (no Double formatting in Embedded Swift).
-    static func seconds(_ a: WallInstant, minus b: RealtimeInstant) -> String {
-        milliseconds(SaturatingTime.subtract(SaturatingTime.multiply(a.secondsSinceEpoch - b.seconds, 1_000_000_000), Int64(b.nanoseconds)))
-    }
-
-    /// Nanoseconds as seconds with three decimals ("-1.250").
-    static func milliseconds(_ ns: Int64) -> String {
-        let ms = ns / 1_000_000
-        let whole = ms / 1000, part = (ms < 0 ? -ms : ms) % 1000
-        let sign = ms < 0 && whole == 0 ? "-" : ""
-        let digits = String(part)
-        return sign + String(whole) + "." + String(repeating: "0", count: 3 - digits.count) + digits
+        wallClock.take(fix, arrival: arrival, trust: configuration.clockTrust,
+                       minimumTrustedWall: configuration.engine.minimumTrustedWall, log: log)
     }
 
     /// GNSS time minus the system clock, seconds (nil unless the wall clock is GNSS time).
-    var gnssOffsetToSystem: Double? {
-        guard wallIsGNSS else { return nil }
-        let boot = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        let system = SystemClocks.realtimeNow()
-        guard let g = gnssClock.wallNanoseconds(at: boot) else { return nil }
-        let s = SaturatingTime.add(SaturatingTime.multiply(system.seconds, 1_000_000_000), Int64(system.nanoseconds))
-        return Double(SaturatingTime.subtract(g, s)) / 1e9
-    }
+    var gnssOffsetToSystem: Double? { wallClock.offsetToSystem(configuration.clockTrust) }
 
     // MARK: Run
 
@@ -430,15 +366,8 @@ public final class AgentDaemon {
         if let d = nextZoneCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
-        if wallIsGNSS, let w = wake.wall, let boot = gnssClock.bootTime(atWall: w) { deadlines.append(boot) }
-        // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
-        // does not): while calendar triggers wait for it, look again every 30 s.
-        if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
-            let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            if (nextTrustCheck ?? 0) <= now { nextTrustCheck = now + 30_000_000_000 }
-            deadlines.append(nextTrustCheck!)
-        } else {
-            nextTrustCheck = nil
+        if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
+            deadlines.append(d)
         }
         do {
             if let next = deadlines.min() {
