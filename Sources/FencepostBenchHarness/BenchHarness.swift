@@ -30,6 +30,7 @@
 // of hit counts, of sentence lengths); the harness folds these into a checksum that is printed
 // (`--json`, and the table's last line). The optimizer cannot drop work whose result is printed.
 // Clock: CLOCK_BOOTTIME through FencepostLinux's SystemClocks (monotonic, never set).
+import CivilTime
 import FencepostLinux
 
 /// The measured code of a case: performs `iterations` iterations and returns a value folded from
