@@ -51,7 +51,7 @@ public final class AgentDaemon {
         /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
         public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
         /// Reads the device zone again (`TZ`, else /etc/localtime): nil when the configuration
-        /// fixes the zone (`time_zone`). Called every ``AgentDaemon/zoneCheckInterval``.
+        /// fixes the zone (`time_zone`). Called every ``DeviceZoneWatch/interval``.
         public var readDeviceZone: (() -> Result<ZoneRules, ZoneError>)?
         public var log: DaemonLog
 
@@ -82,12 +82,10 @@ public final class AgentDaemon {
     let hook: DeliveryHook
     /// The zone set: mapped, being built, being checked (AgentDaemon+ZoneSet.swift).
     var zones = ZoneSetLifecycle()
-    let notifier: SystemdNotifier?
-    var nextWatchdog: UInt64?
-    /// When to read the device zone again (nil: the configuration fixes it).
-    var nextZoneCheck: UInt64?
-    /// The device zone failing to read, logged as one repeating condition.
-    var zoneReadFailures = RepeatLimiter()
+    /// The watchdog and the status line (SystemdStatus.swift).
+    var systemd = SystemdStatus()
+    /// When to read the device zone again (DeviceZoneWatch.swift).
+    var deviceZoneWatch = DeviceZoneWatch()
     /// The wall clock the engine reads and whether it is trusted (`clock_trust`).
     var wallClock = WallClockTrust()
     var startedWall: WallInstant
@@ -129,14 +127,13 @@ public final class AgentDaemon {
         }
         startedWall = SystemClocks.wallNow()
         startedMonotonic = SystemClocks.boottimeNow()
-        notifier = try? SystemdNotifier()
         var engineConfiguration = configuration.engine
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
         var noGNSSYet = GNSSClock()
         let firstClock = WallClockTrust.read(configuration.clockTrust, gnss: &noGNSSYet)
-        _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
+        _ = StartupProgress(notifier: systemd.notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
         } catch {
@@ -229,7 +226,7 @@ public final class AgentDaemon {
         // Deliveries unanswered before the restart light the badge again.
         for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, usesLED: configuration.engine.alertSettings.led, at: now) }
         act(on: center.restoreOutput)
-        let startup = StartupProgress(notifier: notifier, step: "applying the configuration's requests")
+        let startup = StartupProgress(notifier: systemd.notifier, step: "applying the configuration's requests")
         applyConfiguredRequests()
         if !installZoneSetAtStart(startup) {
             log.error("zones: no usable zone set; stopping")
@@ -237,13 +234,8 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
-        if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
-        if let interval = notifier?.watchdogInterval {
-            nextWatchdog = now
-            // Whole milliseconds: Embedded Swift cannot interpolate a Duration.
-            let ms = interval.components.seconds &* 1000 &+ interval.components.attoseconds / 1_000_000_000_000_000
-            log.info("systemd watchdog every \(ms) ms")
-        }
+        if environment.readDeviceZone != nil { deviceZoneWatch.nextCheck = now + DeviceZoneWatch.interval }
+        systemd.start(at: now, log: log)
         syncState()
         startSyncThread()
         startup.ready()   // serving: state, requests, zone set and GPS in place
@@ -341,13 +333,10 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
-        if let z = nextZoneCheck, z <= now { checkDeviceZone(at: now) }
+        if deviceZoneWatch.isDue(at: now) { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
-        if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
-            try? notifier?.watchdog()
-            nextWatchdog = now + UInt64(interval.components.seconds) * 1_000_000_000 + UInt64(interval.components.attoseconds / 1_000_000_000)
-        }
+        systemd.advance(to: now)
         if gps.replayFinished && outputs.annunciator.playingID == nil && exitCode == nil {
             log.info("replay finished")
             exitCode = 0
@@ -362,8 +351,8 @@ public final class AgentDaemon {
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
-        if let d = nextWatchdog { deadlines.append(d) }
-        if let d = nextZoneCheck { deadlines.append(d) }
+        if let d = systemd.nextWatchdog { deadlines.append(d) }
+        if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
         if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
@@ -446,27 +435,21 @@ public final class AgentDaemon {
 
     // MARK: Device zone
 
-    /// How often the device zone is read again: nothing signals a new /etc/localtime or TZ file
-    /// (timedatectl replaces a symlink; a package upgrade rewrites the file), and a read costs a
-    /// readlink and a stat while the file is unchanged (the zone cache), so a look every 30 s
-    /// notices a change within a minute at no measurable cost.
-    static let zoneCheckInterval: UInt64 = 30_000_000_000
 
     /// Reads the device zone; when its name or rules changed, floating calendar triggers and quiet
     /// hours follow the new one (NotificationEngine.setDeviceZone).
     func checkDeviceZone(at now: UInt64) {
-        nextZoneCheck = now + Self.zoneCheckInterval
-        guard let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
+        guard let read = environment.readDeviceZone else { deviceZoneWatch.nextCheck = nil; return }
         switch read() {
         case .success(let zone):
-            log.cleared("time zone: the device zone reads again", limiter: &zoneReadFailures, at: now)
+            log.cleared("time zone: the device zone reads again", limiter: &deviceZoneWatch.readFailures, at: now)
             let old = center.engine.deviceZone
             guard !zone.hasSameRules(as: old) else { return }
             log.info("time zone: the device zone changed from \(old.identifier) to \(zone.identifier)\(old.identifier == zone.identifier ? " (new rules)" : ""): floating calendar triggers and quiet hours follow it")
             perform { $0.setDeviceZone(zone, clock: clock) }
         case .failure(let error):
             log.repeating(.error, "time zone: cannot read the device zone (\(error)); keeping \(center.engine.deviceZone.identifier)",
-                          limiter: &zoneReadFailures, at: now)
+                          limiter: &deviceZoneWatch.readFailures, at: now)
         }
     }
 
@@ -577,13 +560,13 @@ public final class AgentDaemon {
     // MARK: Status and shutdown
 
     func updateStatusLine() {
-        guard let n = notifier, n.isEnabled else { return }
         let e = center.engine
-        try? n.status("\(e.pendingCount) pending, \(e.badgeCount) unacknowledged; GPS \(gps.isConnected ? "ok" : "not connected"), \(gps.fixesReceived) fixes; clock \(e.wallTrusted ? "trusted" : "untrusted")")
+        systemd.update(pending: e.pendingCount, unacknowledged: e.badgeCount, gpsConnected: gps.isConnected,
+                       fixes: gps.fixesReceived, wallTrusted: e.wallTrusted)
     }
 
     func shutDown() {
-        try? notifier?.stopping()
+        systemd.stopping()
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
