@@ -163,7 +163,7 @@ public struct RunOptions: Equatable, Sendable {
         var reader = ArgumentReader(arguments)
         while let a = reader.next() {
             switch a {
-            case "--config", "-c": options.configPath = try reader.value(of: a, example: "a file: \(a) /etc/fencepost/fencepost.toml")
+            case "--config", "-c": options.configPath = try reader.configFile(a)
             case "--console": try reader.flag(a); options.console = true
             default: throw ArgumentReader.unexpected(a, command: nil)
             }

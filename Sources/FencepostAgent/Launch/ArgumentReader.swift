@@ -40,6 +40,11 @@ struct ArgumentReader {
         return arguments[index - 1]
     }
 
+    /// The file of `--config`/`-c`, the option just read (every command of the agent takes one).
+    mutating func configFile(_ name: String) throws(UsageError) -> String {
+        try value(of: name, example: "a file: \(name) /etc/fencepost/fencepost.toml")
+    }
+
     /// Refuses a value joined to a flag (`--console=yes`).
     mutating func flag(_ name: String) throws(UsageError) {
         if pendingValue != nil { throw UsageError("\(name) takes no value") }

@@ -35,7 +35,7 @@ public enum ConfigCheck {
             while let a = reader.next() {
                 switch a {
                 case "--quiet", "-q": try reader.flag(a); options.quiet = true
-                case "--config", "-c": try take(try reader.value(of: a, example: "a file: \(a) /etc/fencepost/fencepost.toml"))
+                case "--config", "-c": try take(try reader.configFile(a))
                 default:
                     guard !a.hasPrefix("-"), !a.isEmpty else { throw ArgumentReader.unexpected(a, command: command) }
                     try take(a)

@@ -34,7 +34,7 @@ public enum PinTest {
             var reader = ArgumentReader(arguments)
             while let a = reader.next() {
                 switch a {
-                case "--config", "-c": options.configPath = try reader.value(of: a, example: "a file: \(a) /etc/fencepost/fencepost.toml")
+                case "--config", "-c": options.configPath = try reader.configFile(a)
                 case "--console": try reader.flag(a); options.console = true
                 case "--pulse":
                     let text = try reader.value(of: a, example: "milliseconds, 1 ≤ MS ≤ 10000: \(command) --pulse 300")
