@@ -24,7 +24,7 @@ let package = Package(
         .library(name: "FencepostJSON", targets: ["FencepostJSON"]),
         .library(name: "ConfigFile", targets: ["ConfigFile"]),
         .library(name: "FencepostLinux", targets: ["FencepostLinux"]),
-        .library(name: "FencepostWorkloads", targets: ["FencepostWorkloads"]),
+        .library(name: "FencepostBenchHarness", targets: ["FencepostBenchHarness"]),
         .library(name: "Position", targets: ["Position"]),
         .library(name: "Geofencing", targets: ["Geofencing"]),
         .library(name: "NMEA", targets: ["NMEA"]),
@@ -48,8 +48,10 @@ let package = Package(
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
-        // Benchmark workloads shared by Benchmarks/ and the device (`fencepost bench`).
-        .target(name: "FencepostWorkloads", dependencies: ["CivilTime", "Geofencing", "LocalNotifications", "Position", "SeededRandom", "CLibm"]),
+        // The one benchmark harness, kept apart from the agent's targets (as swift-nio keeps
+        // NIOTestUtils apart): the seeded workloads, the cases and the measuring loop that
+        // `fencepost bench`, `fencepost-agent --bench` and the Benchmarks/ package all run.
+        .target(name: "FencepostBenchHarness", dependencies: ["CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "LocalNotifications", "NMEA", "Position", "SeededRandom", "CLibm"]),
         // The one seeded generator of simulations, tests and workloads.
         .target(name: "SeededRandom", dependencies: ["CLibm"]),
         // math.h for the cores in the Embedded Swift build, which has no Glibc module (board/cross-build).
@@ -57,7 +59,7 @@ let package = Package(
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "Position"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
-        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "FencepostWorkloads"]),
+        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),
@@ -68,13 +70,13 @@ let package = Package(
             name: "fencepost",
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
-                "LocalNotifications", "FencepostAgent", "FencepostWorkloads",
+                "LocalNotifications", "FencepostAgent", "FencepostBenchHarness",
                 "ConfigFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The agent alone, for systemd: no argument parser, no Foundation (resident memory).
-        .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux"]),
+        .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux", "FencepostBenchHarness"]),
         // Tests.
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),

@@ -53,7 +53,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CivilTime", package: root),
                 .product(name: "FencepostLinux", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -61,7 +61,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NMEA", package: root),
                 .product(name: "Position", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -70,7 +70,7 @@ let package = Package(
                 .product(name: "Geofencing", package: root),
                 .product(name: "FencepostLinux", package: root),
                 .product(name: "Position", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         benchmarkTarget(
@@ -79,7 +79,7 @@ let package = Package(
                 .product(name: "LocalNotifications", package: root),
                 .product(name: "CivilTime", package: root),
                 .product(name: "FencepostLinux", package: root),
-                .product(name: "FencepostWorkloads", package: root),
+                .product(name: "FencepostBenchHarness", package: root),
             ]
         ),
         // Point in polygon against GEOS's prepared geometry, the baseline: GEOS is linked here only.

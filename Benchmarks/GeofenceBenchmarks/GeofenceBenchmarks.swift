@@ -1,6 +1,6 @@
 // Geofencing: RegionIndex (a packed Hilbert R-tree over region boxes, exact test per hit) against a
 // brute force with the index's own exact test (ChordScan) and a haversine scan, in the same run, on
-// the same seeded circles and fixes (FencepostWorkloads.GeofenceWorkload): 20, 1k, 100k and 1M
+// the same seeded circles and fixes (FencepostBenchHarness.GeofenceWorkload): 20, 1k, 100k and 1M
 // circles over Germany, and 100k
 // circles within 10 km of Berlin. Plus the index build at 1M, its bytes per circle, and the whole
 // RegionMonitor per fix at 1M.
@@ -17,7 +17,7 @@
 
 import Benchmark
 import FencepostLinux
-import FencepostWorkloads
+import FencepostBenchHarness
 import Geofencing
 import Position
 

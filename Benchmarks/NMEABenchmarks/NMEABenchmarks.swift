@@ -1,6 +1,6 @@
 // NMEA 0183 throughput: the framer alone, framer + decoders, and the whole NMEAStream (framer +
 // decoders + epoch assembler) over a ~50 MB log built from the real drives in
-// ../shared/testdata/tracks (FencepostWorkloads.NMEAWorkload).
+// ../shared/testdata/tracks (FencepostBenchHarness.NMEAWorkload).
 //
 // One iteration is one pass over the whole log. MB/s = log size / wall-clock time per iteration
 // (the figures under "Time (wall clock)" are per pass). mallocCountTotal is per pass: 0 means no
@@ -8,7 +8,7 @@
 // mallocs per pass, independent of the code measured.)
 
 import Benchmark
-import FencepostWorkloads
+import FencepostBenchHarness
 import Foundation
 import NMEA
 import Position

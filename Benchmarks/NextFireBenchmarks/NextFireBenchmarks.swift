@@ -1,5 +1,5 @@
 // Calendar next fire: Fencepost's CalendarSchedule against Foundation's Calendar.nextDate, in the
-// same run, on the same seeded start instants (FencepostWorkloads.NextFireWorkload): five trigger
+// same run, on the same seeded start instants (FencepostBenchHarness.NextFireWorkload): five trigger
 // shapes × four zones, policy nextTime, repeated time first (Fencepost's trigger default).
 //
 // Ours: each iteration is 1,000 calls (`scalingFactor: .kilo`), so the scaled figures are ns per
@@ -7,9 +7,7 @@
 // too. mallocCountTotal is per iteration: 0 for ours means 0 allocations per call.
 
 import Benchmark
-import CivilTime
-import FencepostLinux
-import FencepostWorkloads
+import FencepostBenchHarness
 import Foundation
 
 let benchmarks: @Sendable () -> Void = {
@@ -17,22 +15,20 @@ let benchmarks: @Sendable () -> Void = {
     fatalError("Benchmarks must be built in release.")
     #endif
 
-    let zones = SystemZones()
+    let inputs = BenchInputs(nmeaSize: 4_000_000, nmeaFiles: [])
     let starts = NextFireWorkload.starts(count: 4096)
     let foundationStarts = starts.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSinceEpoch)) }
 
     for zoneName in NextFireWorkload.zoneNames {
-        let zone: ZoneRules
-        do { zone = try zones.rules(named: zoneName) } catch { fatalError("\(error)") }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: zoneName)!
 
         for shape in NextFireWorkload.shapes {
-            let schedule: CalendarSchedule
-            do { schedule = try CalendarSchedule(shape.match) } catch { fatalError("\(error)") }
-            // Through all 4,096 starts from one iteration to the next, as `fencepost bench` does
-            // (not the same first 1,000 in every iteration).
-            nonisolated(unsafe) var cursor = 0
+            // The case of `fencepost bench` of the same name (BenchCatalog), run by this harness:
+            // its body walks all 4,096 starts from one iteration to the next.
+            let prepared: PreparedBench
+            do throws(BenchFailure) { prepared = try BenchCatalog.nextFire(shape, zoneName).prepare(inputs) } catch { fatalError("\(error.message)") }
+            nonisolated(unsafe) let body = prepared.body
 
             Benchmark(
                 "Fencepost \(shape.name), \(zoneName)",
@@ -41,12 +37,7 @@ let benchmarks: @Sendable () -> Void = {
                     warmupIterations: 3, scalingFactor: .kilo,
                     maxDuration: .seconds(1), maxIterations: 10_000)
             ) { benchmark in
-                var i = cursor
-                for _ in benchmark.scaledIterations {
-                    blackHole(schedule.nextDate(after: starts[i & 4095], in: zone))
-                    i &+= 1
-                }
-                cursor = i
+                blackHole(body(benchmark.scaledIterations.count))
             }
 
             let m = shape.match

@@ -1,5 +1,5 @@
 // The notification center's hot paths at 10k and 100k pending requests
-// (FencepostWorkloads.NotificationCenterWorkload), against the baseline a plain implementation
+// (FencepostBenchHarness.NotificationCenterWorkload), against the baseline a plain implementation
 // would be: pending requests in an array, found by a linear scan, kept sorted by next fire.
 //
 //   add+remove    add a new request, then remove it (one iteration = the pair)
@@ -10,7 +10,7 @@
 import Benchmark
 import CivilTime
 import FencepostLinux
-import FencepostWorkloads
+import FencepostBenchHarness
 import LocalNotifications
 import Foundation
 

@@ -1,5 +1,9 @@
 import Position
 
+// Size: one decoder per sentence type (GGA, RMC, GLL, GSA, GST, VTG, ZDA, GNS, GSV …) with its
+// documented sample, beside the dispatch table that names them all; splitting would scatter the
+// table's rows from their decoders.
+//
 // Sentence decoders: a verified sentence in, a small value out. Pure functions of the sentence;
 // no decoder knows about epochs, fixes or the device (the epoch assembler merges the values).
 //

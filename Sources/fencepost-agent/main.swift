@@ -2,6 +2,7 @@
 // Foundation and no argument parser, so its resident set is the agent's own (Benchmarks/README.md).
 // The command line is `AgentMain` (FencepostAgent/Launch/AgentMain.swift).
 import FencepostAgent
+import FencepostBenchHarness
 import FencepostLinux
 #if canImport(Glibc)
 import Glibc
@@ -9,4 +10,4 @@ import Glibc
 import CFencepostLinux
 #endif
 
-exit(AgentMain.run(Array(processArguments().dropFirst())))
+exit(AgentMain.run(Array(processArguments().dropFirst()), bench: { AgentBench.run(seconds: $0) }))

@@ -1,7 +1,9 @@
-// `fencepost bench`: the hot paths measured on the device itself, no toolchain needed. The
-// workloads are FencepostWorkloads' (the same as Benchmarks/); the harness is BenchHarness.swift.
+// `fencepost bench`: the hot paths measured on the device itself, no toolchain needed. The cases,
+// workloads and measuring loop are FencepostBenchHarness' (the same as `fencepost-agent --bench`'s
+// and the Benchmarks/ package's); this file holds the options and the report.
 import ArgumentParser
 import FencepostAgent
+import FencepostBenchHarness
 import FencepostLinux
 
 struct BenchCommand: ParsableCommand {
@@ -138,7 +140,8 @@ struct BenchCommand: ParsableCommand {
         var checksum: UInt64 = 0
         for c in cases {
             // The workload lives only inside this iteration.
-            let prepared = try c.prepare(inputs)
+            let prepared: PreparedBench
+            do throws(BenchFailure) { prepared = try c.prepare(inputs) } catch { throw ReplayFailure(error.code, error.message) }
             let budget = min(seconds, c.budgetCap ?? seconds)
             let m = BenchHarness.measure(prepared.body, operationsPerIteration: prepared.operationsPerIteration, budget: budget)
             checksum &+= m.checksum

@@ -38,7 +38,7 @@ struct FencepostCommand: ParsableCommand {
         version: fencepostVersion,
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
                       AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
-                      CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, SelftestCommand.self,
+                      CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self, FormerSelftestCommand.self,
                       ZonesCommand.self]
     )
 }

@@ -5,6 +5,8 @@ import CivilTime
 import FencepostJSON
 import FencepostLinux
 
+/// Stored properties: one per command-line option (the date components of a calendar trigger
+/// and their policies), as swift-argument-parser declares them.
 struct NextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "next",

@@ -7,6 +7,7 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run the agent: deliver notifications on GPIO, answer the control socket.",
+        usage: "fencepost run " + RunOptions.synopsis,
         discussion: """
             The daemon. systemd starts it (board/fencepost.service, Type=notify); on any machine \
             the demo runs it on a recorded drive with console GPIO:
@@ -39,14 +40,15 @@ struct RunCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The configuration file (TOML).", valueName: "file"))
-    var config = "/etc/fencepost/fencepost.toml"
-
-    @Flag(help: "Print pin changes on standard output instead of driving GPIO (whatever the file says).")
-    var console = false
+    /// The options are ``RunOptions``' (FencepostAgent), the parser `fencepost-agent` uses: they go
+    /// to it as given, and this type only puts its help into `fencepost run --help`.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
+        "-c, --config <file>: the configuration file (TOML; default /etc/fencepost/fencepost.toml). --console: print pin changes on standard output instead of driving GPIO (whatever the file says).",
+        valueName: "options"))
+    var arguments: [String] = []
 
     func run() throws {
-        let code = AgentLauncher.run(configPath: config, console: console, prefix: "fencepost run")
+        let code = RunOptions.run(arguments, program: "fencepost run")
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -66,11 +66,11 @@ import Testing
         #expect(out.stderr.contains("buzzer"), "\(out.stderr)")
     }
 
-    /// `--self-check`: the seeded core checks pass in this build, every check reports, the last line
+    /// `--check-algorithms`: the seeded core checks pass in this build, every check reports, the last line
     /// is a digest, and another seed gives other cases (the digest is not a constant).
-    @Test func selfCheckPassesAndItsDigestDependsOnTheSeed() throws {
-        let a = try agent(["--self-check", "--seed", "1"])
-        let b = try agent(["--self-check", "--seed", "2"])
+    @Test func algorithmCheckPassesAndItsDigestDependsOnTheSeed() throws {
+        let a = try agent(["--check-algorithms", "--seed", "1"])
+        let b = try agent(["--check-algorithms", "--seed", "2"])
         #expect(a.status == 0 && b.status == 0, "\(a.stdout)\(b.stdout)")
         let lines = a.stdout.split(separator: "\n")
         #expect(lines.filter { $0.contains(" cases, ok") }.count == 4, "\(a.stdout)")
@@ -78,17 +78,20 @@ import Testing
         #expect(lines.last != b.stdout.split(separator: "\n").last)
     }
 
-    /// `--bench`: one line per case with a time per operation, MB/s for NMEA, and a checksum; a
-    /// duration out of range is a usage error that says what to give.
+    /// `--bench`: one line per case with a time per operation, MB/s for NMEA, and a checksum; the
+    /// cases are `fencepost bench`'s of the same name (one catalog, one harness); a duration out of
+    /// range is a usage error that says what to give.
     @Test func benchTimesEveryCaseAndRefusesABadDuration() throws {
         let out = try agent(["--bench", "--seconds", "0.05"])
         #expect(out.status == 0, "\(out.stderr)")
         let lines = out.stdout.split(separator: "\n")
         #expect(lines.count == 3, "\(out.stdout)")
-        for name in ["next-fire", "geofence index query, 100000 circles", "nmea"] {
-            let line = lines.first { $0.hasPrefix(name) }
+        let catalog = try ChildProcess.run(["bench", "--list"]).stdoutLines
+        for name in ["next-fire daily 07:00, Europe/Berlin", "geofence index, uniform 100k", "nmea framer+decoders 4.0 MB"] {
+            let line = lines.first { $0.hasPrefix(name + ": ") }
             #expect(line?.contains(" ns/op") == true && line?.contains("(checksum ") == true, "\(name): \(out.stdout)")
             #expect(line?.contains("n/a") == false, "\(out.stdout)")
+            #expect(catalog.contains(name), "\(name) is not a case of fencepost bench: \(catalog)")
         }
         #expect(lines.first { $0.hasPrefix("nmea") }?.contains(" MB/s") == true, "\(out.stdout)")
         for bad in ["0", "-1", "x"] {
@@ -99,7 +102,7 @@ import Testing
     }
 
     /// `--check-config`, what the unit's ExecReload= runs (a board with only the cross-built agent
-    /// has no `fencepost`): the same verdict and line as `fencepost check-config` on good files, a
+    /// has no `fencepost`): the same verdict and output as `fencepost check-config` on good files, a
     /// typo, an unknown time zone and a bad zone file.
     @Test func checkConfigAgreesWithTheCLI() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
@@ -129,10 +132,10 @@ import Testing
                 #expect(lean.stderr.contains("\(f.name).toml\(line)"), "\(f.name): \(lean.stderr)")
                 #expect(cli.stderr.contains("\(f.name).toml\(line)"), "\(f.name): \(cli.stderr)")
             } else {
-                #expect(lean.stdout.hasPrefix("\(path): OK (1 requests, 2 zones)\nreload: SIGHUP applies every key set here"), "\(lean.stdout)")
-                // Both name the same restart keys (one ConfigCheck).
-                let reload = lean.stdout.split(separator: "\n").last.map(String.init) ?? "?"
-                #expect(cli.stdout.hasSuffix(reload + "\n"), "\(cli.stdout) vs \(reload)")
+                // One ConfigCheck: the same summary, byte for byte.
+                #expect(lean.stdout.hasPrefix("\(path): OK\n"), "\(lean.stdout)")
+                #expect(lean.stdout.contains("requests: 1\nzones: 2\n"), "\(lean.stdout)")
+                #expect(lean.stdout == cli.stdout, "\(lean.stdout) vs \(cli.stdout)")
                 let quiet = try agent(["--check-config", "--quiet", "--config", path])
                 #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
             }

@@ -1,4 +1,4 @@
-import FencepostWorkloads
+import FencepostBenchHarness
 import Geofencing
 import Position
 import Testing

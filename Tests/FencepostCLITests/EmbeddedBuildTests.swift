@@ -113,17 +113,17 @@ enum EmbeddedBuilds {
 
 @Suite(.enabled(if: EmbeddedBuilds.enabled, EmbeddedBuilds.skipReason), .serialized)
 struct EmbeddedBuildTests {
-    /// The self-check's digest covers every answer of the seeded core checks: a difference in
+    /// The algorithm check's digest covers every answer of the seeded core checks: a difference in
     /// floating point, byte order or word size between the builds changes it.
-    @Test func selfCheckPassesWithTheSameDigestInEveryBuild() async throws {
+    @Test func algorithmCheckPassesWithTheSameDigestInEveryBuild() async throws {
         try #require(EmbeddedBuilds.crossToolsPresent, EmbeddedBuilds.skipReason)
         _ = EmbeddedBuilds.builds   // both start now
         let agent = try #require(ChildProcess.agentBinary)
-        let host = try await offThePool { try ChildProcess.run(["--self-check"], executable: agent) }
+        let host = try await offThePool { try ChildProcess.run(["--check-algorithms"], executable: agent) }
         let embedded = try await EmbeddedBuilds.x86_64.get()
         let arm = try await EmbeddedBuilds.aarch64.get()
-        let x86 = try await offThePool { try ChildProcess.run(["--self-check"], executable: embedded) }
-        let qemu = try await EmbeddedBuilds.runAArch64(arm, ["--self-check"])
+        let x86 = try await offThePool { try ChildProcess.run(["--check-algorithms"], executable: embedded) }
+        let qemu = try await EmbeddedBuilds.runAArch64(arm, ["--check-algorithms"])
         for (name, out) in [("host", host), ("embedded x86_64", x86), ("aarch64 under qemu", qemu)] {
             #expect(out.status == 0, "\(name):\n\(out.stdout)\(out.stderr)")
             #expect(out.stdout.split(separator: "\n").last?.hasPrefix("digest ") == true, "\(name):\n\(out.stdout)")
@@ -221,19 +221,19 @@ struct EmbeddedBuildTests {
 }
 
 /// The 32-bit build (armhf: `time_t` and `Int` are 32 bits on Debian 12 armhf) under qemu-arm: its
-/// self-check agrees with the host's, and a calendar request for 2040 (past 2038-01-19, the last
+/// algorithm check agrees with the host's, and a calendar request for 2040 (past 2038-01-19, the last
 /// second a 32-bit `time_t` holds) is armed without a trap.
 @Suite(.enabled(if: EmbeddedBuilds.armhfEnabled, EmbeddedBuilds.armhfSkipReason), .serialized)
 struct ArmhfBuildTests {
-    @Test func selfCheckAndA2040CalendarRequestUnderQemuArm() async throws {
+    @Test func algorithmCheckAndA2040CalendarRequestUnderQemuArm() async throws {
         try #require(EmbeddedBuilds.armhfToolsPresent, EmbeddedBuilds.armhfSkipReason)
         let arm = try await EmbeddedBuilds.armhf.get()
         let header = try FileHandle(forReadingFrom: arm).read(upToCount: 20) ?? Data()
         #expect(header.count == 20 && header[4] == 1 && header[18] == 40 && header[19] == 0,
                 "not a 32-bit ELF for ARM (ELFCLASS32, EM_ARM = 40)")
         let agent = try #require(ChildProcess.agentBinary)
-        let host = try await offThePool { try ChildProcess.run(["--self-check"], executable: agent) }
-        let qemu = try await EmbeddedBuilds.runArmhf(arm, ["--self-check"])
+        let host = try await offThePool { try ChildProcess.run(["--check-algorithms"], executable: agent) }
+        let qemu = try await EmbeddedBuilds.runArmhf(arm, ["--check-algorithms"])
         #expect(qemu.status == 0, "\(qemu.stdout)\(qemu.stderr)")
         let digest = { (o: ChildProcess.Output) in o.stdout.split(separator: "\n").last.map(String.init) ?? "" }
         #expect(digest(qemu) == digest(host) && digest(host).hasPrefix("digest "), "armhf:\n\(qemu.stdout)\nhost:\n\(host.stdout)")

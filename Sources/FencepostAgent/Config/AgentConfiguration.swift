@@ -15,6 +15,9 @@ import LocalNotifications
 import Position
 
 /// Everything the daemon reads from its config file.
+/// Stored properties: one per top-level key or table of the file (docs/configuration.md), so
+/// that the parser, `check-config`'s summary and a reload compare field by field; a value, no
+/// behaviour.
 public struct AgentConfiguration: Sendable {
     /// The file it came from (nil for text parsed without a file).
     public var path: String?

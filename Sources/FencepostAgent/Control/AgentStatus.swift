@@ -3,6 +3,7 @@
 import CivilTime
 
 /// The daemon's state as `fencepost status` shows it.
+/// Stored properties: one per field of the `status` answer; a plain value, no behaviour.
 public struct AgentStatus: Sendable {
     /// Where the wall clock's trust comes from.
     public enum ClockSource: String, Sendable {

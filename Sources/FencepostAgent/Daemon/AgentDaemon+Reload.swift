@@ -139,7 +139,8 @@ extension AgentDaemon {
             perform { $0.setDeviceZone(zone, clock: clock) }
             log.info("SIGHUP: device zone \(from) → \(zone.identifier): floating calendar triggers and quiet hours follow it")
         }
-        scheduleZoneChecks(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
+        deviceZoneWatch.schedule(at: SystemClocks.boottimeNow().nanosecondsSinceBoot,
+                                zoneIsFixed: configuration.timeZone != nil || environment.readDeviceZone == nil)
         configuration.maximumMessageBytes = next.maximumMessageBytes
         configuration.controlLimits = next.controlLimits
         clients.reconfigure(maximumMessageBytes: next.maximumMessageBytes, limits: next.controlLimits)

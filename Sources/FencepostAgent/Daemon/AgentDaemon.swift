@@ -51,8 +51,8 @@ public final class AgentDaemon {
         /// The device zone for a configuration's `time_zone` (nil: the system's), at a SIGHUP.
         public var resolveDeviceZone: (String?) throws(ZoneError) -> ZoneRules
         /// Reads the device zone again (`TZ`, else /etc/localtime): called every
-        /// ``AgentDaemon/zoneCheckInterval`` while the configuration names no `time_zone` (a
-        /// SIGHUP may add or remove one); nil: never (tests with a fixed zone).
+        /// ``DeviceZoneWatch/interval`` while the configuration names no `time_zone` (a SIGHUP may
+        /// add or remove one); nil: never (tests with a fixed zone).
         public var readDeviceZone: (() -> Result<ZoneRules, ZoneError>)?
         public var log: DaemonLog
 
@@ -83,18 +83,12 @@ public final class AgentDaemon {
     let hook: DeliveryHook
     /// The zone set: mapped, being built, being checked (AgentDaemon+ZoneSet.swift).
     var zones = ZoneSetLifecycle()
-    let notifier: SystemdNotifier?
-    var nextWatchdog: UInt64?
-    /// While `clock_trust = "ntp"` waits for synchronisation: when to read the clock's state again.
-    var nextTrustCheck: UInt64?
-    /// When to read the device zone again (nil: the configuration fixes it).
-    var nextZoneCheck: UInt64?
-    /// The device zone failing to read, logged as one repeating condition.
-    var zoneReadFailures = RepeatLimiter()
-    /// GNSS time anchored to CLOCK_BOOTTIME: the wall clock when `clock_trust = "gnss"`.
-    var gnssClock = GNSSClock()
-    /// GNSS times too early to be true, logged as one repeating condition.
-    var implausibleGNSSTime = RepeatLimiter()
+    /// The watchdog and the status line (SystemdStatus.swift).
+    var systemd = SystemdStatus()
+    /// When to read the device zone again (DeviceZoneWatch.swift).
+    var deviceZoneWatch = DeviceZoneWatch()
+    /// The wall clock the engine reads and whether it is trusted (`clock_trust`).
+    var wallClock = WallClockTrust()
     var startedWall: WallInstant
     var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
@@ -134,14 +128,13 @@ public final class AgentDaemon {
         }
         startedWall = SystemClocks.wallNow()
         startedMonotonic = SystemClocks.boottimeNow()
-        notifier = try? SystemdNotifier()
         var engineConfiguration = configuration.engine
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
                                         zoneLookup: environment.zoneLookup)
         var noGNSSYet = GNSSClock()
-        let firstClock = Self.readClock(configuration.clockTrust, gnss: &noGNSSYet)
-        _ = StartupProgress(notifier: notifier, step: "loading state file \(configuration.statePath)")
+        let firstClock = WallClockTrust.read(configuration.clockTrust, gnss: &noGNSSYet)
+        _ = StartupProgress(notifier: systemd.notifier, step: "loading state file \(configuration.statePath)")
         do {
             center = try DurableNotificationCenter(path: configuration.statePath, engine: engine, clock: firstClock, guardState: true)
         } catch {
@@ -204,81 +197,21 @@ public final class AgentDaemon {
         }
     }
 
-    // MARK: Clocks
+    // MARK: Clocks (WallClockTrust.swift)
 
-    /// The engine's clock reading. `always`: the system clock, trusted; `ntp`: the system clock,
-    /// trusted while the kernel says NTP synchronised it; `gnss`: GNSS time anchored to
-    /// CLOCK_BOOTTIME once a fix gave one (GNSSClock.swift), before that the system clock as for `ntp`.
-    static func readClock(_ trust: ClockTrust, gnss: inout GNSSClock) -> EngineClock {
-        let boot = SystemClocks.boottimeNow()
-        let trusted: Bool
-        switch trust {
-        case .always: trusted = true
-        case .ntp: trusted = SystemClocks.isWallClockSynchronized()
-        case .gnss:
-            if let ns = gnss.wallNanoseconds(at: boot.nanosecondsSinceBoot) {
-                return EngineClock(wall: WallInstant(secondsSinceEpoch: Self.floorSeconds(ns)), wallTrusted: true, monotonic: boot)
-            }
-            trusted = SystemClocks.isWallClockSynchronized()
-        }
-        return EngineClock(wall: SystemClocks.wallNow(), wallTrusted: trusted, monotonic: boot)
-    }
-
-    /// Whole seconds of `ns` nanoseconds since the epoch, rounded down (before 1970 too).
-    static func floorSeconds(_ ns: Int64) -> Int64 {
-        let s = ns / 1_000_000_000
-        return ns < 0 && s * 1_000_000_000 != ns ? s - 1 : s
-    }
-
-    var clock: EngineClock { Self.readClock(configuration.clockTrust, gnss: &gnssClock) }
+    var clock: EngineClock { wallClock.clock(configuration.clockTrust) }
 
     /// Whether the engine's wall time is GNSS time now (`clock_trust = "gnss"` and a fix gave one).
-    var wallIsGNSS: Bool { configuration.clockTrust == .gnss && gnssClock.offset != nil }
+    var wallIsGNSS: Bool { wallClock.isGNSS(configuration.clockTrust) }
 
-    /// Takes the GNSS times of `fix` (arrived at boot time `arrival`) into the GNSS clock, when it
-    /// is the wall clock (`clock_trust = "gnss"`). A time before the engine's earliest trusted
-    /// wall time (a receiver still on its default date) is not taken; said once.
+    /// Takes the GNSS times of `fix` into the wall clock (``WallClockTrust/take(_:arrival:trust:minimumTrustedWall:log:)``).
     func takeGNSSTime(_ fix: Fix, arrival: UInt64) {
-        guard configuration.clockTrust == .gnss, let t = fix.time, fix.isValid, fix.mode >= .twoD else { return }
-        guard t >= configuration.engine.minimumTrustedWall else {
-            log.repeating(.warning, "GNSS time \(t) is before \(configuration.engine.minimumTrustedWall): not used as the wall clock",
-                          limiter: &implausibleGNSSTime, at: arrival)
-            return
-        }
-        let system = SystemClocks.realtimeNow()
-        switch gnssClock.take(seconds: t.secondsSinceEpoch, nanoseconds: fix.nanoseconds, arrival: arrival) {
-        case .first:
-            log.info("wall clock: GNSS time \(t) (the system clock is \(Self.seconds(t, minus: system)) s behind it)")
-        case .stepped(let ns):
-            log.warning("wall clock: GNSS time stepped by \(Self.milliseconds(ns)) s against CLOCK_BOOTTIME (fix \(t))")
-        case .refined:
-            break
-        }
-    }
-
-    /// `a − b` in seconds with millisecond precision, as text (no Double formatting in Embedded Swift).
-    static func seconds(_ a: WallInstant, minus b: RealtimeInstant) -> String {
-        milliseconds(SaturatingTime.subtract(SaturatingTime.multiply(a.secondsSinceEpoch - b.seconds, 1_000_000_000), Int64(b.nanoseconds)))
-    }
-
-    /// Nanoseconds as seconds with three decimals ("-1.250").
-    static func milliseconds(_ ns: Int64) -> String {
-        let ms = ns / 1_000_000
-        let whole = ms / 1000, part = (ms < 0 ? -ms : ms) % 1000
-        let sign = ms < 0 && whole == 0 ? "-" : ""
-        let digits = String(part)
-        return sign + String(whole) + "." + String(repeating: "0", count: 3 - digits.count) + digits
+        wallClock.take(fix, arrival: arrival, trust: configuration.clockTrust,
+                       minimumTrustedWall: configuration.engine.minimumTrustedWall, log: log)
     }
 
     /// GNSS time minus the system clock, seconds (nil unless the wall clock is GNSS time).
-    var gnssOffsetToSystem: Double? {
-        guard wallIsGNSS else { return nil }
-        let boot = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        let system = SystemClocks.realtimeNow()
-        guard let g = gnssClock.wallNanoseconds(at: boot) else { return nil }
-        let s = SaturatingTime.add(SaturatingTime.multiply(system.seconds, 1_000_000_000), Int64(system.nanoseconds))
-        return Double(SaturatingTime.subtract(g, s)) / 1e9
-    }
+    var gnssOffsetToSystem: Double? { wallClock.offsetToSystem(configuration.clockTrust) }
 
     // MARK: Run
 
@@ -294,7 +227,7 @@ public final class AgentDaemon {
         // Deliveries unanswered before the restart light the badge again.
         for d in center.engine.delivered where !d.isAcknowledged { try? outputs.remind(d.identifier, usesLED: configuration.engine.alertSettings.led, at: now) }
         act(on: center.restoreOutput)
-        let startup = StartupProgress(notifier: notifier, step: "applying the configuration's requests")
+        let startup = StartupProgress(notifier: systemd.notifier, step: "applying the configuration's requests")
         applyConfiguredRequests()
         if !installZoneSetAtStart(startup) {
             log.error("zones: no usable zone set; stopping")
@@ -302,13 +235,8 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
-        scheduleZoneChecks(at: now)
-        if let interval = notifier?.watchdogInterval {
-            nextWatchdog = now
-            // Whole milliseconds: Embedded Swift cannot interpolate a Duration.
-            let ms = interval.components.seconds &* 1000 &+ interval.components.attoseconds / 1_000_000_000_000_000
-            log.info("systemd watchdog every \(ms) ms")
-        }
+        deviceZoneWatch.schedule(at: now, zoneIsFixed: configuration.timeZone != nil || environment.readDeviceZone == nil)
+        systemd.start(at: now, log: log)
         syncState()
         startSyncThread()
         startup.ready()   // serving: state, requests, zone set and GPS in place
@@ -406,13 +334,10 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
-        if let z = nextZoneCheck, z <= now { checkDeviceZone(at: now) }
+        if deviceZoneWatch.isDue(at: now) { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
-        if let w = nextWatchdog, w <= now, let interval = notifier?.watchdogInterval {
-            try? notifier?.watchdog()
-            nextWatchdog = now + UInt64(interval.components.seconds) * 1_000_000_000 + UInt64(interval.components.attoseconds / 1_000_000_000)
-        }
+        systemd.advance(to: now)
         if gps.replayFinished && outputs.annunciator.playingID == nil && exitCode == nil {
             log.info("replay finished")
             exitCode = 0
@@ -427,19 +352,12 @@ public final class AgentDaemon {
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
-        if let d = nextWatchdog { deadlines.append(d) }
-        if let d = nextZoneCheck { deadlines.append(d) }
+        if let d = systemd.nextWatchdog { deadlines.append(d) }
+        if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
-        if wallIsGNSS, let w = wake.wall, let boot = gnssClock.bootTime(atWall: w) { deadlines.append(boot) }
-        // Nothing signals that NTP has synchronised the clock (a step wakes the wall timer, a slew
-        // does not): while calendar triggers wait for it, look again every 30 s.
-        if configuration.clockTrust == .ntp, !center.engine.wallTrusted {
-            let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            if (nextTrustCheck ?? 0) <= now { nextTrustCheck = now + 30_000_000_000 }
-            deadlines.append(nextTrustCheck!)
-        } else {
-            nextTrustCheck = nil
+        if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
+            deadlines.append(d)
         }
         do {
             if let next = deadlines.min() {
@@ -518,38 +436,21 @@ public final class AgentDaemon {
 
     // MARK: Device zone
 
-    /// How often the device zone is read again: nothing signals a new /etc/localtime or TZ file
-    /// (timedatectl replaces a symlink; a package upgrade rewrites the file), and a read costs a
-    /// readlink and a stat while the file is unchanged (the zone cache), so a look every 30 s
-    /// notices a change within a minute at no measurable cost.
-    static let zoneCheckInterval: UInt64 = 30_000_000_000
-
-    /// Starts the device zone's periodic reads while the configuration names no `time_zone`, and
-    /// stops them while it names one (that zone holds until a SIGHUP removes it): at start and
-    /// after each SIGHUP.
-    func scheduleZoneChecks(at now: UInt64) {
-        if configuration.timeZone != nil || environment.readDeviceZone == nil {
-            nextZoneCheck = nil
-        } else if nextZoneCheck == nil {
-            nextZoneCheck = now + Self.zoneCheckInterval
-        }
-    }
 
     /// Reads the device zone; when its name or rules changed, floating calendar triggers and quiet
     /// hours follow the new one (NotificationEngine.setDeviceZone).
     func checkDeviceZone(at now: UInt64) {
-        nextZoneCheck = now + Self.zoneCheckInterval
-        guard configuration.timeZone == nil, let read = environment.readDeviceZone else { nextZoneCheck = nil; return }
+        guard configuration.timeZone == nil, let read = environment.readDeviceZone else { deviceZoneWatch.nextCheck = nil; return }
         switch read() {
         case .success(let zone):
-            log.cleared("time zone: the device zone reads again", limiter: &zoneReadFailures, at: now)
+            log.cleared("time zone: the device zone reads again", limiter: &deviceZoneWatch.readFailures, at: now)
             let old = center.engine.deviceZone
             guard !zone.hasSameRules(as: old) else { return }
             log.info("time zone: the device zone changed from \(old.identifier) to \(zone.identifier)\(old.identifier == zone.identifier ? " (new rules)" : ""): floating calendar triggers and quiet hours follow it")
             perform { $0.setDeviceZone(zone, clock: clock) }
         case .failure(let error):
             log.repeating(.error, "time zone: cannot read the device zone (\(error)); keeping \(center.engine.deviceZone.identifier)",
-                          limiter: &zoneReadFailures, at: now)
+                          limiter: &deviceZoneWatch.readFailures, at: now)
         }
     }
 
@@ -660,13 +561,13 @@ public final class AgentDaemon {
     // MARK: Status and shutdown
 
     func updateStatusLine() {
-        guard let n = notifier, n.isEnabled else { return }
         let e = center.engine
-        try? n.status("\(e.pendingCount) pending, \(e.badgeCount) unacknowledged; GPS \(gps.isConnected ? "ok" : "not connected"), \(gps.fixesReceived) fixes; clock \(e.wallTrusted ? "trusted" : "untrusted")")
+        systemd.update(pending: e.pendingCount, unacknowledged: e.badgeCount, gpsConnected: gps.isConnected,
+                       fixes: gps.fixesReceived, wallTrusted: e.wallTrusted)
     }
 
     func shutDown() {
-        try? notifier?.stopping()
+        systemd.stopping()
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()

@@ -12,10 +12,14 @@ import CFencepostLinux
 /// The agent's command line (`fencepost-agent --help`).
 public enum AgentMain {
     /// Runs the command the arguments name (without the program name) and returns the process's
-    /// exit status: 0, 1 for a failed self-check, 64 for a usage error, 78 for a configuration
+    /// exit status: 0, 1 for a failed algorithm check, 64 for a usage error, 78 for a configuration
     /// that does not check, or the daemon's or `zones build`'s own status.
+    ///
+    /// - Parameter bench: `--bench`'s cases, timed for about the given seconds each (the
+    ///   benchmark harness is a target of its own, which the executable links: no harness in
+    ///   the agent's library).
     @export(interface)
-    public static func run(_ arguments: [String]) -> Int32 {
+    public static func run(_ arguments: [String], bench: (Double) -> Int32) -> Int32 {
         if arguments.count >= 2, arguments[0] == "zones", arguments[1] == "build" {
             return ZoneSetBuildCommand.run(Array(arguments.dropFirst(2)), program: "fencepost-agent")
         }
@@ -26,32 +30,18 @@ public enum AgentMain {
         case .success(.version):
             try? FileDescriptor.standardOutput.writeAll("\(fencepostVersion)\n")
             return 0
-        case .success(.selfCheck(let seed)):
-            let report = SelfCheck.run(seed: seed)
-            for line in report.lines { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
-            return report.passed ? 0 : 1
-        case .success(.checkConfig(let path, let quiet)):
-            switch Result(catching: { () throws(AgentConfigurationError) in try ConfigCheck.check(path: path, zones: SystemZones()) }) {
-            case .success(let checked):
-                if !quiet {
-                    try? FileDescriptor.standardOutput.writeAll("\(path): OK (\(checked.requestTables) requests, \(checked.configuration.zoneCount ?? 0) zones)\n"
-                                                                + ConfigCheck.reloadLine(restartKeys: checked.restartKeys) + "\n")
-                }
-                return 0
-            case .failure(let error):
-                for line in error.lines { try? FileDescriptor.standardError.writeAll("<3>\(PrintableText.escaped(line))\n") }
-                return 78
-            }
+        case .success(.checkAlgorithms(let seed)):
+            return AlgorithmCheck.report(seed: seed)
+        case .success(.checkConfig(let options)):
+            return ConfigCheck.run(options, program: "fencepost-agent")
         case .success(.bench(let seconds)):
-            for line in AgentBench.lines(AgentBench.run(seconds: seconds)) { try? FileDescriptor.standardOutput.writeAll(line + "\n") }
-            return 0
-        case .success(.selftest(let configPath, let console, let pulse)):
-            return OutputSelftest.run(configPath: configPath, console: console, pulseMilliseconds: pulse, program: "fencepost-agent")
-        case .success(.run(let configPath, let console)):
-            return AgentLauncher.run(configPath: configPath, console: console, prefix: "fencepost-agent")
+            return bench(seconds)
+        case .success(.pinTest(let o)):
+            return PinTest.run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: "fencepost-agent")
+        case .success(.run(let options)):
+            return options.run(program: "fencepost-agent")
         case .failure(let error):
-            try? FileDescriptor.standardError.writeAll("<3>fencepost-agent: \(PrintableText.escaped("\(error)"))\n<3>Usage: fencepost-agent [--config <file>] [--console]  (see --help)\n")
-            return 64
+            return error.report(program: "fencepost-agent", usage: "fencepost-agent \(RunOptions.synopsis)")
         }
     }
 }

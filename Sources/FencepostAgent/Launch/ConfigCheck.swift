@@ -1,13 +1,189 @@
-// The configuration check that both `fencepost check-config` and `fencepost-agent --check-config`
-// run (the second for boards with only the cross-built agent, and for the unit's ExecReload=):
-// the file parsed as a start would, every zone checked, and every time zone name looked up.
+// `check-config`: the one implementation behind `fencepost check-config` and `fencepost-agent
+// --check-config` (the second for boards with only the cross-built agent, and for the unit's
+// ExecReload=), its options, output and exit statuses included: the file parsed as a start would,
+// every zone checked, every time zone name looked up, and a summary of what it configures.
 import CivilTime
 import ConfigFile
+import FencepostJSON
 import FencepostLinux
 import LocalNotifications
 
 /// Checks a configuration as the agent's start would.
 public enum ConfigCheck {
+    /// What the command line asks for.
+    public struct Options: Equatable, Sendable {
+        public var path = AgentArguments.defaultConfigPath
+        public var quiet = false
+
+        public init(path: String = AgentArguments.defaultConfigPath, quiet: Bool = false) {
+            self.path = path
+            self.quiet = quiet
+        }
+
+        /// The options after the command.
+        public static let synopsis = "[--quiet] [<file> | --config <file>]"
+
+        /// Parses `[--quiet] [FILE | --config FILE]`; `command` names the command in messages.
+        public static func parse(_ arguments: [String], command: String) throws(UsageError) -> Options {
+            var options = Options()
+            var file: String? = nil
+            var reader = ArgumentReader(arguments)
+            func take(_ path: String) throws(UsageError) {
+                if file != nil { throw UsageError("one configuration file at a time (\(path) is a second)") }
+                file = path
+            }
+            while let a = reader.next() {
+                switch a {
+                case "--quiet", "-q": try reader.flag(a); options.quiet = true
+                case "--config", "-c": try take(try reader.configFile(a))
+                default:
+                    guard !a.hasPrefix("-"), !a.isEmpty else { throw ArgumentReader.unexpected(a, command: command) }
+                    try take(a)
+                }
+            }
+            if let file { options.path = file }
+            return options
+        }
+    }
+
+    /// What the command does, its options and exit statuses (both executables' help).
+    public static let details = """
+        Reads FILE (and the GeoJSON file its `zones` key names) exactly as a start of
+        the agent does. On success prints a summary: GPS source, GPIO backend and
+        pins, requests, categories, zones, quiet hours and hook, and which of the
+        file's keys a SIGHUP (systemctl reload) does not apply: those need a restart
+        (docs/configuration.md lists every key with its reload behaviour).
+
+        On a problem prints FILE:LINE: key.path: message to standard error, e.g.
+
+          /etc/fencepost/fencepost.toml:12: gpio.buzzer.pin: 99 is not a BCM pin (0…27)
+
+        With --quiet nothing is printed when the file is valid: `systemctl reload
+        fencepost` runs it first (ExecReload=), so a bad file fails the reload.
+
+        Exit status: 0 valid, 78 (EX_CONFIG) invalid, 66 the file cannot be opened,
+        74 it cannot be read or the summary cannot be written.
+
+        """
+
+    /// Parses `arguments` (after the command) and checks; returns the exit status (64: usage).
+    public static func run(_ arguments: [String], program: String, command: String) -> Int32 {
+        switch Result(catching: { () throws(UsageError) in try Options.parse(arguments, command: command) }) {
+        case .success(let options): return run(options, program: program)
+        case .failure(let error): return error.report(program: program, usage: "\(program) \(Options.synopsis)")
+        }
+    }
+
+    /// Checks the file `options` names: the summary on standard output (nothing with `quiet`),
+    /// problems on standard error. Returns the exit status (``details``).
+    public static func run(_ options: Options, program: String) -> Int32 {
+        func say(_ line: String) { try? FileDescriptor.standardError.writeAll(PrintableText.escaped(line) + "\n") }
+        let path = options.path
+        let fd: FileDescriptor
+        do throws(Errno) { fd = try FileDescriptor.openForReading(path) } catch {
+            say("\(program): cannot open config file \(path): \(error)")
+            return 66
+        }
+        let bytes: [UInt8]
+        do throws(Errno) { bytes = try fd.readToEnd(maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
+            try? fd.close()
+            if error == .fileTooLarge {
+                say("\(program): config file \(path): larger than \(InputFiles.maximumConfigurationBytes >> 20) MiB (the most read; is it the right file?)")
+                return 78
+            }
+            say("\(program): cannot read config file \(path): \(error)")
+            return error == .isDirectory ? 66 : 74
+        }
+        try? fd.close()
+        let text: String
+        do { text = try StrictUTF8.decode(bytes) } catch {
+            say("\(AgentConfigurationError(path: path, line: error.line, message: error.description))")
+            return 78  // EX_CONFIG
+        }
+        switch Result(catching: { () throws(AgentConfigurationError) in try check(text: text, path: path, zones: SystemZones()) }) {
+        case .failure(let error):
+            for line in error.lines { say(line) }
+            return 78
+        case .success(let checked):
+            if options.quiet { return 0 }
+            let out = summary(checked.configuration) + reloadLine(restartKeys: checked.restartKeys) + "\n"
+            do throws(Errno) { try FileDescriptor.standardOutput.writeAll(out) } catch {
+                say("\(program): cannot write the summary: \(error)")
+                return 74
+            }
+            return 0
+        }
+    }
+
+    /// One line per topic:
+    ///
+    ///     /etc/fencepost/fencepost.toml: OK
+    ///     gps: serial /dev/serial0 at 9600 baud
+    ///     gpio: libgpiod gpiochip0; buzzer BCM 18, led BCM 23, badge BCM 24, button BCM 17 (active low, pull-up); long press 1000 ms, debounce 30 ms
+    public static func summary(_ c: AgentConfiguration) -> String {
+        var lines: [String] = ["\(c.path ?? "config"): OK"]
+        switch c.gps {
+        case .none: lines.append("gps: none")
+        case .serial(let device, let baud): lines.append("gps: serial \(device) at \(baud) baud")
+        case .gpsd(let host, let port): lines.append("gps: gpsd \(host.contains(":") ? "[\(host)]" : host):\(port)")
+        case .replay(let path, let speed, let exitAtEnd):
+            lines.append("gps: replay \(path) ×\(number(speed))\(exitAtEnd ? ", exit at end" : "")")
+        }
+        let backend: String = switch c.gpio.backend {
+        case .console: "console"
+        case .libgpiod(let chip): "libgpiod \(chip)"
+        }
+        var pins: [String] = []
+        for spec in [c.gpio.buzzer, c.gpio.led, c.gpio.badge, c.gpio.button] { if let spec { pins.append(line(spec)) } }
+        lines.append("gpio: \(backend); " + (pins.isEmpty ? "no lines" : pins.joined(separator: ", "))
+                     + "; long press \(c.gpio.longPressMilliseconds) ms, debounce \(c.gpio.debounceMilliseconds) ms")
+        lines.append("requests: \(c.requests.count)")
+        lines.append("zones: \(c.zoneCount ?? 0)")
+        lines.append("categories: \(c.categories.count)")
+        let alerts = c.engine.alertSettings
+        lines.append("alerts: buzzer \(alerts.buzzer ? "on" : "off"), led \(alerts.led ? "on" : "off"), badge \(alerts.badge ? "on" : "off")")
+        if let q = alerts.quietHours {
+            lines.append("quiet hours: \(clock(q.startMinute))-\(clock(q.endMinute))")
+        } else {
+            lines.append("quiet hours: none")
+        }
+        if !c.patterns.isEmpty { lines.append("patterns: " + c.patterns.map { $0.name }.joined(separator: ", ")) }
+        if let h = c.hook {
+            lines.append("hook: " + h.command.joined(separator: " ") + " (timeout \(number(h.timeoutSeconds)) s)")
+        } else {
+            lines.append("hook: none")
+        }
+        lines.append("time zone: \(c.timeZone ?? "system (/etc/localtime)"); clock trust: \(c.clockTrust.rawValue)")
+        lines.append("state: \(c.statePath)")
+        lines.append("socket: \(c.socketPath) mode 0o\(String(c.socketMode, radix: 8))\(c.socketGroup.map { " group \($0)" } ?? "")")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `buzzer BCM 18 (active low, pull-up)`.
+    static func line(_ spec: GPIOLineSpec) -> String {
+        var notes: [String] = []
+        if spec.activeLow { notes.append("active low") }
+        switch spec.bias {
+        case .asIs: break
+        case .disabled: notes.append("no pull")
+        case .pullUp: notes.append("pull-up")
+        case .pullDown: notes.append("pull-down")
+        }
+        return "\(spec.name) BCM \(spec.offset)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
+    }
+
+    /// `07:05` for minute 425 of the day.
+    static func clock(_ minute: Int) -> String {
+        let h = minute / 60, m = minute % 60
+        return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
+    }
+
+    /// A whole number without its `.0`.
+    static func number(_ d: Double) -> String {
+        if let i = Int64(exactly: d) { return "\(i)" }
+        return "\(d)"
+    }
+
     /// Parses `text` (the file at `path`), checks the zones' GeoJSON and every time zone name.
     /// - Returns: the configuration, how many `[[request]]` tables the file has (zones are not
     ///   requests: a summary counts the two apart), and the keys it sets that a SIGHUP does not

@@ -168,7 +168,7 @@ public enum ZoneSetBuildCommand {
         let replaced = (built.features ?? built.zones) - built.zones
         let repeats = replaced > 0 ? " (\(replaced) feature\(replaced == 1 ? "" : "s") replaced an earlier zone of the same id)" : ""
         try? FileDescriptor.standardOutput.writeAll(
-            "\(options.output): \(built.zones) zones\(repeats), \(built.bytes) bytes, source hash \(SelfCheck.hex(built.sourceHash)), built in \(seconds) s\(peak)\n")
+            "\(options.output): \(built.zones) zones\(repeats), \(built.bytes) bytes, source hash \(AlgorithmCheck.hex(built.sourceHash)), built in \(seconds) s\(peak)\n")
         return 0
     }
 }

@@ -1,4 +1,4 @@
-// Sleeping (the CLI's selftest; the daemon never sleeps outside epoll_wait).
+// Sleeping (the pin test; the daemon never sleeps outside epoll_wait).
 #if canImport(Glibc)
 import Glibc
 #elseif hasFeature(Embedded)

@@ -6,7 +6,7 @@ import NMEA
 import Position
 import SeededRandom
 
-enum SelfCheckNMEA {
+enum AlgorithmCheckNMEA {
     static let snippet = """
         $GPGSV,3,1,10,22,16,277,26,18,09,246,,17,27,047,27,15,15,168,20*73
         $GPGSV,3,2,10,12,57,239,34,30,23,243,14,14,25,313,,26,61,227,34*75
@@ -42,7 +42,7 @@ enum SelfCheckNMEA {
         (1_246_977_745, 51 + 14.604119 / 60, 6 + 44.523052 / 60),
     ]
 
-    static func run(seed: UInt64, _ digest: inout SelfCheckDigest) -> Int {
+    static func run(seed: UInt64, _ digest: inout AlgorithmCheckDigest) -> Int {
         var random = SplitMix64(seed: seed)
         let bytes = Array(snippet.utf8)
         let feeds = 20

@@ -3,8 +3,8 @@
 import SeededRandom
 import TimingWheel
 
-enum SelfCheckWheel {
-    static func run(seed: UInt64, _ digest: inout SelfCheckDigest) -> Int {
+enum AlgorithmCheckWheel {
+    static func run(seed: UInt64, _ digest: inout AlgorithmCheckDigest) -> Int {
         var random = SplitMix64(seed: seed)
         var wheel = TimingWheel<Int32>()
         // The reference: pending timers as (deadline, schedule order, id).

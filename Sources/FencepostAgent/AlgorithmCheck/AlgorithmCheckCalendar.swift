@@ -4,7 +4,7 @@
 import CivilTime
 import SeededRandom
 
-enum SelfCheckCalendar {
+enum AlgorithmCheckCalendar {
     static let rules = [
         "CET-1CEST,M3.5.0,M10.5.0/3",          // Europe/Berlin
         "EST5EDT,M3.2.0,M11.1.0",              // America/New_York
@@ -16,7 +16,7 @@ enum SelfCheckCalendar {
 
     /// Runs `cases` random matches (hour and minute, sometimes a weekday; first or last of a
     /// repeated time) from instants near DST transitions; returns the number of cases.
-    static func run(seed: UInt64, _ digest: inout SelfCheckDigest) -> Int {
+    static func run(seed: UInt64, _ digest: inout AlgorithmCheckDigest) -> Int {
         var random = SplitMix64(seed: seed)
         var zones: [ZoneRules] = []
         for text in rules {

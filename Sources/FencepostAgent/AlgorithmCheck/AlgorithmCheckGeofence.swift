@@ -4,8 +4,8 @@ import Geofencing
 import Position
 import SeededRandom
 
-enum SelfCheckGeofence {
-    static func run(seed: UInt64, _ digest: inout SelfCheckDigest) -> Int {
+enum AlgorithmCheckGeofence {
+    static func run(seed: UInt64, _ digest: inout AlgorithmCheckDigest) -> Int {
         var random = SplitMix64(seed: seed)
         var shapes: [RegionShape] = []
         for n in 0 ..< 600 {

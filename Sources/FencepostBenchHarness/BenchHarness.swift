@@ -1,5 +1,5 @@
-// The measuring harness of `fencepost bench`: small, by hand, so that it runs on the device without
-// a toolchain and without Foundation.
+// The measuring harness of `fencepost bench` and `fencepost-agent --bench`: small, by hand, so that
+// it runs on the device without a toolchain and without Foundation (the Embedded build too).
 //
 // How a case is measured:
 //   1. Calibrate (this is also the warm-up): run the body once, untimed (cold), then with
@@ -30,32 +30,34 @@
 // of hit counts, of sentence lengths); the harness folds these into a checksum that is printed
 // (`--json`, and the table's last line). The optimizer cannot drop work whose result is printed.
 // Clock: CLOCK_BOOTTIME through FencepostLinux's SystemClocks (monotonic, never set).
+import CivilTime
 import FencepostLinux
 
 /// The measured code of a case: performs `iterations` iterations and returns a value folded from
 /// their results (the black hole).
-typealias BenchBody = (_ iterations: Int) -> UInt64
+public typealias BenchBody = (_ iterations: Int) -> UInt64
 
 /// What one case measured. Times are nanoseconds per operation.
-struct BenchMeasurement {
+public struct BenchMeasurement {
     /// Batches measured (calibration and warm-up excluded).
-    var batches: Int
+    public var batches: Int
     /// Operations measured in all batches.
-    var operations: Int
+    public var operations: Int
     /// Measured time, all batches, seconds.
-    var seconds: Double
-    var p50: Double
-    var p90: Double
-    var p99: Double
-    var min: Double
+    public var seconds: Double
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var min: Double
     /// All measured time over all operations.
-    var mean: Double
-    var operationsPerSecond: Double
+    public var mean: Double
+    public var operationsPerSecond: Double
     /// The folded results of every batch, warm-up included.
-    var checksum: UInt64
+    public var checksum: UInt64
 }
 
-enum BenchHarness {
+/// The measuring loop (the file's header says how).
+public enum BenchHarness {
     /// Fewest batches measured, whatever the budget (a 30 ms brute-force query at 1M regions).
     static let minimumBatches = 3
     /// The longest a batch is made (seconds): shorter than a scheduler's time slice, so that most
@@ -65,7 +67,7 @@ enum BenchHarness {
     /// Measures `body` for about `budget` seconds.
     /// - Parameter operationsPerIteration: how many of the reported operations one iteration is
     ///   (sentences in one pass over a log; 1 otherwise).
-    static func measure(_ body: BenchBody, operationsPerIteration: Int = 1, budget: Double) -> BenchMeasurement {
+    public static func measure(_ body: BenchBody, operationsPerIteration: Int = 1, budget: Double) -> BenchMeasurement {
         let targetBatch = min(max(budget / 200, 20e-6), Self.targetBatchSeconds)
         var checksum: UInt64 = 0
 

@@ -1,80 +1,111 @@
-// The cases of `fencepost bench`: which code, on which workload. The workloads themselves are
-// FencepostWorkloads' (shared with Benchmarks/, never copied); this file only wires them to the
-// harness. A case is prepared (zones loaded, circles and index built, log made) only when it was
+// The benchmark cases: which code, on which workload, for `fencepost bench` (all of them) and
+// `fencepost-agent --bench` (AgentBench: a subset, built into the agent). The workloads are this
+// target's (shared with Benchmarks/, never copied); this file only wires them to the harness. A case is prepared (zones loaded, circles and index built, log made) only when it was
 // selected, so `--filter` keeps a run small.
 import CivilTime
 import FencepostJSON
 import FencepostLinux
-import FencepostWorkloads
 import Geofencing
 import LocalNotifications
 import NMEA
 import Position
 
+/// Why a case could not be prepared, with the exit status it means (sysexits.h).
+public struct BenchFailure: Error {
+    public var code: Int32
+    public var message: String
+    public init(_ code: Int32, _ message: String) { self.code = code; self.message = message }
+}
+
 /// One selectable benchmark.
-struct BenchCase {
+public struct BenchCase {
     /// "geofence index, uniform": what is measured.
-    var name: String
+    public var name: String
     /// "1k": the workload's size ("—" when it has none).
-    var size: String
+    public var size: String
     /// The case this one is compared with ("vs baseline"), by ``id``.
-    var baseline: String?
+    public var baseline: String?
     /// At most this many seconds, whatever `--seconds` says (brute force at 100k and 1M).
-    var budgetCap: Double?
+    public var budgetCap: Double?
     /// Builds the workload and returns the body to measure.
-    var prepare: (BenchInputs) throws(ReplayFailure) -> PreparedBench
+    public var prepare: (BenchInputs) throws(BenchFailure) -> PreparedBench
 
     /// "geofence index, uniform 1k": what `--filter` matches and the JSON names.
-    var id: String { size == "—" ? name : "\(name) \(size)" }
+    public var id: String { size == "—" ? name : "\(name) \(size)" }
 }
 
 /// A case ready to run.
-struct PreparedBench {
-    var body: BenchBody
+public struct PreparedBench {
+    public var body: BenchBody
     /// Operations per iteration of `body` (sentences per pass of a log).
-    var operationsPerIteration = 1
+    public var operationsPerIteration = 1
     /// Bytes per operation, for MB/s (the NMEA cases).
-    var bytesPerOperation: Double?
+    public var bytesPerOperation: Double?
     /// The unit of one operation, for the JSON ("call", "query", "sentence", "add+remove").
-    var operation: String
+    public var operation: String
     /// Facts about the workload for the JSON ("sentencesPerPass").
-    var details: [(key: String, value: JSONValue)] = []
+    public var details: [(key: String, value: JSONValue)] = []
 }
 
 /// Inputs shared between cases, built on first use: zones, the NMEA log.
-final class BenchInputs {
+public final class BenchInputs {
     let zones = SystemZones()
     let nmeaSize: Int
     let nmeaFiles: [String]
+    /// The zones' POSIX TZ rules instead of the zone files (``builtInRules``).
+    let builtInZones: Bool
     private var zoneCache: [String: ZoneRules] = [:]
     private var logCache: [UInt8]?
 
-    init(nmeaSize: Int, nmeaFiles: [String]) {
+    /// - Parameter builtInZones: take the workload zones from ``builtInRules``, so that a board
+    ///   without tzdata measures the same thing (`fencepost-agent --bench`).
+    public init(nmeaSize: Int, nmeaFiles: [String], builtInZones: Bool = false) {
         self.nmeaSize = nmeaSize
         self.nmeaFiles = nmeaFiles
+        self.builtInZones = builtInZones
     }
 
-    func zone(_ name: String) throws(ReplayFailure) -> ZoneRules {
+    /// The workload zones as POSIX TZ rules (their current rules, without history).
+    public static let builtInRules = [
+        "Europe/Berlin": "CET-1CEST,M3.5.0,M10.5.0/3", "UTC": "UTC0",
+        "America/New_York": "EST5EDT,M3.2.0,M11.1.0", "Australia/Lord_Howe": "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0",
+    ]
+
+    func zone(_ name: String) throws(BenchFailure) -> ZoneRules {
         if let z = zoneCache[name] { return z }
+        if builtInZones {
+            guard let rule = Self.builtInRules[name] else { throw BenchFailure(70, "no built-in rule for zone \(name)") }
+            do throws(ZoneError) {
+                let z = try ZoneRules(posixTZ: rule)
+                zoneCache[name] = z
+                return z
+            } catch {
+                throw BenchFailure(70, "built-in rule of \(name): \(error)")
+            }
+        }
         do throws(ZoneError) {
             let z = try zones.rules(named: name)
             zoneCache[name] = z
             return z
         } catch {
-            throw ReplayFailure(66, "cannot load zone \(name) from \(zones.directory): \(error)")
+            throw BenchFailure(66, "cannot load zone \(name) from \(zones.directory): \(error)")
         }
     }
 
     /// The NMEA log: the files of `--nmea-log` repeated to `nmeaSize`, or the synthetic log.
-    func nmeaLog() throws(ReplayFailure) -> [UInt8] {
+    func nmeaLog() throws(BenchFailure) -> [UInt8] {
         if let logCache { return logCache }
         let log: [UInt8]
         if nmeaFiles.isEmpty {
             log = NMEAWorkload.syntheticLog(size: nmeaSize)
         } else {
             var drives: [[UInt8]] = []
-            for f in nmeaFiles { drives.append(try readWholeFile(f, what: "NMEA log")) }
-            guard drives.contains(where: { !$0.isEmpty }) else { throw ReplayFailure(65, "--nmea-log: the files are empty") }
+            for f in nmeaFiles {
+                do throws(Errno) { drives.append(try FileDescriptor.readFile(f, maximumBytes: 1 << 30)) } catch {
+                    throw BenchFailure(error == .fileTooLarge ? 65 : 66, "cannot read NMEA log \(f): \(error)")
+                }
+            }
+            guard drives.contains(where: { !$0.isEmpty }) else { throw BenchFailure(65, "--nmea-log: the files are empty") }
             log = NMEAWorkload.log(repeating: drives, size: nmeaSize)
         }
         logCache = log
@@ -82,9 +113,10 @@ final class BenchInputs {
     }
 }
 
-enum BenchCatalog {
+/// Every case, and each family of cases on its own (what `fencepost-agent --bench` picks).
+public enum BenchCatalog {
     /// Every case, in run order, for these flags. A baseline precedes the cases compared with it.
-    static func cases(allZones: Bool, large: Bool, nmeaSize: Int = 4_000_000) -> [BenchCase] {
+    public static func cases(allZones: Bool, large: Bool, nmeaSize: Int = 4_000_000) -> [BenchCase] {
         var list: [BenchCase] = []
         let zoneNames = allZones ? NextFireWorkload.zoneNames : ["Europe/Berlin"]
         for zone in zoneNames {
@@ -111,12 +143,12 @@ enum BenchCatalog {
     // MARK: Next fire
 
     /// `CalendarSchedule.nextDate(after:in:)` on 4,096 seeded starts in 2000…2100, one call per operation.
-    static func nextFire(_ shape: NextFireWorkload.Shape, _ zoneName: String) -> BenchCase {
-        BenchCase(name: "next-fire \(shape.name), \(zoneName)", size: "—") { inputs throws(ReplayFailure) in
+    public static func nextFire(_ shape: NextFireWorkload.Shape, _ zoneName: String) -> BenchCase {
+        BenchCase(name: "next-fire \(shape.name), \(zoneName)", size: "—") { inputs throws(BenchFailure) in
             let zone = try inputs.zone(zoneName)
             let schedule: CalendarSchedule
             do throws(CalendarMatchError) { schedule = try CalendarSchedule(shape.match) } catch {
-                throw ReplayFailure(70, "workload shape \(shape.name): \(error)")
+                throw BenchFailure(70, "workload shape \(shape.name): \(error)")
             }
             let starts = NextFireWorkload.starts(count: 4096)
             let cursor = BenchCursor()
@@ -139,7 +171,7 @@ enum BenchCatalog {
     /// operation: the haversine scan (a naive second baseline), the brute force with the index's
     /// own exact test (``ChordScan``: precomputed unit vectors and squared chords, four circles
     /// per SIMD step; the baseline the index is compared with), then `RegionIndex.query`.
-    static func geofence(_ count: Int, _ spread: GeofenceWorkload.Spread) -> [BenchCase] {
+    public static func geofence(_ count: Int, _ spread: GeofenceWorkload.Spread) -> [BenchCase] {
         let size = sizeText(count)
         let cap = count >= 1_000_000 ? 0.5 : count >= 100_000 ? 0.25 : nil
         // Each body is written out (no query closure): an indirect call per query would cost
@@ -202,9 +234,9 @@ enum BenchCatalog {
     // MARK: NMEA
 
     /// One pass over the whole log per iteration; an operation is one sentence.
-    static func nmea(size: Int) -> [BenchCase] {
+    public static func nmea(size: Int) -> [BenchCase] {
         let label = megabytes(Double(size))
-        func prepared(_ inputs: BenchInputs, decode: Bool) throws(ReplayFailure) -> PreparedBench {
+        func prepared(_ inputs: BenchInputs, decode: Bool) throws(BenchFailure) -> PreparedBench {
             let log = try inputs.nmeaLog()
             // One pass outside the measurement: what the framer accepts and rejects.
             var probe = NMEAFramer()
@@ -231,16 +263,16 @@ enum BenchCatalog {
                          ("rejectedPerPass", .integer(Int64(rejected)))])
         }
         return [
-            BenchCase(name: "nmea framer", size: label) { inputs throws(ReplayFailure) in try prepared(inputs, decode: false) },
-            BenchCase(name: "nmea framer+decoders", size: label) { inputs throws(ReplayFailure) in try prepared(inputs, decode: true) },
+            BenchCase(name: "nmea framer", size: label) { inputs throws(BenchFailure) in try prepared(inputs, decode: false) },
+            BenchCase(name: "nmea framer+decoders", size: label) { inputs throws(BenchFailure) in try prepared(inputs, decode: true) },
         ]
     }
 
     // MARK: Notification engine
 
     /// `NotificationEngine.add` then `removePending` of one calendar request while 10,000 stand.
-    static func engine() -> BenchCase {
-        BenchCase(name: "engine add+remove", size: "10k pending") { inputs throws(ReplayFailure) in
+    public static func engine() -> BenchCase {
+        BenchCase(name: "engine add+remove", size: "10k pending") { inputs throws(BenchFailure) in
             var zones: [String: ZoneRules] = [:]
             for name in NotificationCenterWorkload.zoneNames { zones[name] = try inputs.zone(name) }
             let device = try inputs.zone("Europe/Berlin")

@@ -1,21 +1,21 @@
 import Foundation
 import Testing
 
-/// `fencepost selftest` and `fencepost-agent --selftest` (one implementation: a board with the
+/// `fencepost pin-test` and `fencepost-agent --pin-test` (one implementation: a board with the
 /// cross-built agent alone has no CLI): each output pulsed once; on a machine without GPIO,
 /// libgpiod's error.
-@Suite struct SelftestTests {
-    /// Runs the selftest of the CLI (`agent` false) or of the agent with `arguments` after it.
-    func selftest(agent: Bool, _ arguments: [String]) throws -> ChildProcess.Output {
+@Suite struct PinTestTests {
+    /// Runs the pin test of the CLI (`agent` false) or of the agent with `arguments` after it.
+    func pinTest(agent: Bool, _ arguments: [String]) throws -> ChildProcess.Output {
         if agent {
-            return try ChildProcess.run(["--selftest"] + arguments, executable: try #require(ChildProcess.agentBinary, "fencepost-agent not built"))
+            return try ChildProcess.run(["--pin-test"] + arguments, executable: try #require(ChildProcess.agentBinary, "fencepost-agent not built"))
         }
-        return try ChildProcess.run(["selftest"] + arguments)
+        return try ChildProcess.run(["pin-test"] + arguments)
     }
 
     @Test(arguments: [false, true])
     func consolePulsesEachOutputOnce(agent: Bool) throws {
-        let r = try selftest(agent: agent, ["--config", DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path,
+        let r = try pinTest(agent: agent, ["--config", DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path,
                                             "--pulse", "20", "--console"])
         #expect(r.status == 0, "\(r.stderr)")
         for name in ["buzzer (BCM 18)", "led (BCM 23)", "badge (BCM 24)"] {
@@ -29,12 +29,12 @@ import Testing
     @Test(arguments: [false, true])
     func noSuchGPIOChipIsAClearError(agent: Bool) throws {
         // A libgpiod config naming a chip no machine has (runs everywhere, boards included).
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-selftest-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-pin-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("fencepost.toml")
         try Data("[gpio]\nbackend = \"libgpiod\"\nchip = \"gpiochip977\"\n".utf8).write(to: config)
-        let r = try selftest(agent: agent, ["--config", config.path])
+        let r = try pinTest(agent: agent, ["--config", config.path])
         #expect(r.status == 69)
         #expect(r.stderr.contains("GPIO chip \"gpiochip977\" not found (No such file or directory)"), "\(r.stderr)")
         let noGPIO = !((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).contains { $0.hasPrefix("gpiochip") }
@@ -43,7 +43,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func aBrokenConfigurationExits78(agent: Bool) throws {
-        let r = try selftest(agent: agent, ["--config", "/nonexistent/fencepost.toml"])
+        let r = try pinTest(agent: agent, ["--config", "/nonexistent/fencepost.toml"])
         #expect(r.status == 78, "\(r.stderr)")
         #expect(r.stderr.contains("/nonexistent/fencepost.toml"), "\(r.stderr)")
     }

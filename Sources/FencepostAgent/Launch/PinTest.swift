@@ -1,15 +1,61 @@
 // Pulsing each configured output once, so that an installer can check the wiring: the one
-// implementation behind `fencepost selftest` (the CLI) and `fencepost-agent --selftest` (a board
+// implementation behind `fencepost pin-test` (the CLI) and `fencepost-agent --pin-test` (a board
 // with the cross-built agent alone).
 import CivilTime
 import FencepostLinux
 
 /// Pulses the configured outputs (buzzer, LED, badge LED) one after the other.
-public enum OutputSelftest {
+public enum PinTest {
     /// How long each output stays on when no `--pulse` is given (milliseconds).
     public static let defaultPulseMilliseconds = 300
     /// The pulse lengths accepted (milliseconds).
     public static let pulseRange = 1...10_000
+
+    /// What the command line asks for.
+    public struct Options: Equatable, Sendable {
+        public var configPath = AgentArguments.defaultConfigPath
+        public var console = false
+        public var pulseMilliseconds = PinTest.defaultPulseMilliseconds
+
+        public init(configPath: String = AgentArguments.defaultConfigPath, console: Bool = false,
+                    pulseMilliseconds: Int = PinTest.defaultPulseMilliseconds) {
+            self.configPath = configPath
+            self.console = console
+            self.pulseMilliseconds = pulseMilliseconds
+        }
+
+        /// The options after the command.
+        public static let synopsis = "[--config <file>] [--pulse <ms>] [--console]"
+
+        /// Parses `--config FILE`, `--pulse MS` and `--console`; `command` is how the command was
+        /// named, for messages.
+        public static func parse(_ arguments: [String], command: String) throws(UsageError) -> Options {
+            var options = Options()
+            var reader = ArgumentReader(arguments)
+            while let a = reader.next() {
+                switch a {
+                case "--config", "-c": options.configPath = try reader.configFile(a)
+                case "--console": try reader.flag(a); options.console = true
+                case "--pulse":
+                    let text = try reader.value(of: a, example: "milliseconds, 1 ≤ MS ≤ 10000: \(command) --pulse 300")
+                    guard let ms = Int(text), pulseRange.contains(ms) else {
+                        throw UsageError("--pulse needs milliseconds, 1 ≤ MS ≤ 10000: \(command) --pulse 300")
+                    }
+                    options.pulseMilliseconds = ms
+                default: throw ArgumentReader.unexpected(a, command: command)
+                }
+            }
+            return options
+        }
+    }
+
+    /// Parses `arguments` (after the command) and pulses; returns the exit status (64: usage).
+    public static func run(_ arguments: [String], program: String, command: String) -> Int32 {
+        switch Result(catching: { () throws(UsageError) in try Options.parse(arguments, command: command) }) {
+        case .success(let o): return run(configPath: o.configPath, console: o.console, pulseMilliseconds: o.pulseMilliseconds, program: program)
+        case .failure(let error): return error.report(program: program, usage: "\(program) \(Options.synopsis)")
+        }
+    }
 
     /// Opens the GPIO lines the configuration at `configPath` names and switches each on for
     /// `pulseMilliseconds`, then off, one after the other; says what it does on standard error,
