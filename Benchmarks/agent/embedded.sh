@@ -20,15 +20,32 @@ DIR=$(mktemp -d /tmp/fp-embedded.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
 echo "run: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+# figure NAME METRIC VALUE UNIT: one figure as a JSON line on $FIGURES (Benchmarks/run sets it).
+figure() {
+    [ -n "${FIGURES:-}" ] || return 0
+    case "$3" in ''|*[!0-9.]*) v=null ;; *) v=$3 ;; esac
+    printf '{"name":"%s","metric":"%s","value":%s,"unit":"%s"}\n' "$1" "$2" "$v" "$4" >> "$FIGURES"
+}
 size() { strip -o "$DIR/s" "$1" 2>/dev/null || aarch64-linux-gnu-strip -o "$DIR/s" "$1"; stat -c %s "$DIR/s"; }
 echo "stripped size: normal $(size "$NORMAL") bytes, embedded x86_64 $(size "$EMBEDDED") bytes${ARM:+, embedded aarch64 $(size "$ARM") bytes}"
+figure "binary, stripped" "normal" "$(size "$NORMAL")" bytes
+figure "binary, stripped" "embedded x86_64" "$(size "$EMBEDDED")" bytes
+[ -z "$ARM" ] || figure "binary, stripped" "embedded aarch64" "$(size "$ARM")" bytes
 
+# bench LABEL COMMAND…: `--bench`'s lines ("NAME: X ns/op, …"), prefixed with LABEL, and as figures.
+bench() {
+    label=$1; shift
+    "$@" --bench --seconds "$SECONDS_PER_CASE" | while IFS= read -r line; do
+        echo "$label $line"
+        figure "${line%%:*}" "$label" "$(echo "$line" | sed -n 's/^[^:]*: \([0-9.]*\) ns\/op.*/\1/p')" "ns/op"
+    done
+}
 # Alternating runs, so that a change in the machine's load falls on both builds.
 for round in 1 2; do
-    "$NORMAL" --bench --seconds "$SECONDS_PER_CASE" | sed "s/^/normal   (round $round) /"
-    "$EMBEDDED" --bench --seconds "$SECONDS_PER_CASE" | sed "s/^/embedded (round $round) /"
+    bench "normal (round $round)" "$NORMAL"
+    bench "embedded (round $round)" "$EMBEDDED"
 done
 if [ -n "$ARM" ]; then
-    "$HERE/../../board/run-aarch64" "$ARM" --bench --seconds "$SECONDS_PER_CASE" | sed "s/^/aarch64 under qemu /"
+    bench "aarch64 under qemu" "$HERE/../../board/run-aarch64" "$ARM"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
