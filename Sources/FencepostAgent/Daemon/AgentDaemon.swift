@@ -15,6 +15,11 @@
 // for at the end of the loop turn and run by the state file's sync thread, so that neither the
 // due → buzzer latency nor the next turn waits for the disk. A control reply waits for the sync
 // that covers what it reports (AgentDaemon+StateSync.swift).
+//
+// Size: the loop and its event handlers, each a few lines that hand the event to the concern
+// that owns it (the extensions hold the reload, the zone-set swap, the state sync and memory
+// release; the concerns are types of their own: WallClockTrust, SystemdStatus, DeviceZoneWatch,
+// DaemonStatistics, GPSFeed, AlertOutputs, ControlConnections, DeliveryHook, IdleRelease).
 import Annunciator
 import CivilTime
 import FencepostJSON
@@ -36,6 +41,13 @@ public struct DaemonError: Error, CustomStringConvertible {
 }
 
 /// The agent.
+///
+/// Stored properties: the router between the loop and the concerns. The loop, its signals and
+/// its two timers (4); the configuration and the environment (2); one per concern it routes
+/// events to (13: the notification center, the control service and connections, the outputs,
+/// GPS, the hook, the zone set, the reload, the wall clock, systemd, the device zone watch,
+/// statistics, idle release); and five facts of the loop itself (exit code, the fix being
+/// handled, where syncs run, the GPIO and button lines' failure limiters).
 public final class AgentDaemon {
     /// How to build the parts that depend on the machine; tests and the demo choose the console.
     public struct Environment {
