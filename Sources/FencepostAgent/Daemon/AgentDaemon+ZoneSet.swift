@@ -182,7 +182,7 @@ extension AgentDaemon {
             let child = try ChildProcess.spawn(arguments, environment: [])
             let started = SystemClocks.boottimeNow().nanosecondsSinceBoot
             zones.build = ZoneSetBuildJob(child: child, sourceHash: 0, source: source, started: started)
-            turns.resetLongestSinceMark()
+            statistics.turns.resetLongestSinceMark()
             log.info((whole ? "zones: process \(child.pid) builds the zone set again from \(source)"
                              : "SIGHUP: process \(child.pid) builds the zone set if the zones changed")
                      + " (started in \(LoopTurnWatch.milliseconds(started &- before)))")
@@ -237,7 +237,7 @@ extension AgentDaemon {
         guard passed else { zones.swap = swap; return }
         zones.swap = nil
         let seconds = Double(checked - swap.job.started) / 1e9
-        let turn = Double(turns.longestSinceMark / 10_000) / 100
+        let turn = Double(statistics.turns.longestSinceMark / 10_000) / 100
         swapZoneSet(swap.loaded, note: "zone set rebuilt in \((seconds * 10).rounded() / 10) s: \(swap.loaded.set.count) zones from \(swap.job.source); longest loop turn meanwhile \(turn) ms")
         // This turn's own work (its length is in the loop's figures, not in "meanwhile").
         let done = SystemClocks.boottimeNow().nanosecondsSinceBoot

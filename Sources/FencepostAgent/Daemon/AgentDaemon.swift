@@ -15,6 +15,11 @@
 // for at the end of the loop turn and run by the state file's sync thread, so that neither the
 // due → buzzer latency nor the next turn waits for the disk. A control reply waits for the sync
 // that covers what it reports (AgentDaemon+StateSync.swift).
+//
+// Size: the loop and its event handlers, each a few lines that hand the event to the concern
+// that owns it (the extensions hold the reload, the zone-set swap, the state sync and memory
+// release; the concerns are types of their own: WallClockTrust, SystemdStatus, DeviceZoneWatch,
+// DaemonStatistics, GPSFeed, AlertOutputs, ControlConnections, DeliveryHook, IdleRelease).
 import Annunciator
 import CivilTime
 import FencepostJSON
@@ -36,6 +41,13 @@ public struct DaemonError: Error, CustomStringConvertible {
 }
 
 /// The agent.
+///
+/// Stored properties: the router between the loop and the concerns. The loop, its signals and
+/// its two timers (4); the configuration and the environment (2); one per concern it routes
+/// events to (13: the notification center, the control service and connections, the outputs,
+/// GPS, the hook, the zone set, the reload, the wall clock, systemd, the device zone watch,
+/// statistics, idle release); and five facts of the loop itself (exit code, the fix being
+/// handled, where syncs run, the GPIO and button lines' failure limiters).
 public final class AgentDaemon {
     /// How to build the parts that depend on the machine; tests and the demo choose the console.
     public struct Environment {
@@ -89,17 +101,13 @@ public final class AgentDaemon {
     var deviceZoneWatch = DeviceZoneWatch()
     /// The wall clock the engine reads and whether it is trusted (`clock_trust`).
     var wallClock = WallClockTrust()
-    var startedWall: WallInstant
-    var startedMonotonic: MonotonicInstant
     var exitCode: Int32?
-    /// Due → GPIO and fix → GPIO latencies (fixed-size histograms).
-    public private(set) var statistics = DeliveryStatistics()
+    /// Since when it runs, due → GPIO and fix → GPIO latencies, loop turns (DaemonStatistics.swift).
+    public internal(set) var statistics: DaemonStatistics
     /// A GPIO line that keeps failing while patterns step: logged as one repeating condition.
     var gpioFailures = RepeatLimiter()
     /// The button line failing to read (it stays readable, so this would repeat every loop turn).
     var buttonFailures = RepeatLimiter()
-    /// How long loop turns take and on what; the warnings about slow ones.
-    var turns = LoopTurnWatch()
     /// When to give memory back after deliveries and control traffic.
     var idleRelease = IdleRelease()
     /// The time of the fix being processed, for the log of the location deliveries it causes.
@@ -126,8 +134,7 @@ public final class AgentDaemon {
         } catch {
             throw DaemonError("cannot set up the event loop: \(error)")
         }
-        startedWall = SystemClocks.wallNow()
-        startedMonotonic = SystemClocks.boottimeNow()
+        statistics = DaemonStatistics(startedWall: SystemClocks.wallNow(), startedMonotonic: SystemClocks.boottimeNow())
         var engineConfiguration = configuration.engine
         engineConfiguration.deliveredCap = max(engineConfiguration.deliveredCap, 1)
         let engine = NotificationEngine(configuration: engineConfiguration, deviceZone: environment.deviceZone,
@@ -254,7 +261,7 @@ public final class AgentDaemon {
             }
             var mark = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let turnStart = mark
-            turns.begin(at: mark)
+            statistics.turns.begin(at: mark)
             for event in events {
                 var what = "?"
                 var served: ServedLines?
@@ -263,7 +270,7 @@ public final class AgentDaemon {
                 case .monotonicTimer:
                     let armed = monotonicTimer.deadline   // read before: an expired timer forgets its deadline
                     _ = try? monotonicTimer.readExpirations()
-                    statistics.wakeDue = armed?.nanosecondsSinceBoot
+                    statistics.deliveries.wakeDue = armed?.nanosecondsSinceBoot
                 case .wallTimer:
                     let armed = wallTimer.deadline
                     switch try? wallTimer.read() {
@@ -275,7 +282,7 @@ public final class AgentDaemon {
                             let lateNs = (wall.instant.secondsSinceEpoch - d.instant.secondsSinceEpoch) * 1_000_000_000
                                 + Int64(wall.nanoseconds) - Int64(d.nanoseconds)
                             let mono = SystemClocks.boottimeNow().nanosecondsSinceBoot
-                            statistics.wakeDue = lateNs >= 0 ? mono - UInt64(lateNs) : mono
+                            statistics.deliveries.wakeDue = lateNs >= 0 ? mono - UInt64(lateNs) : mono
                         }
                     case nil: break
                     }
@@ -296,24 +303,24 @@ public final class AgentDaemon {
                 switch event.token {
                 case .monotonicTimer, .wallTimer: break     // their work is in handleTime
                 default:
-                    turns.note({ served?.description ?? what }, from: mark, to: done)
+                    statistics.turns.note({ served?.description ?? what }, from: mark, to: done)
                     idleRelease.worked(at: done)
                 }
                 mark = done
             }
             handleTime()
-            statistics.wakeDue = nil
+            statistics.deliveries.wakeDue = nil
             releaseMemoryIfIdle()
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
+            statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
             endTurnSync()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
-            if let slow = turns.end(at: done) {
-                log.repeating(.warning, slow, limiter: &turns.slowLines, at: done)
-            } else if turns.slowLinesMayClear(at: done) {
-                log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &turns.slowLines, at: done)
+            statistics.turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
+            if let slow = statistics.turns.end(at: done) {
+                log.repeating(.warning, slow, limiter: &statistics.turns.slowLines, at: done)
+            } else if statistics.turns.slowLinesMayClear(at: done) {
+                log.cleared("loop turns are under \(statistics.turns.threshold / 1_000_000) ms again", limiter: &statistics.turns.slowLines, at: done)
             }
         }
         shutDown()
@@ -392,7 +399,7 @@ public final class AgentDaemon {
             do { signalled = try outputs.deliver(d, at: now) } catch { log.error("GPIO: \(error)") }
             let after = SystemClocks.boottimeNow().nanosecondsSinceBoot
             // Only signals that began at once count: one queued behind a playing pattern waits by design.
-            if signalled, d.outcome == .onTime { statistics.recordSignal(regionEvent: d.regionEvent != nil, signalledAt: after) }
+            if signalled, d.outcome == .onTime { statistics.deliveries.recordSignal(regionEvent: d.regionEvent != nil, signalledAt: after) }
             log.info("delivered \(d.identifier) \"\(d.content.title)\"\(d.outcome == .onTime ? "" : " (\(d.outcome.name))")\(d.regionEvent.map { " on \($0)" } ?? "")\(d.regionEvent != nil ? fixTime.map { " (fix \($0))" } ?? "" : "")")
             hook.run(d, at: now)
         }
@@ -404,11 +411,11 @@ public final class AgentDaemon {
 
     func handleFixes(_ fixes: [Fix]) {
         for fix in fixes {
-            statistics.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            takeGNSSTime(fix, arrival: statistics.fixArrival!)
+            statistics.deliveries.fixArrival = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            takeGNSSTime(fix, arrival: statistics.deliveries.fixArrival!)
             fixTime = fix.time
             perform { $0.process(fix, clock: clock) }
-            statistics.fixArrival = nil
+            statistics.deliveries.fixArrival = nil
             fixTime = nil
         }
         if !fixes.isEmpty { updateStatusLine() }
@@ -521,7 +528,7 @@ public final class AgentDaemon {
             : AgentStatus.ClockSource(trusted: trusted, trust: trust,
                                       ntpSynchronized: trusted && trust != .always && SystemClocks.isWallClockSynchronized())
         var status = AgentStatus(
-            started: startedWall, startedMonotonic: startedMonotonic, wallTrusted: trusted, clockSource: source,
+            started: statistics.startedWall, startedMonotonic: statistics.startedMonotonic, wallTrusted: trusted, clockSource: source,
             gpsSource: gps.description, gpsConnected: gps.isConnected,
             lastFixAge: gps.lastFixAt.map { Double(now - $0) / 1e9 }, lastFixError: gps.lastFix?.horizontalError,
             lastFixLatitude: gps.lastFix?.coordinate?.latitude, lastFixLongitude: gps.lastFix?.coordinate?.longitude,
@@ -574,9 +581,6 @@ public final class AgentDaemon {
         finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }
-        if let l = turns.longest {
-            log.info("longest loop turn: \(LoopTurnWatch.milliseconds(l.nanoseconds)) (\(l.what)); \(turns.slowTurns) turns over \(turns.threshold / 1_000_000) ms")
-        }
         log.info("stopped; outputs off")
     }
 }

@@ -2,6 +2,7 @@
 // --check-config` (the second for boards with only the cross-built agent, and for the unit's
 // ExecReload=), its options, output and exit statuses included: the file parsed as a start would,
 // every zone checked, every time zone name looked up, and a summary of what it configures.
+import Annunciator
 import CivilTime
 import ConfigFile
 import FencepostJSON

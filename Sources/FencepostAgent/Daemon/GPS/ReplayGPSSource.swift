@@ -2,6 +2,7 @@
 // offset from the first divided by the speed. It has no descriptor: the loop's timer wakes it.
 import CivilTime
 import FencepostLinux
+import Geofencing
 import Position
 
 /// `[gps] source = "replay"`.
