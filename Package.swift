@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
         .library(name: "Annunciator", targets: ["Annunciator"]),
         .library(name: "SeededRandom", targets: ["SeededRandom"]),
+        .library(name: "Fleet", targets: ["Fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime", "CLibm"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
+        // The fleet link's protocol: topics, payloads, the desired document, commands, outbox policy.
+        .target(name: "Fleet", dependencies: ["CivilTime", "FencepostJSON"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
@@ -92,7 +95,7 @@ let package = Package(
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
-        .testTarget(name: "FleetTests", dependencies: ["FencepostLinux", "CFencepostLinux"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
     ],
     swiftLanguageModes: [.v6]
