@@ -226,7 +226,7 @@ final class FleetLink {
                 if !log.cleared("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))", limiter: &linkDown, at: now) {
                     log.info("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))")
                 }
-                do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))]) } catch { log.error("fleet: \(error)") }
+                do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))], sync: false) } catch { log.error("fleet: \(error)") }
                 for t in topics.subscriptions { _ = try? client.subscribe(t, qos: 1) }
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
                 nextHealth = now
@@ -291,7 +291,7 @@ final class FleetLink {
         switch callControl("apply", doc.applyParameters) {
         case .success(let result):
             appliedVersion = doc.version
-            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))]) } catch { log.error("fleet: \(error)") }
+            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))], sync: false) } catch { log.error("fleet: \(error)") }
             log.info("fleet: desired version \(doc.version) applied")
             publish(topics.reported, FleetReported.applied(version: doc.version, at: now, requests: doc.requestCount, result: result, agent: Self.agentVersion), retain: true)
         case .failure(let e):
