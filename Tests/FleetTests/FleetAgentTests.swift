@@ -18,6 +18,8 @@ final class FleetAgent {
     var logPath: String { dir.appendingPathComponent("agent.log").path }
     private(set) var pid: pid_t = 0
     var extraFleet = ""
+    /// false: a configuration without [fleet].
+    var withFleet = true
 
     static var binary: String? {
         if let p = ProcessInfo.processInfo.environment["FENCEPOST_AGENT"] { return p }
@@ -41,22 +43,21 @@ final class FleetAgent {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    func start() throws {
-        let text = """
+    func text() -> String {
+        """
             state = "\(statePath)"
             clock_trust = "always"
             time_zone = "UTC"
 
-            [fleet]
-            broker = "\(broker.address)"
-            device = "\(device)"
-            keepalive = 5
-            \(extraFleet)
+            \(withFleet ? "[fleet]\nbroker = \"\(broker.address)\"\ndevice = \"\(device)\"\nkeepalive = 5\n\(extraFleet)" : "")
 
             [socket]
             path = "\(socketPath)"
             """
-        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    func start() throws {
+        try text().write(toFile: configPath, atomically: true, encoding: .utf8)
         guard let binary = Self.binary else { throw MosquittoBroker.BrokerError.exited("fencepost-agent is not built") }
         pid = try MosquittoBroker.spawn([binary, "--config", configPath], output: logPath)
         let deadline = Date().addingTimeInterval(15)
@@ -67,6 +68,29 @@ final class FleetAgent {
             usleep(20_000)
         }
         throw MosquittoBroker.BrokerError.exited("the agent's socket did not accept within 15 s; its log:\n\(log)")
+    }
+
+    /// Whether the running agent has libmosquitto mapped.
+    var mapsLibmosquitto: Bool {
+        // /proc files report size 0: read to the end rather than by size.
+        let data = FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data()
+        return String(decoding: data, as: UTF8.self).contains("libmosquitto")
+    }
+
+    /// Runs the agent to its end (a start that must fail): its exit status.
+    func runToEnd(seconds: Double = 10) throws -> Int32 {
+        try text().write(toFile: configPath, atomically: true, encoding: .utf8)
+        guard let binary = Self.binary else { throw MosquittoBroker.BrokerError.exited("fencepost-agent is not built") }
+        let p = try MosquittoBroker.spawn([binary, "--config", configPath], output: logPath)
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            if waitpid(p, &status, WNOHANG) == p { return (status >> 8) & 0xff }
+            usleep(20_000)
+        }
+        kill(p, SIGKILL)
+        waitpid(p, &status, 0)
+        return -1
     }
 
     func stop(_ signal: Int32 = SIGTERM) {
@@ -260,5 +284,35 @@ struct FleetAgentTests {
         #expect(deliveries <= 16)
         ops.close()
         broker.stop()
+    }
+
+    @Test("a password file others can read refuses the start (exit 78, naming the fix); without [fleet] libmosquitto is not even mapped")
+    func secretsAndAbsence() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        let secret = agent.dir.appendingPathComponent("password").path
+        try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        chmod(secret, 0o644)
+        agent.extraFleet = "username = \"van-1\"\npassword_file = \"\(secret)\""
+        let code = try agent.runToEnd()
+        #expect(code == 78, "exit \(code); log:\n\(agent.log)")
+        #expect(agent.log.contains("readable by other users") && agent.log.contains("chmod 600"), "\(agent.log)")
+        chmod(secret, 0o600)
+        try agent.start()
+        // The control socket accepts before the link is made: wait for the link's first line.
+        let deadline = Date().addingTimeInterval(10)
+        while !agent.log.contains("fleet: device") && Date() < deadline { usleep(20_000) }
+        #expect(agent.mapsLibmosquitto, "pid \(agent.pid); log:\n\(agent.log)")
+        agent.stop()
+        agent.withFleet = false
+        try agent.start()
+        let running = Date().addingTimeInterval(10)
+        // Its start done (the log is appended by every run: the second such line is this run's).
+        while agent.log.components(separatedBy: "start-up memory released").count < 3 && Date() < running { usleep(20_000) }
+        #expect(agent.log.components(separatedBy: "start-up memory released").count == 3, "\(agent.log)")
+        #expect(!agent.mapsLibmosquitto, "libmosquitto mapped by an agent without [fleet]")
+        agent.stop()
     }
 }
