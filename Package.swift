@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
         .library(name: "Annunciator", targets: ["Annunciator"]),
         .library(name: "SeededRandom", targets: ["SeededRandom"]),
+        .library(name: "Fleet", targets: ["Fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime", "CLibm"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
+        // The fleet link's protocol: topics, payloads, the desired document, commands, outbox policy.
+        .target(name: "Fleet", dependencies: ["CivilTime", "FencepostJSON"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
@@ -57,15 +60,18 @@ let package = Package(
         // math.h for the cores in the Embedded Swift build, which has no Glibc module (board/cross-build).
         .target(name: "CLibm"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "Position"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "CMosquitto", "Position", "Fleet"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
-        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel"]),
+        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "Fleet"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libgps's types; the library itself is loaded at first use (CFencepostLinux/libgps_loader.c).
         .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
+        // libmosquitto (the fleet link's MQTT client), loaded at first use; its API declared in the
+        // shim, so no build needs the library or its header.
+        .target(name: "CMosquitto"),
         .executableTarget(
             name: "fencepost",
             dependencies: [
@@ -91,6 +97,7 @@ let package = Package(
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
     ],
     swiftLanguageModes: [.v6]

@@ -116,6 +116,8 @@ public final class AgentDaemon {
     var syncsInBackground = false
     /// The configuration being read again after a SIGHUP (AgentDaemon+Reload.swift).
     var reloading = ConfigurationReload()
+    /// The link to the fleet's broker, when configured (AgentDaemon+Fleet.swift).
+    var fleet: FleetLink?
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -202,6 +204,7 @@ public final class AgentDaemon {
             if let old { try? loop.unregister(old) }
             if let new { try? loop.register(new, for: [.readable, .hangup], token: .gps) }
         }
+        try setUpFleet()
     }
 
     // MARK: Clocks (WallClockTrust.swift)
@@ -242,6 +245,7 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
+        fleet?.start(now: now)
         deviceZoneWatch.schedule(at: now, zoneIsFixed: configuration.timeZone != nil || environment.readDeviceZone == nil)
         systemd.start(at: now, log: log)
         syncState()
@@ -290,6 +294,7 @@ public final class AgentDaemon {
                     what = "GPS input"
                     handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: what = "button"; handleButton()
+                case .fleet: what = "fleet link"; fleet?.handle(readable: event.isReadable || event.isHangup || event.isError, writable: event.isWritable, now: mark)
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
                 case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
@@ -314,13 +319,16 @@ public final class AgentDaemon {
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
+            fleet?.endTurn()
             endTurnSync()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             statistics.turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
             if let slow = statistics.turns.end(at: done) {
                 log.repeating(.warning, slow, limiter: &statistics.turns.slowLines, at: done)
             } else if statistics.turns.slowLinesMayClear(at: done) {
-                log.cleared("loop turns are under \(statistics.turns.threshold / 1_000_000) ms again", limiter: &statistics.turns.slowLines, at: done)
+                // Read before: the message is built while `statistics.turns.slowLines` is held inout.
+                let threshold = statistics.turns.threshold
+                log.cleared("loop turns are under \(threshold / 1_000_000) ms again", limiter: &statistics.turns.slowLines, at: done)
             }
         }
         shutDown()
@@ -341,6 +349,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        fleet?.tick(now: now)
         if deviceZoneWatch.isDue(at: now) { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
@@ -358,6 +367,7 @@ public final class AgentDaemon {
         if let d = outputs.nextDeadline { deadlines.append(d) }
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
+        if let d = fleet?.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = systemd.nextWatchdog { deadlines.append(d) }
         if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
@@ -476,6 +486,8 @@ public final class AgentDaemon {
     func handlePress(_ press: ButtonEvent) {
         guard let id = outputs.currentAlert else { return }
         let action = press.kind == .longPress ? ActionIdentifier.snooze : ActionIdentifier.default
+        fleet?.responseSource = "button"
+        defer { fleet?.responseSource = "socket" }
         do {
             let out = try center.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
                 try e.respond(to: id, action: action, clock: clock)
@@ -578,6 +590,7 @@ public final class AgentDaemon {
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
+        fleet?.stop()
         finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }
