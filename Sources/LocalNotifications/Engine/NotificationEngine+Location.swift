@@ -12,28 +12,28 @@ extension NotificationEngine {
         var out = observe(clock)
         if let t = fix.time, fix.isValid, fix.mode >= .twoD {
             let agrees = abs(t.secondsSinceEpoch - clock.wall.secondsSinceEpoch) <= configuration.stepThreshold
-            if agrees != gnssAgreed {
-                gnssAgreed = agrees
+            if agrees != trust.gnssAgreed {
+                trust.gnssAgreed = agrees
                 out.append(observe(clock))
             }
         }
         fireDue(clock, into: &out)
-        regionEvents.removeAll(keepingCapacity: true)
-        monitor.process(fix, at: clock.monotonicSeconds, into: &regionEvents)
+        location.events.removeAll(keepingCapacity: true)
+        location.monitor.process(fix, at: clock.monotonicSeconds, into: &location.events)
         handleRegionEvents(clock, into: &out)
         return out
     }
 
     /// Builds the region monitor's spatial index if many regions were added or removed since it
     /// was last built (see ``RegionMonitor/prepareIndex()``); changes no state.
-    public mutating func prepareRegionIndex() { monitor.prepareIndex() }
+    public mutating func prepareRegionIndex() { location.monitor.prepareIndex() }
 
     mutating func handleRegionEvents(_ clock: EngineClock, into out: inout EngineOutput) {
-        guard !regionEvents.isEmpty else { return }
-        let events = regionEvents
-        regionEvents.removeAll(keepingCapacity: true)
+        guard !location.events.isEmpty else { return }
+        let events = location.events
+        location.events.removeAll(keepingCapacity: true)
         for event in events {
-            guard let slot = slotOf[event.identifier], var e = slots[Int(slot)] else {
+            guard let slot = table.slotOf[event.identifier], var e = table.slots[Int(slot)] else {
                 handleZoneEvent(event, clock, into: &out)
                 continue
             }
@@ -41,12 +41,12 @@ extension NotificationEngine {
             case .enter, .exit, .dwell:
                 e.progress.fires += 1
                 e.progress.regionState = event.kind == .exit ? .outside : .inside
-                slots[Int(slot)] = e
+                table.slots[Int(slot)] = e
                 record(slot, more: e.request.trigger.repeats, into: &out)
                 deliver(e, .onTime, scheduled: nil, event: event.kind.rawValue, clock, into: &out)
             case .unknown:
                 let o = Outcome(kind: .positionUnknown, requestIdentifier: e.request.identifier,
-                                date: wallTrusted ? clock.wall : nil, count: 0, firstFire: nil, lastFire: nil,
+                                date: trust.wallTrusted ? clock.wall : nil, count: 0, firstFire: nil, lastFire: nil,
                                 detail: "no usable fix for \(Int(configuration.monitor.unknownTimeout)) s while inside; the region's state is unknown until the next good fix")
                 out.outcomes.append(o)
                 out.changes.append(.outcome(o))

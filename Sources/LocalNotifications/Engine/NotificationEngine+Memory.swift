@@ -9,13 +9,12 @@ extension NotificationEngine {
     /// configuration) and when the loop has been idle a while; later adds grow the arrays again.
     /// - Complexity: O(n) when it copies, O(1) otherwise.
     public mutating func releaseSpareCapacity() {
-        Self.shrink(&slots)
-        Self.shrink(&freeSlots)
-        addOrder.releaseSpareCapacity()
+        table.releaseSpareCapacity()
+        paging.added.releaseSpareCapacity()
     }
 
     /// The slot array's length, its room, and the free slots in it (for a debug log line).
-    public var slotStorage: (count: Int, capacity: Int, free: Int) { (slots.count, slots.capacity, freeSlots.count) }
+    public var slotStorage: (count: Int, capacity: Int, free: Int) { (table.slots.count, table.slots.capacity, table.freeSlots.count) }
 
     /// Copies `array` into a buffer just large enough when more than an eighth of its room is spare.
     static func shrink<T>(_ array: inout [T]) {

@@ -15,7 +15,7 @@ extension NotificationEngine {
     /// - Complexity: O(n).
     public var pendingIdentifiers: [String] {
         var ids: [String] = []
-        ids.reserveCapacity(slotOf.count)
+        ids.reserveCapacity(table.slotOf.count)
         forEachInAddOrder { ids.append($0.request.identifier) }
         return ids
     }
@@ -30,24 +30,24 @@ extension NotificationEngine {
         precondition(limit > 0, "a page holds at least one request")
         var from = Int64.min
         if let after {
-            if let slot = slotOf[after], let e = slots[Int(slot)] {
+            if let slot = table.slotOf[after], let e = table.slots[Int(slot)] {
                 from = e.sequence
-            } else if let s = recentlyRemoved.sequence(of: after) {
+            } else if let s = paging.recentlyRemoved.sequence(of: after) {
                 from = s
             } else {
                 return nil
             }
         }
         var items: [PendingNotification] = []
-        items.reserveCapacity(min(limit, slotOf.count))
-        var i = addOrder.firstIndex(after: from)
-        while i < addOrder.count, items.count < limit {
-            if let e = liveEntry(addOrder[i]) { items.append(describe(e, clock: clock)) }
+        items.reserveCapacity(min(limit, table.slotOf.count))
+        var i = paging.added.firstIndex(after: from)
+        while i < paging.added.count, items.count < limit {
+            if let e = liveEntry(paging.added[i]) { items.append(describe(e, clock: clock)) }
             i += 1
         }
         var more = false
-        while i < addOrder.count, !more {
-            more = liveEntry(addOrder[i]) != nil
+        while i < paging.added.count, !more {
+            more = liveEntry(paging.added[i]) != nil
             i += 1
         }
         return PendingPage(items: items, hasMore: more)

@@ -18,10 +18,10 @@ extension NotificationEngine {
     /// - Throws: `.unknownDelivery`, `.unknownAction` (naming the actions that exist),
     ///   `.alreadyAnswered`.
     public mutating func respond(to identifier: String, action: String, clock: EngineClock) throws(RequestError) -> EngineOutput {
-        guard let index = deliveredList.firstIndex(where: { $0.identifier == identifier }) else {
+        guard let index = deliveries.items.firstIndex(where: { $0.identifier == identifier }) else {
             throw RequestError(.unknownDelivery, "no delivered notification \"\(identifier)\" (see `fencepost delivered`)")
         }
-        let d = deliveredList[index]
+        let d = deliveries.items[index]
         if let r = d.response {
             throw RequestError(.alreadyAnswered, "delivered notification \"\(identifier)\" was already answered with \"\(r)\"")
         }
@@ -41,9 +41,9 @@ extension NotificationEngine {
             snooze = a.snoozeSeconds
         }
         var out = observe(clock)
-        let at = wallTrusted ? clock.wall : nil
-        deliveredList[index].response = action
-        deliveredList[index].respondedAt = at
+        let at = trust.wallTrusted ? clock.wall : nil
+        deliveries.items[index].response = action
+        deliveries.items[index].respondedAt = at
         out.acknowledged.append(identifier)
         out.changes.append(.setResponse(deliveryIdentifier: identifier, action: action, at: at))
         if let seconds = snooze {

@@ -29,26 +29,26 @@ extension NotificationEngine {
     /// - Precondition: the engine is new (no requests).
     /// - Complexity: O(requests × next-fire cost + missed fires counted).
     public mutating func restore(_ snapshot: EngineSnapshot, clock: EngineClock) -> EngineOutput {
-        precondition(slotOf.isEmpty, "restore(_:clock:) on an engine that already has requests")
+        precondition(table.slotOf.isEmpty, "restore(_:clock:) on an engine that already has requests")
         var out = observe(clock)
         categoryList = snapshot.categories
-        deliveredList = snapshot.delivered
+        deliveries.items = snapshot.delivered
         var generation = snapshot.nextGeneration
         for z in snapshot.zoneStates {
-            zoneStates[z.identifier] = z
+            location.zoneStates[z.identifier] = z
             generation = max(generation, z.generation + 1)
         }
         for (request, progress) in snapshot.requests {
             generation = max(generation, progress.generation + 1)
-            var entry = Entry(request: request, progress: progress, kind: Self.kind(of: request.trigger), sequence: addSequence)
-            addSequence += 1
+            var entry = Entry(request: request, progress: progress, kind: Self.kind(of: request.trigger), sequence: paging.nextSequence)
+            paging.nextSequence += 1
             switch request.trigger {
             case .calendar(let t):
                 var zone: ZoneRules? = nil
                 if let name = t.zoneIdentifier {
                     zone = zoneLookup(name)
                     if zone == nil {
-                        let o = Outcome(kind: .missed, requestIdentifier: request.identifier, date: wallTrusted ? clock.wall : nil,
+                        let o = Outcome(kind: .missed, requestIdentifier: request.identifier, date: trust.wallTrusted ? clock.wall : nil,
                                         count: 0, firstFire: nil, lastFire: nil,
                                         detail: "zone \"\(name)\" is no longer known on this device; the request follows the device zone \(deviceZone.identifier)")
                         out.outcomes.append(o)
@@ -56,13 +56,13 @@ extension NotificationEngine {
                     }
                 }
                 entry.fixedZone = zone.map(FixedZone.init)
-                if entry.progress.after == nil && wallTrusted {
+                if entry.progress.after == nil && trust.wallTrusted {
                     entry.progress.after = clock.wall.secondsSinceEpoch
                     out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))
                 }
             case .interval:
                 let nowMs = Int64(clock.monotonicMilliseconds)
-                if let start = progress.anchorWall, wallTrusted {
+                if let start = progress.anchorWall, trust.wallTrusted {
                     entry.anchorMilliseconds = SaturatingTime.add(nowMs, -SaturatingTime.multiply(clock.wall.secondsSinceEpoch - start, 1000))
                 } else {
                     // Unknown elapsed time: the remaining fires restart from now.
@@ -70,7 +70,7 @@ extension NotificationEngine {
                     if case .interval(let t) = request.trigger {
                         entry.anchorMilliseconds = SaturatingTime.add(nowMs, -SaturatingTime.multiply(progress.fires, t.milliseconds))
                     }
-                    entry.progress.anchorWall = wallTrusted ? clock.wall.secondsSinceEpoch - (nowMs - entry.anchorMilliseconds) / 1000 : nil
+                    entry.progress.anchorWall = trust.wallTrusted ? clock.wall.secondsSinceEpoch - (nowMs - entry.anchorMilliseconds) / 1000 : nil
                     out.changes.append(.setProgress(requestIdentifier: request.identifier, entry.progress))
                 }
             case .location:

@@ -7,7 +7,7 @@ import TimingWheel
 extension NotificationEngine {
     /// Whether `clock`'s wall time may be acted on.
     func isTrusted(_ clock: EngineClock) -> Bool {
-        (clock.wallTrusted || gnssAgreed) && clock.wall >= configuration.minimumTrustedWall
+        (clock.wallTrusted || trust.gnssAgreed) && clock.wall >= configuration.minimumTrustedWall
     }
 
     /// Takes in a clock reading: detects a step of the wall clock (against the last reading plus
@@ -16,38 +16,38 @@ extension NotificationEngine {
     mutating func observe(_ clock: EngineClock) -> EngineOutput {
         var out = EngineOutput()
         var steppedBack = false
-        if let last = lastClock, clock.monotonic >= last.monotonic {
+        if let last = trust.lastClock, clock.monotonic >= last.monotonic {
             let elapsed = Int64((clock.monotonic.nanosecondsSinceBoot - last.monotonic.nanosecondsSinceBoot) / 1_000_000_000)
             let drift = clock.wall.secondsSinceEpoch - (last.wall.secondsSinceEpoch + elapsed)
             if abs(drift) > configuration.stepThreshold {
-                gnssAgreed = false
+                trust.gnssAgreed = false
                 steppedBack = drift < 0
             }
         }
-        lastClock = clock
+        trust.lastClock = clock
         let trusted = isTrusted(clock)
-        let wasTrusted = wallTrusted
-        wallTrusted = trusted
+        let wasTrusted = trust.wallTrusted
+        trust.wallTrusted = trusted
         if trusted {
             if !wasTrusted {
                 // Requests added while the clock was untrusted start from the first trusted time.
-                for i in slots.indices {
-                    guard var e = slots[i], case .calendar = e.request.trigger, e.progress.after == nil else { continue }
+                for i in table.slots.indices {
+                    guard var e = table.slots[i], case .calendar = e.request.trigger, e.progress.after == nil else { continue }
                     e.progress.after = clock.wall.secondsSinceEpoch
-                    slots[i] = e
+                    table.slots[i] = e
                     out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
                 }
             }
             if wasTrusted && steppedBack { rewindCalendarProgress(to: clock, into: &out) }
-            if !wasTrusted || steppedBack || clock.wall.secondsSinceEpoch < Int64(wallWheel.now) {
+            if !wasTrusted || steppedBack || clock.wall.secondsSinceEpoch < Int64(calendar.wheel.now) {
                 rebuildWallWheel(at: clock.wall)
             }
         } else if wasTrusted {
             // Held: no calendar timer runs on an untrusted clock.
-            wallWheel = TimingWheel()
-            for i in slots.indices where slots[i]?.kind == .calendar {
-                slots[i]!.timer = nil
-                slots[i]!.due = nil
+            calendar.wheel = TimingWheel()
+            for i in table.slots.indices where table.slots[i]?.kind == .calendar {
+                table.slots[i]!.timer = nil
+                table.slots[i]!.due = nil
             }
         }
         return out
@@ -62,8 +62,8 @@ extension NotificationEngine {
     /// - Complexity: O(calendar requests + fires counted), the count bounded per request.
     mutating func rewindCalendarProgress(to clock: EngineClock, into out: inout EngineOutput) {
         let now = clock.wall.secondsSinceEpoch
-        for i in slots.indices {
-            guard let e = slots[i], e.kind == .calendar, let after = e.progress.after, after > now else { continue }
+        for i in table.slots.indices {
+            guard let e = table.slots[i], e.kind == .calendar, let after = e.progress.after, after > now else { continue }
             var count: Int64 = 0
             var first: Int64?, last: Int64?
             var t = now
@@ -73,8 +73,8 @@ extension NotificationEngine {
                 count += 1
                 t = n
             }
-            slots[i]!.progress.after = now
-            out.changes.append(.setProgress(requestIdentifier: e.request.identifier, slots[i]!.progress))
+            table.slots[i]!.progress.after = now
+            out.changes.append(.setProgress(requestIdentifier: e.request.identifier, table.slots[i]!.progress))
             guard count > 0 else { continue }
             let o = Outcome(kind: .repeated, requestIdentifier: e.request.identifier, date: clock.wall, count: count,
                             firstFire: first.map(WallInstant.init(secondsSinceEpoch:)), lastFire: last.map(WallInstant.init(secondsSinceEpoch:)),
@@ -91,17 +91,17 @@ extension NotificationEngine {
     /// Reschedules every calendar trigger on a new wheel at `wall`.
     /// - Complexity: O(calendar requests × next-fire cost): 100k in a few milliseconds.
     mutating func rebuildWallWheel(at wall: WallInstant) {
-        var wheel = TimingWheel<Int32>(now: UInt64(max(0, wall.secondsSinceEpoch)), capacity: timeBasedCount)
+        var wheel = TimingWheel<Int32>(now: UInt64(max(0, wall.secondsSinceEpoch)), capacity: table.timeBasedCount)
         let device = deviceZone
-        let trusted = wallTrusted
+        let trusted = trust.wallTrusted
         // Through the buffer, in place: reading `slots[i]?.kind` copies the whole entry (a dozen
         // retains and releases), which made a 100k rebuild cost ~1 µs a request.
-        slots.withUnsafeMutableBufferPointer { buffer in
+        table.slots.withUnsafeMutableBufferPointer { buffer in
             for i in buffer.indices where buffer[i]?.kind == .calendar {
                 Self.schedule(&buffer[i]!, slot: Int32(i), on: &wheel, deviceZone: device, trusted: trusted)
             }
         }
-        wallWheel = wheel
+        calendar.wheel = wheel
     }
 
     /// Arms `e`'s calendar timer on `wheel` (the rebuild's inner step, on an entry in place).
@@ -134,19 +134,19 @@ extension NotificationEngine {
     /// Arms the calendar timer of `slot` (in place: the entry is not copied out and back).
     mutating func scheduleCalendar(_ slot: Int32) {
         let i = Int(slot)
-        guard wallTrusted, let after = slots[i]?.progress.after else { return }
-        let due = nextCalendarFire(slots[i]!, after: after)
-        slots[i]!.due = due
-        if let due { slots[i]!.timer = wallWheel.schedule(at: UInt64(max(0, due)), slot) }
+        guard trust.wallTrusted, let after = table.slots[i]?.progress.after else { return }
+        let due = nextCalendarFire(table.slots[i]!, after: after)
+        table.slots[i]!.due = due
+        if let due { table.slots[i]!.timer = calendar.wheel.schedule(at: UInt64(max(0, due)), slot) }
     }
 
     mutating func scheduleInterval(_ slot: Int32) {
-        guard var e = slots[Int(slot)], case .interval(let t) = e.request.trigger else { return }
+        guard var e = table.slots[Int(slot)], case .interval(let t) = e.request.trigger else { return }
         // Saturating: fires and the anchor may come from a state file (see InputRanges).
         let due = SaturatingTime.add(e.anchorMilliseconds, SaturatingTime.multiply(SaturatingTime.add(e.progress.fires, 1), t.milliseconds))
         e.due = due
-        e.timer = monotonicWheel.schedule(at: UInt64(max(0, due)), slot)
-        slots[Int(slot)] = e
+        e.timer = intervals.wheel.schedule(at: UInt64(max(0, due)), slot)
+        table.slots[Int(slot)] = e
     }
 
     /// Moves the engine to `clock`: fires what is due (calendar triggers only on a trusted wall
@@ -163,20 +163,20 @@ extension NotificationEngine {
     }
 
     mutating func fireDue(_ clock: EngineClock, into out: inout EngineOutput) {
-        if wallTrusted {
-            let target = max(UInt64(max(0, clock.wall.secondsSinceEpoch)), wallWheel.now)
-            for (_, _, slot) in wallWheel.advance(to: target) {
-                slots[Int(slot)]?.timer = nil
+        if trust.wallTrusted {
+            let target = max(UInt64(max(0, clock.wall.secondsSinceEpoch)), calendar.wheel.now)
+            for (_, _, slot) in calendar.wheel.advance(to: target) {
+                table.slots[Int(slot)]?.timer = nil
                 handleCalendarDue(slot, clock, into: &out)
             }
         }
-        let nowMs = max(clock.monotonicMilliseconds, monotonicWheel.now)
-        for (_, _, slot) in monotonicWheel.advance(to: nowMs) {
-            slots[Int(slot)]?.timer = nil
+        let nowMs = max(clock.monotonicMilliseconds, intervals.wheel.now)
+        for (_, _, slot) in intervals.wheel.advance(to: nowMs) {
+            table.slots[Int(slot)]?.timer = nil
             handleIntervalDue(slot, clock, into: &out)
         }
-        regionEvents.removeAll(keepingCapacity: true)
-        monitor.advance(to: clock.monotonicSeconds, into: &regionEvents)
+        location.events.removeAll(keepingCapacity: true)
+        location.monitor.advance(to: clock.monotonicSeconds, into: &location.events)
         handleRegionEvents(clock, into: &out)
         pruneDelivered(clock, into: &out)
     }
@@ -186,11 +186,11 @@ extension NotificationEngine {
     /// (arm the CLOCK_BOOTTIME timer: intervals, dwell, the fix timeout).
     /// - Complexity: O(1) for the wheels; O(active regions) for the monitor.
     public var nextWakeup: (wall: WallInstant?, monotonic: MonotonicInstant?) {
-        let wall = wallTrusted ? wallWheel.nextDeadline.map { WallInstant(secondsSinceEpoch: Int64($0)) } : nil
+        let wall = trust.wallTrusted ? calendar.wheel.nextDeadline.map { WallInstant(secondsSinceEpoch: Int64($0)) } : nil
         // Saturating (a deadline past UInt64 nanoseconds is one that never comes; InputRanges keeps
         // outside durations far below that).
-        var mono = monotonicWheel.nextDeadline.map { SaturatingTime.multiply($0, 1_000_000) }
-        if let m = monitor.nextDeadline, m.isFinite, m >= 0 {
+        var mono = intervals.wheel.nextDeadline.map { SaturatingTime.multiply($0, 1_000_000) }
+        if let m = location.monitor.nextDeadline, m.isFinite, m >= 0 {
             // Rounded up, and 1 ns past: the monitor's tests are strict (`age > timeout`), so a
             // wakeup at its deadline rounded down would find nothing due and be asked for again.
             let ns = SaturatingTime.add(SaturatingTime.nanosecondsRoundedUp(m), 1)
@@ -205,13 +205,13 @@ extension NotificationEngine {
     public mutating func setDeviceZone(_ zone: ZoneRules, clock: EngineClock) -> EngineOutput {
         var out = observe(clock)
         deviceZone = zone
-        if wallTrusted {
+        if trust.wallTrusted {
             let now = clock.wall.secondsSinceEpoch
-            for i in slots.indices {
-                guard var e = slots[i], case .calendar = e.request.trigger, e.fixedZone == nil,
+            for i in table.slots.indices {
+                guard var e = table.slots[i], case .calendar = e.request.trigger, e.fixedZone == nil,
                       let after = e.progress.after, after < now else { continue }
                 e.progress.after = now
-                slots[i] = e
+                table.slots[i] = e
                 out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
             }
             rebuildWallWheel(at: clock.wall)
@@ -223,7 +223,7 @@ extension NotificationEngine {
     // MARK: Fires
 
     mutating func handleCalendarDue(_ slot: Int32, _ clock: EngineClock, into out: inout EngineOutput) {
-        guard var e = slots[Int(slot)], let first = e.due else { return }
+        guard var e = table.slots[Int(slot)], let first = e.due else { return }
         let now = clock.wall.secondsSinceEpoch
         var count: Int64 = 1, last = first
         var previous: Int64? = nil
@@ -235,7 +235,7 @@ extension NotificationEngine {
         e.progress.after = last
         e.progress.fires += count
         e.due = nil
-        slots[Int(slot)] = e
+        table.slots[Int(slot)] = e
         let more = e.request.trigger.repeats && nextCalendarFire(e, after: last) != nil
         record(slot, more: more, into: &out)
         settle(e, count: count, first: WallInstant(secondsSinceEpoch: first),
@@ -245,7 +245,7 @@ extension NotificationEngine {
     }
 
     mutating func handleIntervalDue(_ slot: Int32, _ clock: EngineClock, into out: inout EngineOutput) {
-        guard var e = slots[Int(slot)], let due = e.due, case .interval(let t) = e.request.trigger else { return }
+        guard var e = table.slots[Int(slot)], let due = e.due, case .interval(let t) = e.request.trigger else { return }
         let nowMs = Int64(clock.monotonicMilliseconds)
         var count: Int64 = 1, last = due
         if t.repeats, nowMs > due {
@@ -255,8 +255,8 @@ extension NotificationEngine {
         }
         e.progress.fires += count
         e.due = nil
-        slots[Int(slot)] = e
-        let trusted = wallTrusted
+        table.slots[Int(slot)] = e
+        let trusted = trust.wallTrusted
         let wallOf = { (ms: Int64) -> WallInstant? in
             trusted ? WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch - (nowMs - ms) / 1000) : nil
         }
@@ -268,7 +268,7 @@ extension NotificationEngine {
 
     /// Persists a request's progress after a fire, or removes it when it has no more fires.
     mutating func record(_ slot: Int32, more: Bool, into out: inout EngineOutput) {
-        guard let e = slots[Int(slot)] else { return }
+        guard let e = table.slots[Int(slot)] else { return }
         if more {
             out.changes.append(.setProgress(requestIdentifier: e.request.identifier, e.progress))
         } else {
@@ -283,7 +283,7 @@ extension NotificationEngine {
                          lateness: Int64, _ clock: EngineClock, into out: inout EngineOutput) {
         let id = e.request.identifier
         func missed(_ n: Int64, _ from: WallInstant?, _ to: WallInstant?, _ why: String) {
-            let o = Outcome(kind: .missed, requestIdentifier: id, date: wallTrusted ? clock.wall : nil, count: n,
+            let o = Outcome(kind: .missed, requestIdentifier: id, date: trust.wallTrusted ? clock.wall : nil, count: n,
                             firstFire: from, lastFire: to, detail: why)
             out.outcomes.append(o)
             out.changes.append(.outcome(o))
@@ -326,105 +326,15 @@ extension NotificationEngine {
     mutating func deliver(_ identifier: String, generation: Int64, fire: Int64, content: NotificationContent,
                           _ outcome: DeliveryOutcome, scheduled: WallInstant?, event: String?,
                           _ clock: EngineClock, into out: inout EngineOutput) {
-        let date = wallTrusted ? clock.wall : nil
+        let date = trust.wallTrusted ? clock.wall : nil
         let d = DeliveredNotification(
             identifier: "\(identifier)/\(generation)/\(fire)",
             requestIdentifier: identifier, content: content, scheduled: scheduled, date: date,
             outcome: outcome, regionEvent: event,
             signal: DeliverySignal.decide(for: content, at: date, settings: configuration.alertSettings, deviceZone: deviceZone),
             response: nil, respondedAt: nil)
-        deliveredList.append(d)
+        deliveries.items.append(d)
         out.deliveries.append(d)
         out.changes.append(.putDelivery(d))
-    }
-
-    /// Replaces the caps, limits and alert settings (a configuration reloaded while running): a
-    /// lowered cap evicts or prunes at once, each with its outcome, as an add beyond it would; new
-    /// limits hold for the requests added from now on (the pending ones stay as they were checked).
-    /// `deliveredCap` is at least 1.
-    public mutating func reconfigure(_ configuration: EngineConfiguration, clock: EngineClock) -> EngineOutput {
-        var c = configuration
-        c.deliveredCap = max(c.deliveredCap, 1)
-        self.configuration = c
-        var out = enforceCaps(clock: clock)
-        pruneDelivered(clock, into: &out)
-        return out
-    }
-
-    /// Keeps at most `deliveredCap` delivered notifications: answered ones go first, oldest first.
-    mutating func pruneDelivered(_ clock: EngineClock, into out: inout EngineOutput) {
-        guard deliveredList.count > configuration.deliveredCap else { return }
-        var excess = deliveredList.count - configuration.deliveredCap
-        var drop: Set<Int> = []
-        for pass in 0 ..< 2 where excess > 0 {
-            for (i, d) in deliveredList.enumerated() where excess > 0 && !drop.contains(i) && (pass == 1 || d.isAcknowledged) {
-                drop.insert(i); excess -= 1
-            }
-        }
-        for i in drop.sorted() {
-            let d = deliveredList[i]
-            out.changes.append(.removeDelivery(d.identifier))
-            if !d.isAcknowledged { out.acknowledged.append(d.identifier) }
-            let o = Outcome(kind: .pruned, requestIdentifier: d.requestIdentifier, date: wallTrusted ? clock.wall : nil, count: 1,
-                            firstFire: d.scheduled, lastFire: d.scheduled,
-                            detail: "delivered notification \(d.identifier) removed: more than \(configuration.deliveredCap) delivered")
-            out.outcomes.append(o)
-            out.changes.append(.outcome(o))
-        }
-        var k = 0
-        deliveredList.removeAll { _ in defer { k += 1 }; return drop.contains(k) }
-    }
-
-    // MARK: Caps
-
-    /// Milliseconds from `clock` to `e`'s next fire (Int64.max when unknown).
-    func nextFireOffset(_ e: Entry, clock: EngineClock) -> Int64 {
-        switch e.request.trigger {
-        case .calendar:
-            let wall = clock.wall.secondsSinceEpoch
-            guard let n = nextCalendarFire(e, after: e.progress.after ?? wall) else { return .max }
-            return (n - wall) * 1000
-        case .interval:
-            return (e.due ?? .max / 2) - Int64(clock.monotonicMilliseconds)
-        case .location:
-            return .max
-        }
-    }
-
-    /// Evicts the latest-firing time-based requests beyond `pendingCap` and the newest location
-    /// requests beyond `locationCap`, each with an `evicted` outcome.
-    /// - Complexity: O(pending) per eviction.
-    mutating func enforceCaps(clock: EngineClock) -> EngineOutput {
-        var out = EngineOutput()
-        while timeBasedCount > configuration.pendingCap {
-            var worst: (slot: Int, offset: Int64, sequence: Int64)? = nil
-            for (i, e) in slots.enumerated() {
-                guard let e, e.kind != .location else { continue }
-                let o = nextFireOffset(e, clock: clock)
-                if worst == nil || o > worst!.offset || (o == worst!.offset && e.sequence > worst!.sequence) {
-                    worst = (i, o, e.sequence)
-                }
-            }
-            guard let w = worst else { break }
-            evict(Int32(w.slot), "the pending cap of \(configuration.pendingCap) calendar and interval requests was reached and it fires last", clock, into: &out)
-        }
-        while locationCount > configuration.locationCap {
-            guard let newest = slots.indices.filter({ slots[$0]?.kind == .location })
-                .max(by: { slots[$0]!.sequence < slots[$1]!.sequence }) else { break }
-            evict(Int32(newest), "the cap of \(configuration.locationCap) location requests was reached", clock, into: &out)
-        }
-        return out
-    }
-
-    mutating func evict(_ slot: Int32, _ why: String, _ clock: EngineClock, into out: inout EngineOutput) {
-        guard let e = slots[Int(slot)] else { return }
-        let next = nextFireOffset(e, clock: clock)
-        removeEntry(at: slot)
-        out.changes.append(.removeRequest(e.request.identifier))
-        let nextFire = next == .max ? nil : WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch + next / 1000)
-        let o = Outcome(kind: .evicted, requestIdentifier: e.request.identifier, date: wallTrusted ? clock.wall : nil, count: 1,
-                        firstFire: nextFire, lastFire: nil, detail: why)
-        out.outcomes.append(o)
-        out.changes.append(.outcome(o))
     }
 }

@@ -66,7 +66,7 @@ extension InterruptionLevel {
 
 extension NotificationEngine {
     /// The zone set monitored now (nil: none).
-    public var zoneSet: ZoneSet? { monitor.zoneSet }
+    public var zoneSet: ZoneSet? { location.monitor.zoneSet }
 
     /// Monitors `set` in place of the current zone set (nil: none). Zones of the new set with the
     /// id and geometry of a zone of the old one keep their state (inside, dwell, cooldowns, fire
@@ -76,22 +76,22 @@ extension NotificationEngine {
     /// - Complexity: O(zones with state × log n).
     public mutating func setZoneSet(_ set: ZoneSet?, clock: EngineClock) -> EngineOutput {
         var out = observe(clock)
-        monitor.replaceZoneSet(set)
-        zoneGeneration = nextGeneration
+        location.monitor.replaceZoneSet(set)
+        location.zoneGeneration = nextGeneration
         nextGeneration += 1
         out.changes.append(.setNextGeneration(nextGeneration))
         let now = clock.monotonicSeconds, wall = Double(clock.wall.secondsSinceEpoch)
         /// A persisted wall time as monitor seconds; never in the future (an untrusted clock at
         /// boot would otherwise put a cooldown's start years ahead).
         func monitorTime(_ w: Double?) -> Double? { w.map { min(now, now + ($0 - wall)) } }
-        for (id, state) in zoneStates.sorted(by: { $0.key < $1.key }) {
+        for (id, state) in location.zoneStates.sorted(by: { $0.key < $1.key }) {
             guard let set, let n = set.number(of: id), set.fingerprint(of: n) == state.fingerprint else {
-                zoneStates[id] = nil
+                location.zoneStates[id] = nil
                 out.changes.append(.removeZoneState(id))
                 continue
             }
-            if monitor.zoneEventTimes(n) == (nil, nil, nil) && !monitor.zonesWithStateContains(n) {
-                monitor.restoreZone(n, lastKnown: state.regionState, lastEnter: monitorTime(state.lastEnter),
+            if location.monitor.zoneEventTimes(n) == (nil, nil, nil) && !location.monitor.zonesWithStateContains(n) {
+                location.monitor.restoreZone(n, lastKnown: state.regionState, lastEnter: monitorTime(state.lastEnter),
                                     lastExit: monitorTime(state.lastExit), lastDwell: monitorTime(state.lastDwell))
             }
         }
@@ -100,11 +100,11 @@ extension NotificationEngine {
 
     /// A region event of a zone of the set: delivered as a location request's would be.
     mutating func handleZoneEvent(_ event: RegionEvent, _ clock: EngineClock, into out: inout EngineOutput) {
-        guard let set = monitor.zoneSet, let n = set.number(of: event.identifier) else { return }
+        guard let set = location.monitor.zoneSet, let n = set.number(of: event.identifier) else { return }
         let id = event.identifier
         switch event.kind {
         case .enter, .exit, .dwell:
-            var state = zoneStates[id] ?? ZoneState(identifier: id, fingerprint: set.fingerprint(of: n), generation: zoneGeneration)
+            var state = location.zoneStates[id] ?? ZoneState(identifier: id, fingerprint: set.fingerprint(of: n), generation: location.zoneGeneration)
             state.fires += 1
             state.regionState = event.kind == .exit ? .outside : .inside
             let wall = Double(clock.wall.secondsSinceEpoch) + (event.time - clock.monotonicSeconds)
@@ -113,7 +113,7 @@ extension NotificationEngine {
             case .exit: state.lastExit = wall
             default: state.lastDwell = wall
             }
-            zoneStates[id] = state
+            location.zoneStates[id] = state
             out.changes.append(.putZoneState(state))
             let zone = set.zone(n)
             let content = NotificationContent(title: zone.content.title, sound: zone.content.sound,
@@ -121,7 +121,7 @@ extension NotificationEngine {
             deliver(id, generation: state.generation, fire: state.fires, content: content, .onTime, scheduled: nil,
                     event: event.kind.rawValue, clock, into: &out)
         case .unknown:
-            let o = Outcome(kind: .positionUnknown, requestIdentifier: id, date: wallTrusted ? clock.wall : nil, count: 0,
+            let o = Outcome(kind: .positionUnknown, requestIdentifier: id, date: trust.wallTrusted ? clock.wall : nil, count: 0,
                             firstFire: nil, lastFire: nil,
                             detail: "no usable fix for \(Int(configuration.monitor.unknownTimeout)) s while inside zone \(id); its state is unknown until the next good fix")
             out.outcomes.append(o)
@@ -130,24 +130,24 @@ extension NotificationEngine {
     }
 
     /// Number of zones in the zone set.
-    public var zoneCount: Int { monitor.zoneSet?.count ?? 0 }
+    public var zoneCount: Int { location.monitor.zoneSet?.count ?? 0 }
 
     /// The zones whose state is not the default: inside or unknown now, or with a fire count,
     /// at most `limit` of them, in zone-set order (its tree's order: nearby zones together); and how
     /// many there are in all.
     /// - Complexity: O(zones with state × log n).
     public func zonesWithState(limit: Int, clock: EngineClock) -> (zones: [ZoneStatus], total: Int) {
-        guard let set = monitor.zoneSet else { return ([], 0) }
+        guard let set = location.monitor.zoneSet else { return ([], 0) }
         var numbers = Set<Int>()
         var list: [(Int, RegionState)] = []
-        for (n, s) in monitor.zonesWithState { numbers.insert(n); list.append((n, s)) }
-        for (id, _) in zoneStates { if let n = set.number(of: id), !numbers.contains(n) { numbers.insert(n); list.append((n, .outside)) } }
+        for (n, s) in location.monitor.zonesWithState { numbers.insert(n); list.append((n, s)) }
+        for (id, _) in location.zoneStates { if let n = set.number(of: id), !numbers.contains(n) { numbers.insert(n); list.append((n, .outside)) } }
         list.sort { $0.0 < $1.0 }
         let wall = Double(clock.wall.secondsSinceEpoch)
         var out: [ZoneStatus] = []
         for (n, s) in list.prefix(max(0, limit)) {
             let id = set.identifier(of: n)
-            let st = zoneStates[id]
+            let st = location.zoneStates[id]
             let cooldown = set.region(n).cooldown
             let last = [st?.lastEnter, st?.lastExit, st?.lastDwell].compactMap { $0 }.max()
             let quiet = last.map { $0 + cooldown }.flatMap { $0 > wall ? $0 : nil }
@@ -157,5 +157,5 @@ extension NotificationEngine {
     }
 
     /// The persisted state of zone `identifier`, if it has any.
-    public func zoneState(_ identifier: String) -> ZoneState? { zoneStates[identifier] }
+    public func zoneState(_ identifier: String) -> ZoneState? { location.zoneStates[identifier] }
 }

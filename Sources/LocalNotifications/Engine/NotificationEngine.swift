@@ -60,34 +60,27 @@ public struct NotificationEngine {
         var sequence: Int64
     }
 
-    var slots: [Entry?] = []
-    var freeSlots: [Int32] = []
-    var slotOf: [String: Int32] = [:]
-    var timeBasedCount = 0
-    var locationCount = 0
-    var addSequence: Int64 = 0
-    /// The slots in add order, for listings and their pages.
-    var addOrder = AddOrder()
-    /// The add sequences of the last requests removed (fired, removed or replaced), so that a
-    /// page can continue after an item that left meanwhile.
-    var recentlyRemoved = RecentlyRemoved()
-    var wallWheel = TimingWheel<Int32>()
-    var monotonicWheel = TimingWheel<Int32>()
-    var monitor: RegionMonitor
+    // The state, one value per concern (each in its own file); the engine routes between them.
+    /// Pending requests by slot and identifier, and their counts per kind.
+    var table = RequestTable()
+    /// Add order and the last removals, for listings and their pages.
+    var paging = PagingOrder()
+    /// Calendar triggers' timers, on wall seconds.
+    var calendar = CalendarSchedules()
+    /// Interval triggers' timers, on monotonic milliseconds.
+    var intervals = IntervalTimers()
+    /// Location triggers' monitor and the mapped zone set's per-zone state.
+    var location: LocationState
     var categoryList: [NotificationCategory] = []
-    var deliveredList: [DeliveredNotification] = []
+    /// Delivered notifications, oldest first.
+    var deliveries = DeliveredList()
     /// The next request generation (persisted: identifiers of deliveries never repeat).
     public internal(set) var nextGeneration: Int64 = 1
-    var lastClock: EngineClock?
+    /// The last clock reading and whether the wall clock is trusted.
+    var trust = ClockTrust()
+
     /// Whether the wall clock is trusted now (the shell's word or GNSS agreement, and plausible).
-    public internal(set) var wallTrusted = false
-    var gnssAgreed = false
-    var regionEvents: [RegionEvent] = []
-    /// The mapped zone set's per-zone state, by zone id: only zones that have fired (see
-    /// NotificationEngine+ZoneSet.swift).
-    var zoneStates: [String: ZoneState] = [:]
-    /// The generation of zones that start afresh under the current zone set.
-    var zoneGeneration: Int64 = 0
+    public var wallTrusted: Bool { trust.wallTrusted }
 
     /// An engine with no requests.
     /// - Parameters:
@@ -98,7 +91,7 @@ public struct NotificationEngine {
         self.configuration = configuration
         self.deviceZone = deviceZone
         self.zoneLookup = zoneLookup
-        self.monitor = RegionMonitor(configuration: configuration.monitor)
+        self.location = LocationState(monitor: RegionMonitor(configuration: configuration.monitor))
     }
 
     // MARK: Reading
@@ -107,7 +100,7 @@ public struct NotificationEngine {
     /// - Complexity: O(n) plus their next fires.
     public func pending(clock: EngineClock) -> [PendingNotification] {
         var out: [PendingNotification] = []
-        out.reserveCapacity(slotOf.count)
+        out.reserveCapacity(table.slotOf.count)
         forEachInAddOrder { out.append(describe($0, clock: clock)) }
         return out
     }
@@ -115,51 +108,51 @@ public struct NotificationEngine {
     /// Calls `body` with each pending entry in add order.
     /// - Complexity: O(n).
     func forEachInAddOrder(_ body: (Entry) -> Void) {
-        for i in 0 ..< addOrder.count {
-            if let e = liveEntry(addOrder[i]) { body(e) }
+        for i in 0 ..< paging.added.count {
+            if let e = liveEntry(paging.added[i]) { body(e) }
         }
     }
 
     /// The entry of `pair` when it is still pending (not removed, its slot not reused).
     func liveEntry(_ pair: AddOrder.Pair) -> Entry? {
-        guard let e = slots[Int(pair.slot)], e.sequence == pair.sequence else { return nil }
+        guard let e = table.slots[Int(pair.slot)], e.sequence == pair.sequence else { return nil }
         return e
     }
 
     /// One pending request, with its next fire or region state.
     public func pending(_ identifier: String, clock: EngineClock) -> PendingNotification? {
-        slotOf[identifier].flatMap { slots[Int($0)] }.map { describe($0, clock: clock) }
+        table.slotOf[identifier].flatMap { table.slots[Int($0)] }.map { describe($0, clock: clock) }
     }
 
     /// Whether a request with `identifier` is pending.
     /// - Complexity: O(1).
-    public func isPending(_ identifier: String) -> Bool { slotOf[identifier] != nil }
+    public func isPending(_ identifier: String) -> Bool { table.slotOf[identifier] != nil }
 
     /// The number of pending requests.
-    public var pendingCount: Int { slotOf.count }
+    public var pendingCount: Int { table.slotOf.count }
 
     /// Delivered notifications, oldest first.
-    public var delivered: [DeliveredNotification] { deliveredList }
+    public var delivered: [DeliveredNotification] { deliveries.items }
 
     /// Registered categories.
     public var categories: [NotificationCategory] { categoryList }
 
     /// Unanswered deliveries: the badge LED is lit while this is > 0.
-    public var badgeCount: Int { deliveredList.reduce(0) { $0 + ($1.isAcknowledged ? 0 : 1) } }
+    public var badgeCount: Int { deliveries.badgeCount }
 
     func describe(_ e: Entry, clock: EngineClock) -> PendingNotification {
         var p = PendingNotification(request: e.request, nextFire: nil, regionState: nil, waitingFor: nil)
         switch e.request.trigger {
         case .calendar:
             p.nextFire = nextCalendarFire(e, after: e.progress.after ?? clock.wall.secondsSinceEpoch).map(WallInstant.init)
-            if !wallTrusted { p.waitingFor = "the wall clock is not trusted yet (no NTP sync or GNSS time); calendar triggers are held" }
+            if !trust.wallTrusted { p.waitingFor = "the wall clock is not trusted yet (no NTP sync or GNSS time); calendar triggers are held" }
         case .interval:
             if let due = e.due {
                 let ms = due - Int64(clock.monotonicMilliseconds)
                 p.nextFire = WallInstant(secondsSinceEpoch: clock.wall.secondsSinceEpoch + (ms + 999) / 1000)
             }
         case .location:
-            p.regionState = monitor.state(of: e.request.identifier) ?? .unknown
+            p.regionState = location.monitor.state(of: e.request.identifier) ?? .unknown
         }
         return p
     }
@@ -195,9 +188,9 @@ public struct NotificationEngine {
         var out = EngineOutput()
         nextGeneration += 1
         out.changes.append(.setNextGeneration(nextGeneration))
-        if let old = slotOf[entry.request.identifier] { removeEntry(at: old) }
-        entry.sequence = addSequence
-        addSequence += 1
+        if let old = table.slotOf[entry.request.identifier] { removeEntry(at: old) }
+        entry.sequence = paging.nextSequence
+        paging.nextSequence += 1
         out.changes.append(.putRequest(entry.request, entry.progress))
         insert(entry, clock: clock)
         out.append(enforceCaps(clock: clock))
@@ -242,7 +235,7 @@ public struct NotificationEngine {
     public mutating func removePending(_ identifiers: [String]) -> EngineOutput {
         var out = EngineOutput()
         for id in identifiers {
-            guard let slot = slotOf[id] else { continue }
+            guard let slot = table.slotOf[id] else { continue }
             removeEntry(at: slot)
             out.changes.append(.removeRequest(id))
         }
@@ -251,8 +244,8 @@ public struct NotificationEngine {
 
     /// Removes every pending request.
     public mutating func removeAllPending() -> EngineOutput {
-        for slot in slotOf.values { removeEntry(at: slot) }
-        addOrder.removeAll()
+        for slot in table.slotOf.values { removeEntry(at: slot) }
+        paging.added.removeAll()
         var out = EngineOutput()
         out.changes.append(.removeAllRequests)
         return out
@@ -262,51 +255,51 @@ public struct NotificationEngine {
     @discardableResult
     mutating func insert(_ entry: Entry, clock: EngineClock) -> Int32 {
         let slot: Int32
-        if let s = freeSlots.popLast() { slot = s; slots[Int(s)] = entry } else { slot = Int32(slots.count); slots.append(entry) }
-        slotOf[entry.request.identifier] = slot
-        addOrder.append(sequence: entry.sequence, slot: slot)
+        if let s = table.freeSlots.popLast() { slot = s; table.slots[Int(s)] = entry } else { slot = Int32(table.slots.count); table.slots.append(entry) }
+        table.slotOf[entry.request.identifier] = slot
+        paging.added.append(sequence: entry.sequence, slot: slot)
         do {
             // A second reference to the slots, read by the check while addOrder changes; it must
             // end before the slots are written below, or that write copies all of them (a debug
             // build keeps a local alive to the end of its scope: every insert copied the array).
-            let current = slots
-            addOrder.compactIfSparse(live: slotOf.count) { current[Int($0.slot)]?.sequence == $0.sequence }
+            let current = table.slots
+            paging.added.compactIfSparse(live: table.slotOf.count) { current[Int($0.slot)]?.sequence == $0.sequence }
         }
         switch entry.request.trigger {
         case .calendar:
-            timeBasedCount += 1
+            table.timeBasedCount += 1
             scheduleCalendar(slot)
         case .interval:
-            timeBasedCount += 1
+            table.timeBasedCount += 1
             scheduleInterval(slot)
         case .location(let t):
-            locationCount += 1
-            monitor.add(Region(identifier: entry.request.identifier, shape: t.shape, notifyOnEntry: t.notifyOnEntry,
+            table.locationCount += 1
+            location.monitor.add(Region(identifier: entry.request.identifier, shape: t.shape, notifyOnEntry: t.notifyOnEntry,
                                notifyOnExit: t.notifyOnExit, dwell: t.dwell, cooldown: t.cooldown, repeats: t.repeats))
             if entry.progress.regionState != .unknown {
-                monitor.restore(entry.request.identifier, lastKnown: entry.progress.regionState)
+                location.monitor.restore(entry.request.identifier, lastKnown: entry.progress.regionState)
             }
         }
         return slot
     }
 
     mutating func removeEntry(at slot: Int32) {
-        guard let e = slots[Int(slot)] else { return }
+        guard let e = table.slots[Int(slot)] else { return }
         if let h = e.timer {
             switch e.request.trigger {
-            case .calendar: wallWheel.cancel(h)
-            case .interval: monotonicWheel.cancel(h)
+            case .calendar: calendar.wheel.cancel(h)
+            case .interval: intervals.wheel.cancel(h)
             case .location: break
             }
         }
         switch e.request.trigger {
-        case .calendar, .interval: timeBasedCount -= 1
-        case .location: locationCount -= 1; monitor.remove(identifier: e.request.identifier)
+        case .calendar, .interval: table.timeBasedCount -= 1
+        case .location: table.locationCount -= 1; location.monitor.remove(identifier: e.request.identifier)
         }
-        slotOf.removeValue(forKey: e.request.identifier)
-        slots[Int(slot)] = nil
-        freeSlots.append(slot)
-        recentlyRemoved.note(e.request.identifier, sequence: e.sequence)
+        table.slotOf.removeValue(forKey: e.request.identifier)
+        table.slots[Int(slot)] = nil
+        table.freeSlots.append(slot)
+        paging.recentlyRemoved.note(e.request.identifier, sequence: e.sequence)
     }
 
     // MARK: Categories
@@ -346,24 +339,8 @@ public struct NotificationEngine {
     // MARK: Delivered
 
     /// Removes delivered notifications by identifier; their signals stop.
-    public mutating func removeDelivered(_ identifiers: [String]) -> EngineOutput {
-        var out = EngineOutput()
-        let ids = Set(identifiers)
-        deliveredList.removeAll { d in
-            guard ids.contains(d.identifier) else { return false }
-            out.changes.append(.removeDelivery(d.identifier))
-            if !d.isAcknowledged { out.acknowledged.append(d.identifier) }
-            return true
-        }
-        return out
-    }
+    public mutating func removeDelivered(_ identifiers: [String]) -> EngineOutput { deliveries.remove(identifiers) }
 
     /// Removes every delivered notification; their signals stop.
-    public mutating func removeAllDelivered() -> EngineOutput {
-        var out = EngineOutput()
-        out.acknowledged = deliveredList.filter { !$0.isAcknowledged }.map { $0.identifier }
-        deliveredList.removeAll()
-        out.changes.append(.removeAllDeliveries)
-        return out
-    }
+    public mutating func removeAllDelivered() -> EngineOutput { deliveries.removeAll() }
 }
