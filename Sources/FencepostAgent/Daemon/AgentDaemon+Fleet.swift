@@ -39,6 +39,12 @@ extension AgentDaemon {
             h.fixError = self.gps.lastFix?.horizontalError
         }
         center.eventRecorder = { [link] out in link.outboxChanges(for: out) }
+        // The catch-up deliveries of the start were committed before the link existed: recorded
+        // now, in a transaction of their own (a crash in between loses their events, never repeats them).
+        let caughtUp = link.outboxChanges(for: center.restoreOutput)
+        if !caughtUp.isEmpty {
+            do { try center.store.apply(caughtUp, sync: false) } catch { throw DaemonError("the state file could not be written: \(error)") }
+        }
         fleet = link
     }
 
