@@ -284,6 +284,11 @@ struct FleetAgentTests {
         #expect(deliveries <= 16)
         // The connection after the broker came back has the next bdSeq, in its online status
         // and in its Will (the first connection had 1).
+        // Health: retained, with the outbox drained and the free disk of the state file's folder.
+        let healthSession = try observer(broker, "fencepost/v1/dev/van-1/health")
+        let health = collect(healthSession, seconds: 5) { !$0.isEmpty }.compactMap(json).last
+        #expect((health?["freeDisk"]?.int64 ?? 0) > 0 && health?["outbox"]?["depth"] != nil, "\(health?.serialized() ?? "no health")")
+        healthSession.close()
         let status = try observer(broker, "fencepost/v1/dev/van-1/status")
         let online = collect(status, seconds: 5) { !$0.isEmpty }.compactMap(json).last
         #expect(online?["online"]?.bool == true && (online?["bdSeq"]?.int64 ?? 0) >= 2, "\(online?.serialized() ?? "no status")")

@@ -37,6 +37,7 @@ extension AgentDaemon {
             let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
             h.fixAgeSeconds = self.gps.lastFixAt.map { Double(now - $0) / 1e9 }
             h.fixError = self.gps.lastFix?.horizontalError
+            h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
         }
         center.eventRecorder = { [link] out in link.outboxChanges(for: out) }
         // The catch-up deliveries of the start were committed before the link existed: recorded
