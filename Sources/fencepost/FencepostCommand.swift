@@ -41,4 +41,16 @@ struct FencepostCommand: ParsableCommand {
                       CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self, FormerSelftestCommand.self,
                       ZonesCommand.self]
     )
+
+    /// Reads the command line through ``CommandLineInput`` (repeated options refused, negative
+    /// numbers as values) before ArgumentParser does.
+    static func main() {
+        switch CommandLineInput.normalize(Array(CommandLine.arguments.dropFirst())) {
+        case .success(let arguments):
+            main(arguments)
+        case .failure(let usage):
+            writeStandardError("Error: \(usage.text)\n")
+            exit(withError: ExitCode(64))
+        }
+    }
 }
