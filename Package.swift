@@ -90,6 +90,8 @@ let package = Package(
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
+        // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
+        .testTarget(name: "FleetTests", dependencies: ["CFencepostLinux", "FencepostLinux"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )
