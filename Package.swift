@@ -55,7 +55,7 @@ let package = Package(
         // math.h for the cores in the Embedded Swift build, which has no Glibc module (board/cross-build).
         .target(name: "CLibm"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "Position"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "CMosquitto", "Position"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
         .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "FencepostWorkloads"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -64,6 +64,9 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // libgps's types; the library itself is loaded at first use (CFencepostLinux/libgps_loader.c).
         .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
+        // libmosquitto (the fleet link's MQTT client), loaded at first use; its API declared in the
+        // shim, so no build needs the library or its header.
+        .target(name: "CMosquitto"),
         .executableTarget(
             name: "fencepost",
             dependencies: [

@@ -4,8 +4,12 @@ import Testing
 import Glibc
 #endif
 
-/// A real mosquitto for one test, with a configuration written for it: its own folder, its own
-/// pid, stopped with SIGTERM to that pid (never by name).
+/// A real mosquitto (Debian 12: 2.0.11) for one test, with a configuration written for it: its
+/// own folder, its own pid, stopped with SIGTERM to that pid (never by name).
+///
+///     let broker = try MosquittoBroker.start()
+///     defer { broker.stop() }
+///     options = MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "van-1")
 ///
 /// Listeners (mosquitto's `per_listener_settings true`: each has its own authentication):
 /// - always a Unix socket (`listener 0 PATH`: no port to race for), anonymous, no ACL: the test's
@@ -32,6 +36,17 @@ final class MosquittoBroker {
     }
 
     static let binary = "/usr/sbin/mosquitto"
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    /// Why a test that needs the broker skips (or fails, when required).
+    static let missing = "mosquitto is not installed (board/install-deps installs mosquitto and mosquitto-clients)"
+
+    /// A broker on its Unix socket only, with `extraConfiguration` (global lines) added.
+    static func start(extraConfiguration: [String] = []) throws -> MosquittoBroker {
+        var options = Options()
+        options.extra = extraConfiguration
+        return try MosquittoBroker(options)
+    }
 
     /// The broker's ACL: each device reads and writes only its own subtree (docs/fleet.md shows the
     /// same lines); the operator user reads and writes every device's.
@@ -50,8 +65,15 @@ final class MosquittoBroker {
         """
 
     let folder: URL
+    var directory: URL { folder }
     let options: Options
     var socketPath: String { folder.appendingPathComponent("broker.sock").path }
+    /// `unix:PATH`, as the agent's `[fleet] broker` key takes it.
+    var address: String { "unix:\(socketPath)" }
+    /// `mqtt://127.0.0.1:PORT` of the plain TCP listener (`plainTCP`).
+    var plainAddress: String? { plainPort.map { "mqtt://127.0.0.1:\($0)" } }
+    /// `mqtts://127.0.0.1:PORT` of the TLS listener (`tls`).
+    var tlsAddress: String? { tlsPort.map { "mqtts://127.0.0.1:\($0)" } }
     var logPath: String { folder.appendingPathComponent("mosquitto.log").path }
     var configPath: String { folder.appendingPathComponent("mosquitto.conf").path }
     private(set) var plainPort: UInt16?
@@ -59,11 +81,6 @@ final class MosquittoBroker {
     private(set) var passwordPort: UInt16?
     private(set) var process: SpawnedProcess?
     private(set) var starts = 0
-
-    /// The binary, or nil after the skip message (a failure under FENCEPOST_REQUIRE_SHARED_TESTDATA).
-    static func available(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        FleetTools.find(binary, package: "mosquitto", sourceLocation: sourceLocation)
-    }
 
     /// Writes the configuration and starts the broker; returns when every listener accepts.
     init(_ options: Options = Options()) throws {
@@ -80,7 +97,7 @@ final class MosquittoBroker {
             passwordPort = options.passwords.isEmpty ? nil : TestSocket.freePort()
             try writeConfig()
             do {
-                try start()
+                try launch()
                 return
             } catch let e as SpawnError {
                 lastError = e.message
@@ -91,6 +108,7 @@ final class MosquittoBroker {
     }
 
     deinit {
+        resume()
         process?.stop(timeout: 5)
         try? FileManager.default.removeItem(at: folder)
     }
@@ -147,7 +165,7 @@ final class MosquittoBroker {
     }
 
     /// Starts the broker (again, after ``stop()`` or ``kill()``: same folder, ports and files).
-    func start() throws {
+    func launch() throws {
         precondition(process?.isRunning != true, "the broker is running")
         let p = try SpawnedProcess([Self.binary, "-c", configPath], output: folder.appendingPathComponent("stdout").path)
         process = p
@@ -164,14 +182,14 @@ final class MosquittoBroker {
     }
 
     /// SIGTERM: a clean stop (the persistence file is written).
-    func stop() { process?.stop(signal: SIGTERM, timeout: 10) }
+    func stop() { resume(); process?.stop(signal: SIGTERM, timeout: 10) }
 
     /// SIGKILL: a crash (what persistence saved last is all that survives).
-    func kill() { process?.stop(signal: SIGKILL, timeout: 10) }
+    func kill() { resume(); process?.stop(signal: SIGKILL, timeout: 10) }
 
     /// SIGSTOP/SIGCONT: a broker that hangs with its sockets open.
-    func freeze() { process?.signal(SIGSTOP) }
-    func thaw() { process?.signal(SIGCONT) }
+    func pause() { process?.signal(SIGSTOP) }
+    func resume() { process?.signal(SIGCONT) }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
