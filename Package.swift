@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
         // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
-        .testTarget(name: "FleetTests", dependencies: ["CFencepostLinux", "FencepostLinux"], exclude: ["fault_proxy.py"]),
+        .testTarget(name: "FleetTests", dependencies: ["CFencepostLinux", "FencepostLinux", "FencepostJSON", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,6 +36,6 @@ struct FencepostCommand: ParsableCommand {
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
                       AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
                       CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, SelftestCommand.self,
-                      ZonesCommand.self, FleetCommand.self]
+                      ZonesCommand.self, FleetOperatorCommand.self]
     )
 }

@@ -82,7 +82,7 @@ struct FleetCommandCommand: ParsableCommand {
                 throw ClientFailure(ClientFailure.unavailable, "subscribing to \(resTopic): \(error)")
             }
             let id = "op-" + String(UInt64.random(in: 0 ... UInt64.max), radix: 16)
-            let expiresAt = FleetClock.nowMilliseconds() + lifetime * 1000
+            let expiresAt = OperatorClock.nowMilliseconds() + lifetime * 1000
             var args: [(key: String, value: JSONValue)] = []
             switch name {
             case "ack": args = [("delivery", .string(deliveries[0])), ("action", .string(action ?? "dismiss"))]
@@ -90,14 +90,14 @@ struct FleetCommandCommand: ParsableCommand {
             default: break
             }
             let command = JSONValue.object([("v", 1), ("id", .string(id)), ("name", .string(name)), ("args", .object(args)),
-                                            ("expiresAt", .string(FleetClock.text(milliseconds: expiresAt)))])
+                                            ("expiresAt", .string(OperatorClock.text(milliseconds: expiresAt)))])
             do {
                 try mqtt.publish(topic: FleetTopic.of(device, "cmd"), payload: Array(command.serialized().utf8), qos: 1, retain: false,
                                  messageExpiry: UInt32(lifetime), timeout: connection.timeoutNanoseconds)
             } catch {
                 throw ClientFailure(ClientFailure.unavailable, "publishing to \(FleetTopic.of(device, "cmd")): \(error)")
             }
-            let deadline = FleetClock.monotonic() + UInt64(lifetime) * 1_000_000_000
+            let deadline = OperatorClock.monotonic() + UInt64(lifetime) * 1_000_000_000
             while let m = mqtt.nextMessage(until: deadline) {
                 guard m.topic == resTopic, let answer = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)),
                       answer["id"]?.string == id else { continue }
@@ -111,7 +111,7 @@ struct FleetCommandCommand: ParsableCommand {
                 if !ok { throw ClientFailure(ClientFailure.dataError, "\(device) refused \(name) (\(id))") }
                 return
             }
-            throw ClientFailure(ClientFailure.tryLater, "\(device) did not answer \(name) (\(id)) before it expired at \(FleetClock.text(milliseconds: expiresAt)); the board refuses it after that")
+            throw ClientFailure(ClientFailure.tryLater, "\(device) did not answer \(name) (\(id)) before it expired at \(OperatorClock.text(milliseconds: expiresAt)); the board refuses it after that")
         }
     }
 }

@@ -61,11 +61,11 @@ struct FleetDevicesCommand: ParsableCommand {
             if names.isEmpty {
                 return try writeStandardOutput(device.map { "the broker holds nothing for \($0)\n" } ?? "the broker holds no board's status\n")
             }
-            let now = FleetClock.nowMilliseconds()
+            let now = OperatorClock.nowMilliseconds()
             let rows = names.map { name -> [String] in
                 let b = boards[name]!
                 return [name, Self.status(b["status"]), Self.applied(b["reported"]), Self.outbox(b["health"], now: now),
-                        b["health"]?["clock"]?.string ?? b["health"]?["clockTrust"]?.string ?? "-",
+                        b["health"]?["clock"]?.string ?? "-",
                         Self.fix(b["health"]), b["health"]?["pending"]?.int64.map(String.init) ?? "-",
                         Self.age(b["health"]?["at"]?.string, now: now)]
             }
@@ -90,19 +90,17 @@ struct FleetDevicesCommand: ParsableCommand {
         guard let o = h?["outbox"] else { return "-" }
         let depth = o["depth"]?.int64 ?? o["rows"]?.int64
         var text = depth.map(String.init) ?? "?"
-        if let oldest = o["oldestAgeSeconds"]?.int64 ?? o["oldestAge"]?.int64, (depth ?? 0) > 0 {
-            text += " (oldest \(InstantText.duration(oldest)))"
+        if let oldest = o["oldestSeconds"]?.double, (depth ?? 0) > 0 {
+            text += " (oldest \(InstantText.duration(Int64(oldest.rounded()))))"
         }
         return text
     }
 
     static func fix(_ h: JSONValue?) -> String {
-        guard let f = h?["fix"] else { return "-" }
-        if let mode = f["mode"]?.string {
-            let age = f["ageSeconds"]?.int64 ?? f["age"]?.int64
-            return mode + (age.map { " \(InstantText.duration($0)) ago" } ?? "")
-        }
-        return f.string ?? f.serialized()
+        guard let f = h?["fix"], let age = f["ageSeconds"]?.double else { return "none" }
+        var text = age < 1 ? "now" : "\(InstantText.duration(Int64(age.rounded()))) ago"
+        if let error = f["error"]?.double { text += " ±\(Int(error.rounded())) m" }
+        return text
     }
 
     /// `3min ago` from an RFC 3339 time with milliseconds.

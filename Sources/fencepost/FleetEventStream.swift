@@ -4,7 +4,7 @@
 import FencepostJSON
 
 /// One event of a device's `evt` topic.
-struct FleetEvent: Equatable {
+struct ReceivedFleetEvent: Equatable {
     var device: String
     var id: String
     var seq: Int64
@@ -14,7 +14,7 @@ struct FleetEvent: Equatable {
     var type: String { payload["type"]?.string ?? "" }
 
     /// Reads an `evt` payload of `device`; nil with the reason when it lacks `id` or `seq`.
-    static func parse(device: String, payload: [UInt8]) -> Result<FleetEvent, FleetEventProblem> {
+    static func parse(device: String, payload: [UInt8]) -> Result<ReceivedFleetEvent, FleetEventProblem> {
         let value: JSONValue
         do { value = try JSONValue.parse(String(decoding: payload, as: UTF8.self)) } catch {
             return .failure(FleetEventProblem(device: device, message: "not JSON: \(error)"))
@@ -25,7 +25,7 @@ struct FleetEvent: Equatable {
         guard let seq = value["seq"]?.int64, seq >= 0 else {
             return .failure(FleetEventProblem(device: device, message: "event \(id) has no \"seq\" (a whole number ≥ 0)"))
         }
-        return .success(FleetEvent(device: device, id: id, seq: seq, payload: value))
+        return .success(ReceivedFleetEvent(device: device, id: id, seq: seq, payload: value))
     }
 }
 
@@ -48,7 +48,7 @@ struct FleetEventProblem: Error, Equatable {
 ///   oldest forgotten first), so a duplicate older than that is released again.
 struct FleetEventStream {
     struct Output: Equatable {
-        var events: [FleetEvent] = []
+        var events: [ReceivedFleetEvent] = []
         /// Holes given up on: device, first and last seq missing.
         var missing: [(device: String, from: Int64, to: Int64)] = []
         var duplicates = 0
@@ -60,7 +60,7 @@ struct FleetEventStream {
     }
 
     private struct Held {
-        var event: FleetEvent
+        var event: ReceivedFleetEvent
         var since: UInt64
     }
 
@@ -87,7 +87,7 @@ struct FleetEventStream {
     }
 
     /// Takes one event at `now` (monotonic nanoseconds); what can be released now.
-    mutating func receive(_ event: FleetEvent, now: UInt64) -> Output {
+    mutating func receive(_ event: ReceivedFleetEvent, now: UInt64) -> Output {
         var out = Output()
         guard remember(event.id) else {
             duplicates += 1

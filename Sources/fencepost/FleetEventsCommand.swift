@@ -62,11 +62,11 @@ struct FleetEventsCommand: ParsableCommand {
                 throw ClientFailure(ClientFailure.unavailable, "subscribing to \(filter): \(error)")
             }
             var stream = FleetEventStream(holdNanoseconds: UInt64(hold * 1e9))
-            var lastNew = FleetClock.monotonic()
+            var lastNew = OperatorClock.monotonic()
             // The session's other events (connections, disconnections) seen so far.
             var eventsSeen = 0
             while true {
-                let now = FleetClock.monotonic()
+                let now = OperatorClock.monotonic()
                 if !follow && now >= lastNew + UInt64(idle * 1e9) { break }
                 let step = min(UInt64(idle * 1e9), 250_000_000)
                 // The client reconnects by itself; a broker that lost the session needs the
@@ -83,16 +83,16 @@ struct FleetEventsCommand: ParsableCommand {
                 eventsSeen = mqtt.pending.count
                 if let m = mqtt.nextMessage(until: now + step) {
                     guard let device = FleetTopic.device(of: m.topic, leaf: "evt") else { continue }
-                    switch FleetEvent.parse(device: device, payload: m.payload) {
+                    switch ReceivedFleetEvent.parse(device: device, payload: m.payload) {
                     case .failure(let problem):
                         writeErrorLine("fencepost fleet events: \(m.topic): \(problem.message)")
                     case .success(let event):
-                        let out = stream.receive(event, now: FleetClock.monotonic())
-                        if !out.events.isEmpty { lastNew = FleetClock.monotonic() }
+                        let out = stream.receive(event, now: OperatorClock.monotonic())
+                        if !out.events.isEmpty { lastNew = OperatorClock.monotonic() }
                         try emit(out)
                     }
                 }
-                try emit(stream.expire(now: FleetClock.monotonic()))
+                try emit(stream.expire(now: OperatorClock.monotonic()))
             }
             try emit(stream.finish())
         }
@@ -117,7 +117,7 @@ struct FleetEventsCommand: ParsableCommand {
     }
 
     /// `2026-11-26T07:12:03.120Z  van-0042  #123  delivery  depot/3/12 (request depot; region z-1234 enter)`.
-    static func line(_ e: FleetEvent) -> String {
+    static func line(_ e: ReceivedFleetEvent) -> String {
         let p = e.payload
         var what: [String] = []
         switch e.type {

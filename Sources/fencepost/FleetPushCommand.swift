@@ -56,7 +56,7 @@ struct FleetPushCommand: ParsableCommand {
                 throw ClientFailure(ExitCode.validationFailure.rawValue, "--version \(version) is not newer than \(current), the broker's; the board would ignore it")
             }
             var document: [(key: String, value: JSONValue)] = [
-                ("v", 1), ("version", .integer(next)), ("issuedAt", .string(FleetClock.text(milliseconds: FleetClock.nowMilliseconds()))),
+                ("v", 1), ("version", .integer(next)), ("issuedAt", .string(OperatorClock.text(milliseconds: OperatorClock.nowMilliseconds()))),
                 ("requests", .array(config.requests.map(\.value))),
             ]
             if let c = config.categories { document.append(("categories", .array(c.map(\.value)))) }
@@ -119,7 +119,7 @@ enum FleetRetained {
     /// Waits for `reported` to speak of `version` (applied or failed); nil after `timeout`.
     static func waitForReport(_ session: MQTTBlockingSession, device: String, version: Int64, timeout: UInt64) throws(ClientFailure) -> JSONValue? {
         let topic = FleetTopic.of(device, "reported")
-        let deadline = FleetClock.monotonic() + timeout
+        let deadline = OperatorClock.monotonic() + timeout
         while let m = session.nextMessage(until: deadline) {
             guard m.topic == topic, let value = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)) else { continue }
             guard value["desiredVersion"]?.int64 == version, let state = value["state"]?.string else { continue }

@@ -5,9 +5,9 @@ import Testing
 
 /// `fencepost fleet events`' ordering: each event once, in seq order per device.
 struct FleetEventStreamTests {
-    static func event(_ device: String, _ seq: Int64, type: String = "delivery", extra: String = "") -> FleetEvent {
+    static func event(_ device: String, _ seq: Int64, type: String = "delivery", extra: String = "") -> ReceivedFleetEvent {
         let text = #"{"v":1,"id":"\#(device).\#(seq)","seq":\#(seq),"type":"\#(type)"\#(extra)}"#
-        guard case .success(let e) = FleetEvent.parse(device: device, payload: Array(text.utf8)) else { fatalError(text) }
+        guard case .success(let e) = ReceivedFleetEvent.parse(device: device, payload: Array(text.utf8)) else { fatalError(text) }
         return e
     }
 
@@ -18,11 +18,11 @@ struct FleetEventStreamTests {
     @Test(arguments: 0 ..< 20 as Range<UInt64>)
     func duplicatesAndLocalReorderingComeOutOnceInOrder(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
-        var perDevice: [[FleetEvent]] = []
-        var input: [FleetEvent] = []
+        var perDevice: [[ReceivedFleetEvent]] = []
+        var input: [ReceivedFleetEvent] = []
         for device in ["van-a", "van-b", "bus-7"] {
             let base = Int64(rng.below(100))
-            var arrivals: [FleetEvent] = []
+            var arrivals: [ReceivedFleetEvent] = []
             for seq in base ..< base + 300 {
                 let e = Self.event(device, seq)
                 input.append(e)
@@ -41,7 +41,7 @@ struct FleetEventStreamTests {
             perDevice.append(arrivals)
         }
         // The devices interleaved at random, each in its own order.
-        var order: [FleetEvent] = []
+        var order: [ReceivedFleetEvent] = []
         var next = [0, 0, 0]
         while order.count < perDevice.map(\.count).reduce(0, +) {
             let d = Int(rng.below(3))
@@ -50,7 +50,7 @@ struct FleetEventStreamTests {
             next[d] += 1
         }
         var stream = FleetEventStream(holdNanoseconds: 1_000_000_000)
-        var released: [FleetEvent] = []
+        var released: [ReceivedFleetEvent] = []
         var missing = 0
         for (n, e) in order.enumerated() {
             let out = stream.receive(e, now: UInt64(n))
@@ -96,15 +96,15 @@ struct FleetEventStreamTests {
     }
 
     @Test func aPayloadWithoutIdOrSeqIsNamed() {
-        guard case .failure(let p) = FleetEvent.parse(device: "a", payload: Array(#"{"seq":1}"#.utf8)) else {
+        guard case .failure(let p) = ReceivedFleetEvent.parse(device: "a", payload: Array(#"{"seq":1}"#.utf8)) else {
             Issue.record("accepted"); return
         }
         #expect(p.message.contains("id"))
-        guard case .failure(let q) = FleetEvent.parse(device: "a", payload: Array(#"{"id":"x","seq":-1}"#.utf8)) else {
+        guard case .failure(let q) = ReceivedFleetEvent.parse(device: "a", payload: Array(#"{"id":"x","seq":-1}"#.utf8)) else {
             Issue.record("accepted"); return
         }
         #expect(q.message.contains("seq"))
-        guard case .failure(let r) = FleetEvent.parse(device: "a", payload: Array("{".utf8)) else {
+        guard case .failure(let r) = ReceivedFleetEvent.parse(device: "a", payload: Array("{".utf8)) else {
             Issue.record("accepted"); return
         }
         #expect(r.message.contains("not JSON"))

@@ -153,3 +153,58 @@ enum TestSocket {
         return fd >= 0
     }
 }
+
+/// The built `fencepost` and `fencepost-agent`, next to the running test bundle (SwiftPM puts
+/// them in one products folder), or at `$FENCEPOST_BINARY` and beside it.
+enum Binaries {
+    static let fencepost: String? = {
+        let fm = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["FENCEPOST_BINARY"], fm.isExecutableFile(atPath: path) { return path }
+        var dirs: [URL] = []
+        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            dirs.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            dirs.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for dir in dirs {
+            var d = dir
+            for _ in 0 ..< 4 {
+                let f = d.appendingPathComponent("fencepost").path
+                if fm.isExecutableFile(atPath: f) { return f }
+                d.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    static var agent: String? {
+        guard let f = fencepost else { return nil }
+        let a = URL(fileURLWithPath: f).deletingLastPathComponent().appendingPathComponent("fencepost-agent").path
+        return FileManager.default.isExecutableFile(atPath: a) ? a : nil
+    }
+
+    /// Runs `fencepost arguments…` to its end: status, standard output, standard error.
+    static func run(_ arguments: [String], timeLimit: Double = 120) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let binary = fencepost else { throw SpawnError(message: "fencepost not found next to the test bundle; set FENCEPOST_BINARY") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = arguments
+        let dir = "/tmp/fp-cli-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
+        try p.run()
+        if !SpawnedProcess.wait(timeout: timeLimit, { !p.isRunning }) {
+            kill(p.processIdentifier, SIGKILL)
+        }
+        p.waitUntilExit()
+        return (p.terminationStatus,
+                (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+    }
+}

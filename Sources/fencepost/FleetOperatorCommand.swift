@@ -11,7 +11,7 @@ import FencepostLinux
 import Glibc
 #endif
 
-struct FleetCommand: ParsableCommand {
+struct FleetOperatorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Manage and hear boards through the fleet's MQTT broker.",
@@ -242,7 +242,7 @@ enum FleetTopic {
 }
 
 /// The wall clock as the fleet's payloads write it.
-enum FleetClock {
+enum OperatorClock {
     /// Now, UTC, milliseconds since the epoch.
     static func nowMilliseconds() -> Int64 {
         var ts = timespec()
