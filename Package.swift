@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
         .library(name: "Annunciator", targets: ["Annunciator"]),
         .library(name: "SeededRandom", targets: ["SeededRandom"]),
+        .library(name: "Fleet", targets: ["Fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "Geofencing", dependencies: ["Position", "CivilTime", "CLibm"]),
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
+        // The fleet link's protocol: topics, payloads, the desired document, commands, outbox policy.
+        .target(name: "Fleet", dependencies: ["CivilTime", "FencepostJSON"]),
         .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
@@ -72,7 +75,7 @@ let package = Package(
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
                 "LocalNotifications", "FencepostAgent", "FencepostWorkloads",
-                "ConfigFile",
+                "ConfigFile", "Fleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -94,7 +97,7 @@ let package = Package(
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
         // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
-        .testTarget(name: "FleetTests", dependencies: ["CFencepostLinux", "FencepostLinux", "FencepostJSON", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

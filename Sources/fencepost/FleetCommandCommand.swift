@@ -3,6 +3,7 @@ import ArgumentParser
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
+import Fleet
 
 struct FleetCommandCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,7 +45,7 @@ struct FleetCommandCommand: ParsableCommand {
 
     @OptionGroup var connection: FleetConnectionOptions
 
-    static let names = ["ack", "removeDelivered", "status", "resync"]
+    static let names = FleetCommand.Name.allCases.map(\.rawValue)
 
     func validate() throws {
         guard Self.names.contains(name) else {
@@ -73,11 +74,11 @@ struct FleetCommandCommand: ParsableCommand {
 
     func run() throws {
         try runClient("fleet command") { () throws(ClientFailure) in
-            try FleetTopic.validate(device)
+            let topics = try OperatorTopics.of(device)
             let lifetime = Self.seconds(expires)!
             let mqtt = try connection.connect()
             defer { mqtt.close() }
-            let resTopic = FleetTopic.of(device, "cmd/res")
+            let resTopic = topics.commandResult
             do { try mqtt.subscribe(resTopic, qos: 1, timeout: connection.timeoutNanoseconds) } catch {
                 throw ClientFailure(ClientFailure.unavailable, "subscribing to \(resTopic): \(error)")
             }
@@ -92,10 +93,10 @@ struct FleetCommandCommand: ParsableCommand {
             let command = JSONValue.object([("v", 1), ("id", .string(id)), ("name", .string(name)), ("args", .object(args)),
                                             ("expiresAt", .string(OperatorClock.text(milliseconds: expiresAt)))])
             do {
-                try mqtt.publish(topic: FleetTopic.of(device, "cmd"), payload: Array(command.serialized().utf8), qos: 1, retain: false,
+                try mqtt.publish(topic: topics.command, payload: Array(command.serialized().utf8), qos: 1, retain: false,
                                  messageExpiry: UInt32(lifetime), timeout: connection.timeoutNanoseconds)
             } catch {
-                throw ClientFailure(ClientFailure.unavailable, "publishing to \(FleetTopic.of(device, "cmd")): \(error)")
+                throw ClientFailure(ClientFailure.unavailable, "publishing to \(topics.command): \(error)")
             }
             let deadline = OperatorClock.monotonic() + UInt64(lifetime) * 1_000_000_000
             while let m = mqtt.nextMessage(until: deadline) {

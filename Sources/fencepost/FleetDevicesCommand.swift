@@ -4,6 +4,7 @@ import ArgumentParser
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
+import Fleet
 
 struct FleetDevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,12 +31,12 @@ struct FleetDevicesCommand: ParsableCommand {
 
     func run() throws {
         try runClient("fleet devices") { () throws(ClientFailure) in
-            if let device { try FleetTopic.validate(device) }
+            let one = try device.map { (d: String) throws(ClientFailure) in try OperatorTopics.of(d) }
             let mqtt = try connection.connect()
             defer { mqtt.close() }
-            let leaves = ["status", "reported", "health"]
+            let leaves: [(name: String, topic: (FleetTopics) -> String)] = [("status", \.status), ("reported", \.reported), ("health", \.health)]
             for leaf in leaves {
-                let filter = FleetTopic.of(device ?? "+", leaf)
+                let filter = OperatorTopics.filter(one, leaf.topic)
                 do { try mqtt.subscribe(filter, qos: 1, timeout: connection.timeoutNanoseconds) } catch {
                     throw ClientFailure(ClientFailure.unavailable, "subscribing to \(filter): \(error)")
                 }
@@ -43,10 +44,10 @@ struct FleetDevicesCommand: ParsableCommand {
             var boards: [String: [String: JSONValue]] = [:]
             for m in mqtt.messages(for: FleetRetained.settle) {
                 for leaf in leaves {
-                    guard let name = FleetTopic.device(of: m.topic, leaf: leaf) else { continue }
+                    guard let name = OperatorTopics.device(of: m.topic, leaf.topic) else { continue }
                     let value = (try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)))
                         ?? .string(String(decoding: m.payload, as: UTF8.self))
-                    boards[name, default: [:]][leaf] = value
+                    boards[name, default: [:]][leaf.name] = value
                 }
             }
             let names = boards.keys.sorted()
@@ -54,7 +55,7 @@ struct FleetDevicesCommand: ParsableCommand {
                 var text = ""
                 for name in names {
                     let b = boards[name]!
-                    text += JSONValue.object([("device", .string(name))] + leaves.map { ($0, b[$0] ?? .null) }).serialized() + "\n"
+                    text += JSONValue.object([("device", .string(name))] + leaves.map { ($0.name, b[$0.name] ?? .null) }).serialized() + "\n"
                 }
                 return try writeStandardOutput(text)
             }

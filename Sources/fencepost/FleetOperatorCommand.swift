@@ -7,6 +7,7 @@ import ConfigFile
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
+import Fleet
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -218,26 +219,32 @@ struct FleetOperatorFile {
     }
 }
 
-/// The topics of one device (docs/fleet.md).
-enum FleetTopic {
-    static let prefix = "fencepost/v1/dev/"
-    static func of(_ device: String, _ leaf: String) -> String { prefix + device + "/" + leaf }
-
-    /// The device of `topic` when it is `fencepost/v1/dev/DEVICE/leaf`.
-    static func device(of topic: String, leaf: String) -> String? {
-        guard topic.hasPrefix(prefix), topic.hasSuffix("/" + leaf) else { return nil }
-        let device = topic.dropFirst(prefix.count).dropLast(leaf.count + 1)
-        return device.isEmpty || device.contains("/") ? nil : String(device)
+/// Topics as the operator uses them: one device's (``FleetTopics``, the device id checked by
+/// ``DeviceID``), or every device's through a `+` level.
+enum OperatorTopics {
+    /// The topics of `device`, or the usage error naming what is wrong with the id.
+    static func of(_ device: String) throws(ClientFailure) -> FleetTopics {
+        do { return FleetTopics(device: try DeviceID(device)) } catch {
+            throw ClientFailure(ExitCode.validationFailure.rawValue, PrintableText.escaped(error.message))
+        }
     }
 
-    /// A device id: letters, digits and '-', 1 to 23 of them.
-    static func validate(_ device: String) throws(ClientFailure) {
-        let ok = !device.isEmpty && device.utf8.count <= 23 && device.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
+    /// The topic `leaf` picks (`\.events`, `\.status` …) of one device, or of all (`+`).
+    static func filter(_ device: FleetTopics?, _ leaf: (FleetTopics) -> String) -> String {
+        guard let device else {
+            let sample = FleetTopics(device: try! DeviceID("x"))
+            return FleetTopics.prefix + "+" + leaf(sample).dropFirst(sample.root.count)
         }
-        if !ok {
-            throw ClientFailure(ExitCode.validationFailure.rawValue, "device id \"\(PrintableText.escaped(device))\": letters, digits and '-', 1 to 23 of them")
-        }
+        return leaf(device)
+    }
+
+    /// The device of `topic` when it is `leaf` of some device.
+    static func device(of topic: String, _ leaf: (FleetTopics) -> String) -> String? {
+        let sample = FleetTopics(device: try! DeviceID("x"))
+        let suffix = leaf(sample).dropFirst(sample.root.count)
+        guard topic.hasPrefix(FleetTopics.prefix), topic.hasSuffix(suffix) else { return nil }
+        let name = String(topic.dropFirst(FleetTopics.prefix.count).dropLast(suffix.count))
+        return (try? DeviceID(name)) != nil ? name : nil
     }
 }
 

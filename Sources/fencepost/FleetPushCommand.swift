@@ -4,6 +4,7 @@ import ArgumentParser
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
+import Fleet
 
 struct FleetPushCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,11 +47,11 @@ struct FleetPushCommand: ParsableCommand {
 
     func run() throws {
         try runClient("fleet push") { () throws(ClientFailure) in
-            try FleetTopic.validate(device)
+            let topics = try OperatorTopics.of(device)
             let config = try ClientInput.config(file)
             let session = try connection.connect()
             defer { session.close() }
-            let (current, _) = try FleetRetained.versions(session, device: device, timeout: connection.timeoutNanoseconds)
+            let (current, _) = try FleetRetained.versions(session, topics: topics, timeout: connection.timeoutNanoseconds)
             let next = version ?? (current + 1)
             if let version, version <= current {
                 throw ClientFailure(ExitCode.validationFailure.rawValue, "--version \(version) is not newer than \(current), the broker's; the board would ignore it")
@@ -62,14 +63,14 @@ struct FleetPushCommand: ParsableCommand {
             if let c = config.categories { document.append(("categories", .array(c.map(\.value)))) }
             let payload = JSONValue.object(document).serialized()
             do {
-                try session.publish(topic: FleetTopic.of(device, "desired"), payload: Array(payload.utf8), qos: 1, retain: true,
+                try session.publish(topic: topics.desired, payload: Array(payload.utf8), qos: 1, retain: true,
                                     timeout: connection.timeoutNanoseconds)
             } catch {
-                throw ClientFailure(ClientFailure.unavailable, "publishing \(FleetTopic.of(device, "desired")): \(error)")
+                throw ClientFailure(ClientFailure.unavailable, "publishing \(topics.desired): \(error)")
             }
             var report: JSONValue?
             if let wait {
-                report = try FleetRetained.waitForReport(session, device: device, version: next, timeout: UInt64(wait * 1e9))
+                report = try FleetRetained.waitForReport(session, topics: topics, version: next, timeout: UInt64(wait * 1e9))
                 if report == nil {
                     if json { try printJSON(.object([("device", .string(device)), ("version", .integer(next)), ("reported", .null)])) }
                     throw ClientFailure(ClientFailure.tryLater, "published version \(next); \(device) did not report it within \(Int(wait)) s (off, or offline: it applies the retained document when it connects)")
@@ -101,8 +102,9 @@ enum FleetRetained {
     static let settle: UInt64 = 300_000_000
 
     /// The desired version retained on the broker and the one the board reported (0 when none).
-    static func versions(_ session: MQTTBlockingSession, device: String, timeout: UInt64) throws(ClientFailure) -> (desired: Int64, reported: Int64) {
-        let desiredTopic = FleetTopic.of(device, "desired"), reportedTopic = FleetTopic.of(device, "reported")
+    static func versions(_ session: MQTTBlockingSession, topics: FleetTopics, timeout: UInt64) throws(ClientFailure) -> (desired: Int64, reported: Int64) {
+        let device = topics.device.text
+        let desiredTopic = topics.desired, reportedTopic = topics.reported
         do {
             try session.subscribe(desiredTopic, qos: 1, timeout: timeout)
             try session.subscribe(reportedTopic, qos: 1, timeout: timeout)
@@ -117,8 +119,8 @@ enum FleetRetained {
     }
 
     /// Waits for `reported` to speak of `version` (applied or failed); nil after `timeout`.
-    static func waitForReport(_ session: MQTTBlockingSession, device: String, version: Int64, timeout: UInt64) throws(ClientFailure) -> JSONValue? {
-        let topic = FleetTopic.of(device, "reported")
+    static func waitForReport(_ session: MQTTBlockingSession, topics: FleetTopics, version: Int64, timeout: UInt64) throws(ClientFailure) -> JSONValue? {
+        let topic = topics.reported
         let deadline = OperatorClock.monotonic() + timeout
         while let m = session.nextMessage(until: deadline) {
             guard m.topic == topic, let value = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)) else { continue }

@@ -1,6 +1,7 @@
 // A blocking use of ``MQTTClient`` for a command-line tool: each call runs the client in a
 // poll(2) loop until what it waits for has happened or its deadline passed. Not for the agent
 // (whose loop must never block): the agent drives the client from its epoll loop.
+import CivilTime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

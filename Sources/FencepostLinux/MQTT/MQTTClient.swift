@@ -23,6 +23,7 @@
 //   and hands the library a window.
 // - The library closes the socket on a failed read/write/keepalive: the caller is told to
 //   forget the descriptor (``MQTTWatch/forget(_:)``), never to remove a number that may be reused.
+import CivilTime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,0 +1,96 @@
+import CivilTime
+import Fleet
+import FencepostJSON
+import Testing
+
+struct FleetProtocolTests {
+    @Test("device ids: letters, digits and -, 1 to 23; a refusal names the position")
+    func deviceIDs() throws {
+        #expect(try DeviceID("van-0042").text == "van-0042")
+        #expect(try DeviceID(String(repeating: "a", count: 23)).text.count == 23)
+        for (bad, word) in [("", "empty"), (String(repeating: "a", count: 24), "at most 23"), ("van/1", "position 4"),
+                            ("van+", "position 4"), ("#", "position 1"), ("vän", "position 2"), ("a b", "position 2")] {
+            do { _ = try DeviceID(bad); Issue.record("\(bad) accepted") } catch { #expect(error.description.contains(word), "\(bad): \(error)") }
+        }
+    }
+
+    @Test("topics stay in the device's subtree; downlink topics are classified")
+    func topics() throws {
+        let t = FleetTopics(device: try DeviceID("van-1"))
+        #expect(t.events == "fencepost/v1/dev/van-1/evt")
+        #expect(t.commandResult == "fencepost/v1/dev/van-1/cmd/res")
+        #expect(t.subscriptions.allSatisfy { $0.hasPrefix("fencepost/v1/dev/van-1/") && !$0.contains("+") && !$0.contains("#") })
+        #expect(t.classify("fencepost/v1/dev/van-1/desired") == .desired)
+        #expect(t.classify("fencepost/v1/dev/van-2/desired") == nil)
+    }
+
+    @Test("event payloads: v, id, seq first, then the body; ids unique per seq and zero-padded")
+    func eventPayloads() throws {
+        let d = try DeviceID("van-0042")
+        #expect(FleetEventID.make(device: d, tag: 0x7f3a, seq: 123) == "van-0042.7f3a.000000000123")
+        let e = FleetEvent.response(delivery: "depot/3/12", action: "snooze", source: "button", at: WallInstant(secondsSinceEpoch: 0), clock: .gnss)
+        let p = FleetEvent.payload(id: "x.0001.000000000001", seq: 1, body: e.body)
+        let v = try JSONValue.parse(p)
+        #expect(v["v"]?.int64 == 1 && v["seq"]?.int64 == 1 && v["id"]?.string == "x.0001.000000000001")
+        #expect(v["type"]?.string == "response" && v["source"]?.string == "button" && v["at"]?.string == "1970-01-01T00:00:00Z")
+        let gap = FleetGap(from: 5, to: 9, dropped: [("transition", 4)], refused: [("delivery", 1)])
+        let g = try JSONValue.parse(FleetEvent.payload(id: "i", seq: 10, body: gap.body))
+        #expect(g["type"]?.string == "gap" && g["from"]?.int64 == 5 && g["to"]?.int64 == 9)
+        #expect(g["dropped"]?["transition"]?.int64 == 4 && g["refused"]?["delivery"]?.int64 == 1)
+    }
+
+    @Test("desired documents: versioned, apply's shapes, unknown keys and bad types refused with the key named")
+    func desired() throws {
+        let ok = try FleetDesiredDocument(parsing: Array(#"{"v":1,"version":3,"requests":{"inline":[{"id":"a"}]},"categories":[]}"#.utf8))
+        #expect(ok.version == 3 && ok.requestCount == 1)
+        #expect(ok.applyParameters["categories"] != nil)
+        let bare = try FleetDesiredDocument(parsing: Array(#"{"version":4,"requests":[]}"#.utf8))
+        #expect(bare.applyParameters["categories"] == nil)
+        for (bad, word) in [(#"{"requests":[]}"#, "version"), (#"{"version":0}"#, "version"), (#"{"version":1,"request":[]}"#, "unknown key \"request\""),
+                            (#"{"version":1,"requests":"x"}"#, "requests"), (#"{"version":1,"categories":{}}"#, "categories"),
+                            (#"{"version":1,"v":2}"#, "\"v\""), ("[1]", "object"), ("{", "not JSON"),
+                            (#"{"version":1,"issuedAt":"yesterday"}"#, "issuedAt"), (#"{"version":1,"requests":{"blob":{}}}"#, "blob")] {
+            do { _ = try FleetDesiredDocument(parsing: Array(bad.utf8)); Issue.record("\(bad) accepted") } catch {
+                #expect(error.description.contains(word), "\(bad): \(error)")
+            }
+        }
+    }
+
+    @Test("commands: expiresAt mandatory; expired or unknown-clock commands refused; ids remembered, bounded")
+    func commands() throws {
+        let text = #"{"v":1,"id":"op-1","name":"ack","args":{"delivery":"d1"},"expiresAt":"2026-11-26T08:00:00Z"}"#
+        guard case .success(let c) = FleetCommand.parse(Array(text.utf8)) else { Issue.record("refused"); return }
+        #expect(c.name == .ack && c.args["delivery"]?.string == "d1")
+        let exp = c.expiresAt.secondsSinceEpoch
+        #expect(c.check(now: WallInstant(secondsSinceEpoch: exp - 1)) == nil)
+        #expect(c.check(now: WallInstant(secondsSinceEpoch: exp))?.code == "command.expired")
+        #expect(c.check(now: nil)?.code == "command.clockUntrusted")
+        if case .failure(let f) = FleetCommand.parse(Array(#"{"id":"op-2","name":"ack"}"#.utf8)) {
+            #expect(f.id == "op-2" && f.error.message.contains("expiresAt"))
+        } else { Issue.record("a command without expiresAt was accepted") }
+        if case .failure(let f) = FleetCommand.parse(Array(#"{"id":"op-3","name":"reboot","expiresAt":"2026-11-26T08:00:00Z"}"#.utf8)) {
+            #expect(f.error.code == "command.unknown")
+        } else { Issue.record("an unknown command was accepted") }
+        var recent = RecentCommandIDs(capacity: 3)
+        #expect(recent.insert("a") && recent.insert("b") && !recent.insert("a"))
+        #expect(recent.insert("c") && recent.insert("d"))   // "a" falls out
+        #expect(recent.insert("a") && !recent.insert("d"))
+    }
+
+    @Test("status and Will carry bdSeq; a retained offline is recognised")
+    func status() {
+        let off = FleetStatus.offline(bdSeq: 17)
+        #expect(FleetStatus.isOffline(off) == (true, 17))
+        let on = FleetStatus.online(bdSeq: 18, since: WallInstant(secondsSinceEpoch: 0), agent: "t", boot: "b")
+        #expect(FleetStatus.isOffline(on).offline == false)
+    }
+
+    @Test("outbox bounds: admits within both, low water at 90 %")
+    func bounds() {
+        let b = FleetOutboxBounds(maximumRows: 100, maximumBytes: 1 << 20, window: 8)
+        #expect(b.admits(rows: 99, bytes: 0, adding: 10))
+        #expect(!b.admits(rows: 100, bytes: 0, adding: 10))
+        #expect(!b.admits(rows: 0, bytes: (1 << 20) - 5, adding: 10))
+        #expect(b.lowWaterRows == 90)
+    }
+}
