@@ -33,6 +33,8 @@ final class MosquittoBroker {
         var autosaveInterval = 1
         /// More configuration lines (global).
         var extra: [String] = []
+        /// `log_type all`: every packet, and every publish the ACL denies ("Denied PUBLISH from …").
+        var logAll = false
     }
 
     static let binary = "/usr/sbin/mosquitto"
@@ -134,7 +136,7 @@ final class MosquittoBroker {
         var lines = [
             "user root",
             "log_dest file \(logPath)",
-            "log_type error", "log_type warning", "log_type notice", "log_type information",
+        ] + (options.logAll ? ["log_type all"] : ["log_type error", "log_type warning", "log_type notice", "log_type information"]) + [
             "connection_messages true",
             "per_listener_settings true",
             // A consumer that falls behind a 10,000-event backlog must not lose messages at the
