@@ -65,7 +65,7 @@ import Testing
 
     /// Every table of the file refuses a key it does not know: the parser accepts nothing beyond
     /// ConfigurationKeys.
-    @Test(arguments: ["", "socket", "engine", "alerts", "gps", "gpio", "gpio.buzzer", "gpio.led", "gpio.badge", "gpio.button", "log", "hook"])
+    @Test(arguments: ["", "socket", "engine", "alerts", "gps", "gpio", "gpio.buzzer", "gpio.led", "gpio.badge", "gpio.button", "log", "hook", "fleet"])
     func everySectionRefusesOtherKeys(_ section: String) throws {
         let text = section.isEmpty ? "colour = 1\n" : "[\(section)]\ncolour = 1\n"
         let error = try #require(Self.parse(text), "[\(section)] colour was accepted")

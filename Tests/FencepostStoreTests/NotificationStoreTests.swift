@@ -332,7 +332,7 @@ import Testing
         // WAL is a property of the file: another connection sees it too.
         let other = try SQLiteDatabase(path: path, flags: [.readOnly])
         #expect(try other.scalarString("PRAGMA journal_mode") == "wal")
-        #expect(try other.userVersion() == 2)
+        #expect(try other.userVersion() == Int64(StoreSchema.migrations.count))
     }
 
     @Test func garbageFileIsNotADatabaseAndIsLeftAlone() throws {
@@ -367,7 +367,7 @@ import Testing
         let before = try folder.bytes("future.db")
         var caught: StoreError?
         do { _ = try NotificationStore(path: path) } catch { caught = error }
-        #expect(caught == .newerSchema(path: path, found: 99, known: 2))
+        #expect(caught == .newerSchema(path: path, found: 99, known: Int64(StoreSchema.migrations.count)))
         let text = caught?.description ?? ""
         #expect(text.contains(path) && text.contains("newer schema"), "\(text)")
         #expect(try folder.bytes("future.db") == before)
@@ -378,7 +378,7 @@ import Testing
         let folder = try TempFolder()
         let path = try folder.write("empty.db", Data())
         let store = try NotificationStore(path: path)
-        #expect(try store.db.userVersion() == 2)
+        #expect(try store.db.userVersion() == Int64(StoreSchema.migrations.count))
         try store.apply([.putRequest(Sample.request("a"))])
         #expect(try store.load().requests == [Sample.request("a")])
     }
@@ -398,7 +398,7 @@ import Testing
             try db.close()
         }
         let store = try NotificationStore(path: path)
-        #expect(try store.db.userVersion() == 2)
+        #expect(try store.db.userVersion() == Int64(StoreSchema.migrations.count))
         let loaded = try store.load()
         #expect(loaded.requests == [StoredRequest(id: "a", json: #"{"id":"a"}"#, state: "{}")])
         #expect(loaded.meta["apply.requests"] == #"{"a":{"id":"a"}}"#, "the meta value is the agent's to convert")

@@ -68,6 +68,7 @@ import Testing
                 applied.append(a)
             case .removeAppliedRequest(let id): applied.removeAll { $0.id == id }
             case .appendOutcome(let o): outcomes.append(o)
+            case .appendOutbox: break   // the outbox has its own tests (FleetTests.OutboxStoreTests)
             }
             return nil
         }

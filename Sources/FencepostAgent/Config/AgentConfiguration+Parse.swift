@@ -37,6 +37,7 @@ struct AgentConfigurationParser {
         if let gpio = try top.section("gpio") { config.gpio = try readGPIO(gpio) }
         if let patterns = try top.section("patterns") { config.patterns = try readPatterns(patterns) }
         if let hook = try top.section("hook") { config.hook = try readHook(hook) }
+        if let fleet = try top.section("fleet") { config.fleet = try readFleet(fleet) }
         if let log = try top.section("log") { config.logLevel = try readLog(log) }
         config.categories = try readCategories(top)
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,

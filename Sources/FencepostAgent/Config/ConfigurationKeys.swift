@@ -85,6 +85,17 @@ public enum ConfigurationKeys {
         ConfigurationKey("log.level", .applied),
         ConfigurationKey("hook.command", .applied),
         ConfigurationKey("hook.timeout", .applied),
+        ConfigurationKey("fleet.broker", .needsRestart),
+        ConfigurationKey("fleet.device", .needsRestart),
+        ConfigurationKey("fleet.ca", .needsRestart),
+        ConfigurationKey("fleet.cert", .needsRestart),
+        ConfigurationKey("fleet.key", .needsRestart),
+        ConfigurationKey("fleet.username", .needsRestart),
+        ConfigurationKey("fleet.password_file", .needsRestart),
+        ConfigurationKey("fleet.keepalive", .needsRestart),
+        ConfigurationKey("fleet.outbox_rows", .needsRestart),
+        ConfigurationKey("fleet.outbox_bytes", .needsRestart),
+        ConfigurationKey("fleet.health_interval", .needsRestart),
         ConfigurationKey("request", .applied),
         ConfigurationKey("category", .applied),
     ]
@@ -130,6 +141,7 @@ public enum ConfigurationKeys {
         default: changed.append("gps.source")
         }
         if running.gpsUERE != next.gpsUERE { changed.append("gps.uere") }
+        if running.fleet != next.fleet { changed.append("fleet") }
         let a = running.gpio, b = next.gpio
         if a.backend != b.backend {
             switch (a.backend, b.backend) {

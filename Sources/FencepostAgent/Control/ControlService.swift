@@ -73,6 +73,19 @@ public struct ControlService {
         }
     }
 
+    /// One method called in process with its params (the fleet link's desired document and
+    /// commands): the same dispatch, the same code, as a line on the socket.
+    public mutating func call(_ method: String, params: JSONValue, center: DurableNotificationCenter, clock: EngineClock,
+                              status: () -> AgentStatus) -> (result: Result<JSONValue, RPCError>, output: EngineOutput, fatal: CenterError?) {
+        var call = Call(center: center, clock: clock, params: params)
+        do throws(RPCError) {
+            let value = try dispatch(method, &call, status: status)
+            return (.success(value), call.output, call.fatal)
+        } catch {
+            return (.failure(error), call.output, call.fatal)
+        }
+    }
+
     /// The answer to a line longer than `limit` bytes (the framer dropped it; its id is unknown).
     /// `data.limit` tells a client the limit, so that it can send smaller messages.
     public static func tooLong(limit: Int) -> [UInt8] {

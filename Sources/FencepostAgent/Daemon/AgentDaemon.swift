@@ -113,6 +113,8 @@ public final class AgentDaemon {
     var syncsInBackground = false
     /// The configuration being read again after a SIGHUP (AgentDaemon+Reload.swift).
     var reloading = ConfigurationReload()
+    /// The link to the fleet's broker, when configured (AgentDaemon+Fleet.swift).
+    var fleet: FleetLink?
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -201,6 +203,7 @@ public final class AgentDaemon {
             if let old { try? loop.unregister(old) }
             if let new { try? loop.register(new, for: [.readable, .hangup], token: .gps) }
         }
+        try setUpFleet()
     }
 
     // MARK: Clocks
@@ -301,6 +304,7 @@ public final class AgentDaemon {
             return 78
         }
         gps.start(at: now)
+        fleet?.start(now: now)
         if environment.readDeviceZone != nil { nextZoneCheck = now + Self.zoneCheckInterval }
         if let interval = notifier?.watchdogInterval {
             nextWatchdog = now
@@ -354,6 +358,7 @@ public final class AgentDaemon {
                     what = "GPS input"
                     handleFixes(gps.handleReadable(at: SystemClocks.boottimeNow().nanosecondsSinceBoot, hangup: event.isHangup))
                 case .button: what = "button"; handleButton()
+                case .fleet: what = "fleet link"; fleet?.handle(readable: event.isReadable || event.isHangup || event.isError, writable: event.isWritable, now: mark)
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
                 case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
@@ -378,6 +383,7 @@ public final class AgentDaemon {
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
             mark = done
+            fleet?.endTurn()
             endTurnSync()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
@@ -405,6 +411,7 @@ public final class AgentDaemon {
             log.repeating(.error, "GPIO: \(error)", limiter: &gpioFailures, at: now)
         }
         hook.poll(at: now)
+        fleet?.tick(now: now)
         if let z = nextZoneCheck, z <= now { checkDeviceZone(at: now) }
         continueZoneSetSwap()
         clients.advance(to: now)
@@ -425,6 +432,7 @@ public final class AgentDaemon {
         if let d = outputs.nextDeadline { deadlines.append(d) }
         if let d = gps.nextDeadline { deadlines.append(d) }
         if let d = hook.nextDeadline { deadlines.append(d) }
+        if let d = fleet?.nextDeadline { deadlines.append(d) }
         if let d = clients.nextDeadline { deadlines.append(d) }
         if let d = nextWatchdog { deadlines.append(d) }
         if let d = nextZoneCheck { deadlines.append(d) }
@@ -556,6 +564,8 @@ public final class AgentDaemon {
     func handlePress(_ press: ButtonEvent) {
         guard let id = outputs.currentAlert else { return }
         let action = press.kind == .longPress ? ActionIdentifier.snooze : ActionIdentifier.default
+        fleet?.responseSource = "button"
+        defer { fleet?.responseSource = "socket" }
         do {
             let out = try center.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
                 try e.respond(to: id, action: action, clock: clock)
@@ -658,6 +668,7 @@ public final class AgentDaemon {
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
+        fleet?.stop()
         finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }

@@ -8,6 +8,8 @@ enum DaemonToken: EventToken, Hashable {
     case stateSynced
     /// The thread reading the configuration again (SIGHUP) has its result.
     case configurationRead
+    /// The fleet link's MQTT socket, or its connect thread's eventfd.
+    case fleet
     case connection(UInt32)
 
     var epollData: UInt64 {
@@ -20,6 +22,7 @@ enum DaemonToken: EventToken, Hashable {
         case .listener: 5
         case .stateSynced: 6
         case .configurationRead: 7
+        case .fleet: 8
         case .connection(let id): 1 << 32 | UInt64(id)
         }
     }
@@ -34,6 +37,7 @@ enum DaemonToken: EventToken, Hashable {
         case 5: self = .listener
         case 6: self = .stateSynced
         case 7: self = .configurationRead
+        case 8: self = .fleet
         default:
             precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
             self = .connection(UInt32(truncatingIfNeeded: epollData))

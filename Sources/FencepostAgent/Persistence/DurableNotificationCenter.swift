@@ -72,9 +72,10 @@ public final class DurableNotificationCenter {
                         _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(CenterError) -> EngineOutput {
         let out: EngineOutput
         do { out = try operation(&engine) } catch { throw .request(error) }
-        if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty {
+        let recorded = eventRecorder?(out) ?? []
+        if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty || !recorded.isEmpty {
             // Rows made as they are written: an apply of a million zones never holds them all.
-            var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges
+            var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges + recorded
             // A request the caps evicted is no longer what `apply` installed: forgotten, so that
             // the next apply brings a configured one back when there is room (issue 13, defect 5).
             for o in out.outcomes where o.kind == .evicted { more.append(.removeAppliedRequest(id: o.requestIdentifier)) }
@@ -83,6 +84,10 @@ public final class DurableNotificationCenter {
         }
         return out
     }
+
+    /// Rows that record an output's events elsewhere (the fleet link's outbox), written in the
+    /// same transaction as the output's own changes: exactly one row per event across crashes.
+    public var eventRecorder: ((EngineOutput) -> [StoreChange])?
 
     /// Commit now, fsync at ``sync()``: set by the agent, which acts on an output between the two.
     public var defersSync = false

@@ -26,6 +26,7 @@ enum SQLiteCalls {
     static func extendedErrcode(_ db: OpaquePointer) -> Int32 { sqlite3_extended_errcode(db) }
     static func autocommit(_ db: OpaquePointer) -> Bool { sqlite3_get_autocommit(db) != 0 }
     static func changes(_ db: OpaquePointer) -> Int64 { Int64(sqlite3_changes64(db)) }
+    static func lastInsertRowID(_ db: OpaquePointer) -> Int64 { Int64(sqlite3_last_insert_rowid(db)) }
     static func syncJournal(_ db: OpaquePointer) -> Int32 { fencepost_sqlite3_sync_journal(db) }
     static func releaseMemory(_ db: OpaquePointer) -> Int32 { sqlite3_db_release_memory(db) }
     static func countWALFrames(_ db: OpaquePointer, _ frames: UnsafeMutablePointer<Int32>) { fencepost_sqlite3_count_wal_frames(db, frames) }

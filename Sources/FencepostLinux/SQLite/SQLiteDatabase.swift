@@ -156,6 +156,9 @@ public final class SQLiteDatabase {
     /// `sqlite3_changes64`.
     public var changes: Int64 { handle.map(SQLiteCalls.changes) ?? 0 }
 
+    /// The row id of the last `INSERT`. The corresponding C function is `sqlite3_last_insert_rowid`.
+    public var lastInsertRowID: Int64 { handle.map(SQLiteCalls.lastInsertRowID) ?? 0 }
+
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT` (the write lock is taken at the start, so
     /// the transaction cannot fail half-way with `SQLITE_BUSY` on upgrade). When `body` throws,
     /// or `COMMIT` fails, the transaction is rolled back and the error rethrown.

@@ -67,6 +67,9 @@ public final class NotificationStore {
         stateGuard = guarded ? try StateFileGuard(path: path) : nil
     }
 
+    /// The fleet outbox's counters and bounds (NotificationStore+Outbox.swift).
+    var outbox = OutboxState()
+
     /// Notices the file or its directory removed while open (checked after every commit).
     let stateGuard: StateFileGuard?
     /// One agent per state file: held while the store is open (the agent's life).
@@ -196,6 +199,16 @@ public final class NotificationStore {
 
     private func commit<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest) throws(StoreError) {
         var removed = removedDeliveries
+        // The outbox counters follow the transaction: put back when it rolls back.
+        let outboxBefore = outbox
+        do throws(StoreError) { try commitTransaction(first, &rest, &removed) } catch {
+            outbox = outboxBefore
+            throw error
+        }
+        removedDeliveries = removed
+    }
+
+    private func commitTransaction<Rest: IteratorProtocol<StoreChange>>(_ first: StoreChange, _ rest: inout Rest, _ removed: inout Int64) throws(StoreError) {
         try db.transaction { () throws(StoreError) in
             var appendedOutcome = false
             var next: StoreChange? = first
@@ -221,7 +234,6 @@ public final class NotificationStore {
                     """, [.integer(excess)])
             }
         }
-        removedDeliveries = removed
     }
 
     private func perform(_ change: StoreChange) throws(StoreError) {
@@ -283,6 +295,8 @@ public final class NotificationStore {
         case .appendOutcome(let o):
             try run("INSERT INTO outcome (at, request_id, event, detail) VALUES (?1, ?2, ?3, ?4)",
                     [.integer(o.at), .text(o.requestID), .text(o.event), .text(o.detail)])
+        case .appendOutbox(let e):
+            try appendOutbox(e)
         }
     }
 
@@ -344,7 +358,7 @@ public final class NotificationStore {
 
     /// Runs a cached statement that returns no rows; returns the number of rows changed.
     @discardableResult
-    private func run(_ sql: String, _ values: [SQLiteValue]) throws(StoreError) -> Int64 {
+    func run(_ sql: String, _ values: [SQLiteValue]) throws(StoreError) -> Int64 {
         do { return try runSQLite(sql, values) } catch { throw StoreError(error) }
     }
 
@@ -358,7 +372,7 @@ public final class NotificationStore {
     }
 
     /// Runs a cached query, calling `row` for each result row.
-    private func query(_ sql: String, _ values: [SQLiteValue], row: (SQLiteStatement) -> Void) throws(StoreError) {
+    func query(_ sql: String, _ values: [SQLiteValue], row: (SQLiteStatement) -> Void) throws(StoreError) {
         do {
             let statement = try db.cachedStatement(sql)
             defer { statement.reset() }

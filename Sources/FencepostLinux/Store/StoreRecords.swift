@@ -121,6 +121,41 @@ public enum StoreChange: Sendable, Equatable {
     case removeAppliedRequest(id: String)
     /// Appends to the outcome history, which keeps the newest `outcomeCapacity` rows.
     indirect case appendOutcome(StoredOutcome)
+    /// Appends an event to the fleet outbox (its seq is the row id), within the store's
+    /// ``NotificationStore/outboxBounds``: when full, rows are dropped by priority and a gap
+    /// event says so (NotificationStore+Outbox.swift).
+    indirect case appendOutbox(OutboxEntry)
+}
+
+/// An event for the fleet outbox, before it has a seq.
+public struct OutboxEntry: Sendable, Equatable {
+    /// `delivery`, `response`, `transition`, `gap` …
+    public var kind: String
+    public var topic: String
+    /// 0 survives longest (responses, gaps), 3 goes first.
+    public var priority: Int
+    /// The JSON members after v/id/seq.
+    public var body: String
+    /// Wall seconds when it was recorded.
+    public var created: Int64
+
+    public init(kind: String, topic: String, priority: Int, body: String, created: Int64) {
+        self.kind = kind
+        self.topic = topic
+        self.priority = priority
+        self.body = body
+        self.created = created
+    }
+}
+
+/// A row of the outbox.
+public struct OutboxRow: Sendable, Equatable {
+    public var seq: Int64
+    public var kind: String
+    public var topic: String
+    public var body: String
+    /// UTF-8 bytes of `body` (what the bounds count).
+    public var bytes: Int
 }
 
 /// Everything the agent reloads at start.

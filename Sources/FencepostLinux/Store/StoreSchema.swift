@@ -4,6 +4,7 @@ enum StoreSchema {
     static let migrations: [SQLiteMigration] = [
         .sql("create the notification tables", version1),
         .sql("remember the requests apply installed by fingerprint", version2),
+        .sql("the fleet link's outbox", version3),
     ]
 
     /// Version 1.
@@ -60,5 +61,24 @@ enum StoreSchema {
             id          TEXT NOT NULL UNIQUE,
             fingerprint INTEGER NOT NULL
         );
+        """
+
+    /// Version 3: the fleet link's outbox. One row per event, written in the transaction that
+    /// records the event; `seq` is the event's seq (never reused: AUTOINCREMENT, so a seq is not
+    /// handed out again after the newest rows were acknowledged and deleted). `body` is the event's
+    /// JSON members after v/id/seq (Fleet's FleetEvent.payload puts them together when sending).
+    /// `priority`: 0 response and gap, 1 delivery, 2 transition, 3 other. `failed`: the broker's
+    /// refusal (PUBACK reason ≥ 0x80), kept for health, not sent again by this process.
+    static let version3 = """
+        CREATE TABLE outbox (
+            seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind     TEXT NOT NULL,
+            topic    TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            body     TEXT NOT NULL,
+            created  INTEGER NOT NULL,
+            failed   TEXT
+        );
+        CREATE INDEX outbox_priority ON outbox (priority, seq);
         """
 }

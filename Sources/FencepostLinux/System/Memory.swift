@@ -17,12 +17,18 @@ public enum Memory {
     /// This process's peak resident set so far, kB (`VmHWM` of `/proc/self/status`: the memory
     /// of this executable image alone, which a parent's `wait4` rusage is not after a `vfork`-
     /// style spawn); nil when it cannot be read.
-    public static func peakResidentKilobytes() -> Int? {
+    public static func peakResidentKilobytes() -> Int? { statusKilobytes("VmHWM:") }
+
+    /// This process's resident set now, kB (`VmRSS` of `/proc/self/status`); nil when it cannot be read.
+    public static func residentKilobytes() -> Int? { statusKilobytes("VmRSS:") }
+
+    /// A `kB` line of `/proc/self/status`.
+    static func statusKilobytes(_ key: String) -> Int? {
         guard let text = try? FileDescriptor.readFile("/proc/self/status", maximumBytes: 1 << 16) else { return nil }
         var line: [UInt8] = []
         for b in text + [10] {
             if b != 10 { line.append(b); continue }
-            if line.starts(with: Array("VmHWM:".utf8)) {
+            if line.starts(with: Array(key.utf8)) {
                 var value = 0, digits = 0
                 for c in line where c >= 48 && c <= 57 { value = value * 10 + Int(c - 48); digits += 1 }
                 return digits > 0 ? value : nil

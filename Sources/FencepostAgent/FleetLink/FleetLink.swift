@@ -1,0 +1,368 @@
+// The fleet link: the agent's side of the MQTT broker (Fleet/FleetTopics.swift has the protocol).
+//
+//   uplink    deliveries and responses → outbox rows, in the transaction that records them
+//             (``outboxChanges(for:clock:)``, the center's hook) → sent in seq order, at most
+//             `window` in flight → deleted on PUBACK, one transaction per loop turn
+//   downlink  D/desired → the control service's `apply` (the socket's code, all or nothing,
+//             only a newer version) → D/reported;  D/cmd → ack, removeDelivered, status, resync
+//             (the socket's methods; expired commands refused) → D/cmd/res
+//   status    retained online with bdSeq; the Will offline with the same bdSeq and a delay
+//   health    retained every `health_interval` and at each connect
+//
+// Nothing here blocks the loop: the MQTT client connects on a thread, every call is
+// non-blocking, the outbox lives in SQLite (bounded), the window of the library is bounded, and
+// a dead link only makes the outbox grow — a delivery or a control answer never waits for it.
+import CivilTime
+import Fleet
+import FencepostJSON
+import FencepostLinux
+import LocalNotifications
+
+/// The fleet link of one agent.
+final class FleetLink {
+    let configuration: FleetConfiguration
+    let topics: FleetTopics
+    let client: MQTTClient
+    let store: NotificationStore
+    let log: DaemonLog
+    /// Calls a control method in process: (method, params) → result. Set by the daemon.
+    var callControl: (String, JSONValue) -> Result<JSONValue, RPCError> = { _, _ in .failure(RPCError(.serverError, "not wired")) }
+    /// The wall clock and whether it is trusted. Set by the daemon.
+    var readClock: () -> EngineClock
+    /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
+    var healthFields: (inout FleetHealth) -> Void = { _ in }
+    /// The answer's source recorded for the next response (`button` while the daemon handles a
+    /// press, `remote` for a command); `socket` otherwise.
+    var responseSource = "socket"
+
+    static let agentVersion = "fencepost-agent"
+
+    private let tag: UInt16
+    private var bdSeq: Int64
+    private var appliedVersion: Int64?
+    private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
+    private var sentThrough: Int64 = 0
+    private var acked: [(seq: Int64, bytes: Int)] = []
+    private var recentCommands = RecentCommandIDs(capacity: 1000)
+    private var nextHealth: UInt64 = 0
+    private var nextTick: UInt64 = 0
+    private var refusedPublishes = 0
+    private var lastRefusal: String?
+    private var wantsFill = false
+    /// Failures logged as one repeating condition.
+    private var linkDown = RepeatLimiter()
+
+    /// Reads the secrets (refusing files others may read), the tag and counters from the state
+    /// file, and makes the MQTT client (loads libmosquitto). No I/O to the broker yet.
+    init(configuration: FleetConfiguration, store: NotificationStore, log: DaemonLog, clock: @escaping () -> EngineClock) throws(DaemonError) {
+        self.configuration = configuration
+        self.store = store
+        self.log = log
+        readClock = clock
+        topics = FleetTopics(device: configuration.device)
+        for (key, path) in [("key", configuration.key), ("password_file", configuration.passwordFile)] {
+            guard let path else { continue }
+            let readable: Bool
+            do { readable = try FilePermissions.isReadableByOthers(path) } catch {
+                throw DaemonError("[fleet] \(key) \(path): \(error)", exitCode: 78)
+            }
+            if readable {
+                throw DaemonError("[fleet] \(key) \(path) is readable by other users: make it private (chmod 600 \(path)); not starting", exitCode: 78)
+            }
+        }
+        var password: String?
+        if let path = configuration.passwordFile {
+            do {
+                let bytes = try FileDescriptor.readFile(path, maximumBytes: 4096)
+                let first = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+                password = String(decoding: first.filter { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+            } catch {
+                throw DaemonError("[fleet] password_file \(path): \(error)", exitCode: 78)
+            }
+        }
+        // The tag of event ids, chosen once per state file; bdSeq and the applied version persist.
+        var meta: [String: String] = [:]
+        do { meta = try store.load().meta } catch { throw DaemonError("the state file could not be read: \(error)") }
+        if let t = meta["fleet.tag"].flatMap({ UInt16($0) }) {
+            tag = t
+        } else {
+            tag = UInt16(truncatingIfNeeded: SystemClocks.boottimeNow().nanosecondsSinceBoot ^ UInt64(SystemClocks.realtimeNow().nanoseconds))
+            do { try store.apply([.setMeta(key: "fleet.tag", value: String(tag))]) } catch { throw DaemonError("the state file could not be written: \(error)") }
+        }
+        bdSeq = (meta["fleet.bdSeq"].flatMap { Int64($0) } ?? 0) + 1
+        appliedVersion = meta["fleet.appliedVersion"].flatMap { Int64($0) }
+        store.outboxBounds = configuration.outbox
+
+        var options = MQTTOptions(broker: configuration.broker, clientID: configuration.device.text)
+        options.keepalive = Int32(configuration.keepalive)
+        options.sessionExpiry = 3600
+        options.will = MQTTWill(topic: topics.status, payload: FleetStatus.offline(bdSeq: bdSeq), qos: 1, retain: true, delay: 60)
+        if let ca = configuration.ca { options.tls = MQTTTLSFiles(ca: ca, certificate: configuration.certificate, key: configuration.key) }
+        options.username = configuration.username
+        options.password = password
+        options.sendMaximum = Int32(configuration.outbox.window)
+        do { client = try MQTTClient(options) } catch { throw DaemonError("[fleet] \(error)", exitCode: 69) }
+    }
+
+    // MARK: The loop
+
+    /// Starts connecting.
+    func start(now: UInt64) {
+        log.info("fleet: device \(configuration.device) to \(configuration.broker), outbox \(outboxDescription())")
+        client.start(now: now)
+        nextTick = now + 1_000_000_000
+        nextHealth = now
+    }
+
+    /// When ``tick(now:)`` is due.
+    var nextDeadline: UInt64? { nextTick }
+
+    /// The watched descriptor was ready.
+    func handle(readable: Bool, writable: Bool, now: UInt64) {
+        client.handle(readable: readable, writable: writable, now: now)
+        process(now: now)
+    }
+
+    /// Once a second: keepalive, deadlines, retries, health.
+    func tick(now: UInt64) {
+        guard now >= nextTick else { return }
+        nextTick = now + 1_000_000_000
+        client.tick(now: now)
+        process(now: now)
+        if client.state == .connected && now >= nextHealth {
+            nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
+            publishHealth()
+        }
+    }
+
+    /// At the end of each loop turn: acknowledged rows deleted (one transaction), new rows handed.
+    func endTurn() {
+        flushAcks()
+        if wantsFill { fill() }
+    }
+
+    /// Sends the Will on purpose (orderly shutdown: the fleet sees `offline` at once).
+    func stop() {
+        flushAcks()
+        client.stop(sendWill: true)
+    }
+
+    // MARK: Uplink
+
+    /// The outbox rows for what an engine output records: deliveries and responses. Runs inside
+    /// the center's commit (same transaction).
+    func outboxChanges(for out: EngineOutput) -> [StoreChange] {
+        let clock = readClock()
+        var changes: [StoreChange] = []
+        let fleetClock: FleetClock = clock.wallTrusted ? .ntp : .untrusted
+        for d in out.deliveries {
+            var trigger: [(key: String, value: JSONValue)] = []
+            if let e = d.regionEvent { trigger = [("kind", "region"), ("event", .string(e))] }
+            else if let s = d.scheduled { trigger = [("kind", "time"), ("scheduled", .string(s.description))] }
+            else { trigger = [("kind", "time")] }
+            let e = FleetEvent.delivery(id: d.identifier, request: d.requestIdentifier, category: d.content.categoryIdentifier,
+                                        at: d.date ?? clock.wall, clock: fleetClock, trigger: .object(trigger),
+                                        outcome: d.outcome.name, position: nil)
+            changes.append(.appendOutbox(entry(e, clock: clock)))
+        }
+        for c in out.changes {
+            if case .setResponse(let id, let action, let at) = c {
+                let e = FleetEvent.response(delivery: id, action: action, source: responseSource, at: at ?? clock.wall, clock: fleetClock)
+                changes.append(.appendOutbox(entry(e, clock: clock)))
+            }
+        }
+        if !changes.isEmpty { wantsFill = true }
+        return changes
+    }
+
+    private func entry(_ e: FleetEvent, clock: EngineClock) -> OutboxEntry {
+        OutboxEntry(kind: e.type, topic: topics.events, priority: e.priority.rawValue, body: e.body, created: clock.wall.secondsSinceEpoch)
+    }
+
+    /// Hands rows to the library up to the window, in seq order. Rows it holds are not handed
+    /// again while it lives (it resends them after a reconnect itself).
+    private func fill() {
+        wantsFill = false
+        guard client.state == .connected else { return }
+        let room = configuration.outbox.window - inflight.count
+        guard room > 0 else { return }
+        let rows: [OutboxRow]
+        do { rows = try store.outboxRows(after: sentThrough, limit: room) } catch {
+            log.error("fleet: the outbox could not be read: \(error)")
+            return
+        }
+        for row in rows {
+            let payload = FleetEvent.payload(id: FleetEventID.make(device: configuration.device, tag: tag, seq: row.seq), seq: row.seq, body: row.body)
+            do {
+                let mid = try client.publish(topic: row.topic, payload: payload, qos: 1, retain: false)
+                inflight[mid] = (row.seq, row.bytes)
+                sentThrough = row.seq
+                store.outboxProtectedThrough = sentThrough
+            } catch {
+                log.warning("fleet: publishing event \(row.seq): \(error)")
+                return
+            }
+        }
+    }
+
+    private func flushAcks() {
+        guard !acked.isEmpty else { return }
+        do { try store.deleteOutbox(acked) } catch { log.error("fleet: acknowledged events could not be deleted: \(error)") }
+        acked.removeAll(keepingCapacity: true)
+    }
+
+    private func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int32 = 1) {
+        do { _ = try client.publish(topic: topic, payload: payload, qos: qos, retain: retain) } catch {
+            log.debug("fleet: not published to \(topic): \(error)")
+        }
+    }
+
+    // MARK: Events of the client
+
+    private func process(now: UInt64) {
+        for event in client.takeEvents() {
+            switch event {
+            case .connected(let sessionPresent):
+                if !log.cleared("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))", limiter: &linkDown, at: now) {
+                    log.info("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))")
+                }
+                do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))]) } catch { log.error("fleet: \(error)") }
+                for t in topics.subscriptions { _ = try? client.subscribe(t, qos: 1) }
+                publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
+                nextHealth = now
+                wantsFill = true
+            case .disconnected(let reason):
+                log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
+            case .refused(let reason, let message):
+                log.repeating(.warning, "fleet: the broker refused the connection: \(message) (\(reason))", limiter: &linkDown, at: now)
+            case .published(let mid, let reason):
+                guard let row = inflight.removeValue(forKey: mid) else { continue }
+                if reason >= 0x80 {
+                    refusedPublishes += 1
+                    lastRefusal = "event \(row.seq): reason \(reason)"
+                    log.warning("fleet: the broker refused event \(row.seq) (reason \(reason)); kept as failed, not resent")
+                    do { try store.markOutboxFailed(seq: row.seq, reason: "reason \(reason)") } catch { log.error("fleet: \(error)") }
+                } else {
+                    acked.append(row)
+                }
+                wantsFill = true
+            case .message(let m):
+                handle(m)
+            case .subscribed(_, let granted):
+                if let g = granted.first(where: { $0 >= 0x80 }) {
+                    refusedPublishes += 1
+                    lastRefusal = "subscription refused (reason \(g))"
+                    log.warning("fleet: the broker refused a subscription (reason \(g))")
+                }
+            }
+        }
+        if wantsFill { fill() }
+    }
+
+    private func handle(_ m: MQTTMessage) {
+        switch topics.classify(m.topic) {
+        case .desired?: applyDesired(m.payload)
+        case .command?: runCommand(m.payload)
+        case .status?:
+            // A Will that landed while connected (a late one of an older connection): say online again.
+            if client.state == .connected, FleetStatus.isOffline(m.payload).offline {
+                publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
+            }
+        case nil:
+            log.debug("fleet: ignored a message on \(m.topic)")
+        }
+    }
+
+    // MARK: Desired state
+
+    private func applyDesired(_ payload: [UInt8]) {
+        guard !payload.isEmpty else { return }   // a cleared retained document: nothing to do
+        let now = readClock().wall
+        let doc: FleetDesiredDocument
+        do { doc = try FleetDesiredDocument(parsing: payload) } catch {
+            log.warning("fleet: desired document refused: \(error)")
+            publish(topics.reported, FleetReported.failed(version: nil, applied: appliedVersion, at: now, error: error, agent: Self.agentVersion), retain: true)
+            return
+        }
+        if let applied = appliedVersion, doc.version <= applied {
+            log.debug("fleet: desired version \(doc.version) is not newer than \(applied): ignored")
+            return
+        }
+        switch callControl("apply", doc.applyParameters) {
+        case .success(let result):
+            appliedVersion = doc.version
+            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))]) } catch { log.error("fleet: \(error)") }
+            log.info("fleet: desired version \(doc.version) applied")
+            publish(topics.reported, FleetReported.applied(version: doc.version, at: now, requests: doc.requestCount, result: result, agent: Self.agentVersion), retain: true)
+        case .failure(let e):
+            log.warning("fleet: desired version \(doc.version) not applied: \(e.message)")
+            let error = FleetError("desired.rejected", e.message)
+            publish(topics.reported, FleetReported.failed(version: doc.version, applied: appliedVersion, at: now, error: error, agent: Self.agentVersion), retain: true)
+        }
+        nextHealth = 0
+    }
+
+    // MARK: Commands
+
+    private func runCommand(_ payload: [UInt8]) {
+        let clock = readClock()
+        let command: FleetCommand
+        switch FleetCommand.parse(payload) {
+        case .success(let c): command = c
+        case .failure(let refusal):
+            log.warning("fleet: command refused: \(refusal.error)")
+            publish(topics.commandResult, FleetCommand.result(id: refusal.id, ok: false, result: nil, error: refusal.error), retain: false)
+            return
+        }
+        if let error = command.check(now: clock.wallTrusted ? clock.wall : nil) {
+            log.warning("fleet: \(error)")
+            publish(topics.commandResult, FleetCommand.result(id: command.id, ok: false, result: nil, error: error), retain: false)
+            return
+        }
+        guard recentCommands.insert(command.id) else {
+            log.debug("fleet: command \(command.id) seen before: ignored")
+            return
+        }
+        var method = command.name.rawValue
+        var params = command.args
+        if command.name == .resync {
+            // Re-reading retained documents: a new subscription delivers the retained desired again.
+            appliedVersion = nil
+            _ = try? client.unsubscribe(topics.desired)
+            _ = try? client.subscribe(topics.desired, qos: 1)
+            publish(topics.commandResult, FleetCommand.result(id: command.id, ok: true, result: .object([("resync", true)]), error: nil), retain: false)
+            return
+        }
+        if command.name == .status { params = .object([]) ; method = "status" }
+        responseSource = "remote"
+        let r = callControl(method, params)
+        responseSource = "socket"
+        switch r {
+        case .success(let value):
+            publish(topics.commandResult, FleetCommand.result(id: command.id, ok: true, result: value, error: nil), retain: false)
+        case .failure(let e):
+            publish(topics.commandResult, FleetCommand.result(id: command.id, ok: false, result: nil, error: FleetError("command.failed", e.message)), retain: false)
+        }
+    }
+
+    // MARK: Health
+
+    private func outboxDescription() -> String {
+        "\(configuration.outbox.maximumRows) rows / \(configuration.outbox.maximumBytes / 1024) KiB"
+    }
+
+    private func publishHealth() {
+        let clock = readClock()
+        let stats = try? store.outboxStatistics()
+        var h = FleetHealth(at: clock.wall, clock: clock.wallTrusted ? .ntp : .untrusted, pending: 0,
+                            outboxDepth: stats?.rows ?? 0, outboxBytes: stats?.bytes ?? 0, connections: client.connections)
+        h.outboxFailed = stats?.failed ?? 0
+        if let o = stats?.oldestCreated { h.outboxOldestSeconds = Double(max(0, clock.wall.secondsSinceEpoch - o)) }
+        h.refusedPublishes = refusedPublishes
+        h.lastRefusal = lastRefusal
+        h.appliedVersion = appliedVersion
+        h.residentBytes = Memory.residentKilobytes().map { $0 * 1024 }
+        healthFields(&h)
+        publish(topics.health, h.payload, retain: true, qos: 0)
+    }
+}
