@@ -141,7 +141,7 @@ final class MosquittoBroker {
             "per_listener_settings true",
             // A consumer that falls behind a 10,000-event backlog must not lose messages at the
             // broker (mosquitto drops beyond 1,000 queued by default, silently).
-            "max_queued_messages 0",
+            "max_queued_messages 1000000",
         ]
         if options.persistence {
             lines += ["persistence true", "persistence_location \(folder.path)/",
