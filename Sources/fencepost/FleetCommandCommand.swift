@@ -11,8 +11,8 @@ struct FleetCommandCommand: ParsableCommand {
         abstract: "Send a board a command and wait for its answer.",
         discussion: """
             Commands:
-              ack DELIVERY [--action ID]     answer a delivery as its button would (default \
-            action: dismiss); the board sends a response event with source "remote"
+              ack DELIVERY [--action ID]     answer a delivery as its button would (default: \
+            its default action); the board sends a response event with source "remote"
               removeDelivered DELIVERY…      remove delivered notifications
               status                         what `fencepost status` says on the board
               resync                         the board reads its retained desired document again
@@ -34,7 +34,7 @@ struct FleetCommandCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The delivery (ack) or deliveries (removeDelivered).", valueName: "delivery"))
     var deliveries: [String] = []
 
-    @Option(help: ArgumentHelp("ack: the action id (default: dismiss).", valueName: "id"))
+    @Option(help: ArgumentHelp("ack: the action id (default: the delivery's default action).", valueName: "id"))
     var action: String?
 
     @Option(help: ArgumentHelp("How long the command stays valid: 90s, 5m, 2h (default 5m).", valueName: "duration"))
@@ -86,8 +86,10 @@ struct FleetCommandCommand: ParsableCommand {
             let expiresAt = OperatorClock.nowMilliseconds() + lifetime * 1000
             var args: [(key: String, value: JSONValue)] = []
             switch name {
-            case "ack": args = [("delivery", .string(deliveries[0])), ("action", .string(action ?? "dismiss"))]
-            case "removeDelivered": args = [("deliveries", .array(deliveries.map { .string($0) }))]
+            case "ack":
+                args = [("delivery", .string(deliveries[0]))]
+                if let action { args.append(("action", .string(action))) }
+            case "removeDelivered": args = [("ids", .array(deliveries.map { .string($0) }))]
             default: break
             }
             let command = JSONValue.object([("v", 1), ("id", .string(id)), ("name", .string(name)), ("args", .object(args)),

@@ -9,7 +9,7 @@ import Glibc
 /// `fencepost-agent` with a `[fleet]` section, as a child process in a folder of its own (state,
 /// config, control socket, log), spawned with an empty signal mask (SIGTERM stops it, SIGKILL is
 /// a power cut). The console GPIO writes to its output.
-final class FleetAgent {
+final class FleetAgentProcess {
     let folder: URL
     var configPath: String { folder.appendingPathComponent("fencepost.toml").path }
     var socketPath: String { folder.appendingPathComponent("control.sock").path }

@@ -45,11 +45,11 @@ import Glibc
     /// events that wait in the outbox and the agent noticing a dead link, which 20 s at keepalive
     /// 5 s covers: 1,000 events, several keepalive periods, failed reconnects.)
     @Test func linkCutWhileAThousandEventsHappen() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
         let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
@@ -88,11 +88,11 @@ import Glibc
     /// online again (a broker without persistence lost the retained status).
     @Test(arguments: [true, false])
     func brokerRestarted(persistence: Bool) throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let broker = try MosquittoBroker(.init(plainTCP: true, persistence: persistence))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
         let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
@@ -128,14 +128,14 @@ import Glibc
     /// commit and the PUBACK): after every restart it sends again what was not acknowledged,
     /// with the same ids; the consumer sees every event once and in order.
     @Test func agentKilledAtSeededPointsWhilePublishing() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let seed = ProcessInfo.processInfo.environment["FENCEPOST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1 ... 1_000_000)
         print("agentKilledAtSeededPointsWhilePublishing: seed \(seed) (FENCEPOST_SEED=\(seed) repeats it)")
         var rng = SplitMix64(seed: seed)
         let kills = Int(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_KILLS"] ?? "") ?? 50
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(broker.plainPort!)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
@@ -169,11 +169,11 @@ import Glibc
     /// A full outbox: bounded to its rows, the oldest dropped, and a gap event that says how many
     /// of which type were dropped; nothing silent.
     @Test func aFullOutboxDropsAndSaysSo() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
         let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\noutbox_rows = 16\n")
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")

@@ -27,7 +27,7 @@ import Glibc
     /// (its desired document is not applied) and refuses its events (PUBACK 0x87). The agent keeps
     /// them as failed and says so, once each: the broker's count of denied publishes stops growing.
     @Test func aCertificateCannotSpeakForAnotherDevice() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let pki = try Self.pki("spoof")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         var options = MosquittoBroker.Options(tls: pki)
@@ -37,7 +37,7 @@ import Glibc
                            #"{"v":1,"version":1,"requests":[{"id":"from-desired","content":{"title":"X"},"trigger":{"interval":{"seconds":3600}}}]}"#,
                            retain: true)
         let watcher = try EventConsumer(broker: broker, device: "+", name: "watcher")
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-b", cert: "van-a"))
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
@@ -62,11 +62,11 @@ import Glibc
     /// A board given the wrong CA: the log says why in OpenSSL's words, and the board keeps
     /// working (its control socket answers, its deliveries happen).
     @Test func theWrongCAIsNamedAndTheBoardKeepsWorking() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let pki = try Self.pki("wrongca")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a", ca: pki.wrongCAFile))
         try agent.start()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
@@ -80,12 +80,12 @@ import Glibc
 
     /// A key file others can read: the agent refuses to start and names the file and the fix.
     @Test func aKeyOthersCanReadIsRefusedAtStart() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgent.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let pki = try Self.pki("mode")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
         chmod(pki.key("van-a"), 0o644)
-        let agent = try FleetAgent()
+        let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"))
         try agent.start()
         let ended = SpawnedProcess.wait(timeout: 20) { agent.process?.isRunning == false }

@@ -203,6 +203,24 @@ final class MosquittoBroker {
     }
 }
 
+extension MosquittoBroker {
+    enum BrokerError: Error, CustomStringConvertible {
+        case exited(String)
+        var description: String { if case .exited(let s) = self { return s }; return "" }
+    }
+
+    /// posix_spawn with an empty signal mask (``SpawnedProcess``'s way), for a caller that
+    /// keeps the pid itself.
+    static func spawn(_ arguments: [String], output: String, environment: [String: String]? = nil) throws -> pid_t {
+        let p = try SpawnedProcess(arguments, output: output, environment: environment ?? [:])
+        p.detach()
+        return p.pid
+    }
+
+    static func accepts(_ path: String) -> Bool { TestSocket.accepts(unix: path) }
+    static func acceptsTCP(_ port: UInt16) -> Bool { TestSocket.accepts(port: port) }
+}
+
 /// Programs from Debian that the fleet tests run.
 enum FleetTools {
     /// Whether `path` is there; if not, prints that the test is skipped (naming the package that

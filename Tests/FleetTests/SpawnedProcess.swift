@@ -51,7 +51,11 @@ final class SpawnedProcess {
         pid = child
     }
 
-    deinit { _ = stop(signal: SIGKILL, timeout: 5) }
+    deinit { if !detached { _ = stop(signal: SIGKILL, timeout: 5) } }
+
+    private var detached = false
+    /// The caller owns the pid from now on (waits for it, stops it); deinit leaves it alone.
+    func detach() { detached = true }
 
     var isRunning: Bool {
         if exitStatus != nil { return false }

@@ -390,7 +390,9 @@ public final class AgentDaemon {
             if let slow = turns.end(at: done) {
                 log.repeating(.warning, slow, limiter: &turns.slowLines, at: done)
             } else if turns.slowLinesMayClear(at: done) {
-                log.cleared("loop turns are under \(turns.threshold / 1_000_000) ms again", limiter: &turns.slowLines, at: done)
+                // Read before: the message is built while `turns.slowLines` is held inout.
+                let threshold = turns.threshold
+                log.cleared("loop turns are under \(threshold / 1_000_000) ms again", limiter: &turns.slowLines, at: done)
             }
         }
         shutDown()
@@ -668,7 +670,7 @@ public final class AgentDaemon {
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
-        fleet?.stop()
+        tearDownFleet()
         finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }

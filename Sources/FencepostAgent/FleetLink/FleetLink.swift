@@ -226,13 +226,14 @@ final class FleetLink {
                 if !log.cleared("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))", limiter: &linkDown, at: now) {
                     log.info("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))")
                 }
-                do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))]) } catch { log.error("fleet: \(error)") }
+                do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))], sync: false) } catch { log.error("fleet: \(error)") }
                 for t in topics.subscriptions { _ = try? client.subscribe(t, qos: 1) }
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
                 nextHealth = now
                 wantsFill = true
             case .disconnected(let reason):
                 log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
+                nextConnection()
             case .refused(let reason, let message):
                 log.repeating(.warning, "fleet: the broker refused the connection: \(message) (\(reason))", limiter: &linkDown, at: now)
             case .published(let mid, let reason):
@@ -257,6 +258,19 @@ final class FleetLink {
             }
         }
         if wantsFill { fill() }
+    }
+
+    /// After a connection ended: the next one gets the next bdSeq, in its Will and its `online`
+    /// (Sparkplug's birth/death sequence), so a consumer can tell a late Will of an old connection.
+    private func nextConnection() {
+        guard client.state == .waiting else { return }
+        let next = bdSeq + 1
+        do {
+            try client.setWill(MQTTWill(topic: topics.status, payload: FleetStatus.offline(bdSeq: next), qos: 1, retain: true, delay: 60))
+            bdSeq = next
+        } catch {
+            log.debug("fleet: the Will keeps bdSeq \(bdSeq): \(error)")
+        }
     }
 
     private func handle(_ m: MQTTMessage) {
@@ -291,7 +305,7 @@ final class FleetLink {
         switch callControl("apply", doc.applyParameters) {
         case .success(let result):
             appliedVersion = doc.version
-            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))]) } catch { log.error("fleet: \(error)") }
+            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))], sync: false) } catch { log.error("fleet: \(error)") }
             log.info("fleet: desired version \(doc.version) applied")
             publish(topics.reported, FleetReported.applied(version: doc.version, at: now, requests: doc.requestCount, result: result, agent: Self.agentVersion), retain: true)
         case .failure(let e):

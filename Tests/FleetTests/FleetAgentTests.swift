@@ -1,0 +1,325 @@
+import FencepostJSON
+import FencepostLinux
+import Fleet
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `fencepost-agent` child with `[fleet]` against a real mosquitto on a Unix socket.
+final class FleetAgent {
+    let dir: URL
+    let broker: MosquittoBroker
+    let device: String
+    var socketPath: String { dir.appendingPathComponent("control.sock").path }
+    var statePath: String { dir.appendingPathComponent("state.sqlite").path }
+    var configPath: String { dir.appendingPathComponent("fencepost.toml").path }
+    var logPath: String { dir.appendingPathComponent("agent.log").path }
+    private(set) var pid: pid_t = 0
+    var extraFleet = ""
+    /// false: a configuration without [fleet].
+    var withFleet = true
+
+    static var binary: String? {
+        if let p = ProcessInfo.processInfo.environment["FENCEPOST_AGENT"] { return p }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for config in ["debug", "release"] {
+            let p = root.appendingPathComponent(".build/\(config)/fencepost-agent").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }
+
+    init(broker: MosquittoBroker, device: String = "van-1") throws {
+        self.broker = broker
+        self.device = device
+        dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("fp-fleet-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if pid > 0 { kill(pid, SIGKILL); var s: Int32 = 0; waitpid(pid, &s, 0) }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func text() -> String {
+        """
+            state = "\(statePath)"
+            clock_trust = "always"
+            time_zone = "UTC"
+
+            \(withFleet ? "[fleet]\nbroker = \"\(broker.address)\"\ndevice = \"\(device)\"\nkeepalive = 5\n\(extraFleet)" : "")
+
+            [socket]
+            path = "\(socketPath)"
+            """
+    }
+
+    func start() throws {
+        try text().write(toFile: configPath, atomically: true, encoding: .utf8)
+        guard let binary = Self.binary else { throw MosquittoBroker.BrokerError.exited("fencepost-agent is not built") }
+        pid = try MosquittoBroker.spawn([binary, "--config", configPath], output: logPath)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if MosquittoBroker.accepts(socketPath) { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { pid = 0; throw MosquittoBroker.BrokerError.exited("the agent exited at start; its log:\n\(log)") }
+            usleep(20_000)
+        }
+        throw MosquittoBroker.BrokerError.exited("the agent's socket did not accept within 15 s; its log:\n\(log)")
+    }
+
+    /// Whether the running agent has libmosquitto mapped.
+    var mapsLibmosquitto: Bool {
+        // /proc files report size 0: read to the end rather than by size.
+        let data = FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data()
+        return String(decoding: data, as: UTF8.self).contains("libmosquitto")
+    }
+
+    /// Runs the agent to its end (a start that must fail): its exit status.
+    func runToEnd(seconds: Double = 10) throws -> Int32 {
+        try text().write(toFile: configPath, atomically: true, encoding: .utf8)
+        guard let binary = Self.binary else { throw MosquittoBroker.BrokerError.exited("fencepost-agent is not built") }
+        let p = try MosquittoBroker.spawn([binary, "--config", configPath], output: logPath)
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            if waitpid(p, &status, WNOHANG) == p { return (status >> 8) & 0xff }
+            usleep(20_000)
+        }
+        kill(p, SIGKILL)
+        waitpid(p, &status, 0)
+        return -1
+    }
+
+    func stop(_ signal: Int32 = SIGTERM) {
+        guard pid > 0 else { return }
+        kill(pid, signal)
+        var s: Int32 = 0
+        waitpid(pid, &s, 0)
+        pid = 0
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "(no log)" }
+
+    /// One JSON-RPC call on the control socket.
+    func control(_ method: String, _ params: String = "{}") throws -> JSONValue {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in socketPath.utf8.enumerated() { raw[i] = b } }
+        let r = withUnsafePointer(to: &address) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard r == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":\#(params)}"# + "\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        while !reply.contains(10) {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            reply += buffer[0..<n]
+        }
+        return try JSONValue.parse(reply.prefix { $0 != 10 })
+    }
+}
+
+/// Waits for messages on the observer session until `done` says so (or the deadline).
+func collect(_ session: MQTTBlockingSession, seconds: Double, until done: ([MQTTMessage]) -> Bool) -> [MQTTMessage] {
+    var got: [MQTTMessage] = []
+    let deadline = nowNanoseconds() + UInt64(seconds * 1e9)
+    while nowNanoseconds() < deadline && !done(got) {
+        if let m = session.nextMessage(until: min(deadline, nowNanoseconds() + 200_000_000)) { got.append(m) }
+    }
+    return got
+}
+
+func json(_ m: MQTTMessage) -> JSONValue? { try? JSONValue.parse(m.payload) }
+
+@Suite(.serialized)
+struct FleetAgentTests {
+    static var ready: Bool {
+        if !MosquittoBroker.available {
+            if MosquittoBroker.required { Issue.record(Comment(rawValue: MosquittoBroker.missing)) }
+            return false
+        }
+        if FleetAgent.binary == nil { Issue.record("fencepost-agent is not built (swift build --build-tests builds it)"); return false }
+        return true
+    }
+
+    func observer(_ broker: MosquittoBroker, _ filter: String = "fencepost/v1/dev/van-1/#") throws -> MQTTBlockingSession {
+        var o = MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "ops-\(UUID().uuidString.prefix(6))")
+        o.keepalive = 10
+        let s = try MQTTBlockingSession(o)
+        try s.connect(timeout: 5 * second)
+        try s.subscribe(filter, qos: 1, timeout: 5 * second)
+        return s
+    }
+
+    func desired(_ version: Int, _ requests: String) -> [UInt8] {
+        Array(#"{"v":1,"version":\#(version),"requests":[\#(requests)]}"#.utf8)
+    }
+
+    @Test("desired documents: applied once each in version order, an older one ignored, a bad one reported with the reason and the old state kept")
+    func desiredDocuments() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        try agent.start()
+        defer { agent.stop() }
+        let ops = try observer(broker, "fencepost/v1/dev/van-1/reported")
+        let desiredTopic = "fencepost/v1/dev/van-1/desired"
+        let hourly = #"{"id":"%@","content":{"title":"T"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}"#
+        func req(_ id: String) -> String { hourly.replacingOccurrences(of: "%@", with: id) }
+        func reported(_ count: Int) -> [JSONValue] {
+            collect(ops, seconds: 10) { $0.count >= count }.compactMap(json)
+        }
+        try ops.publish(topic: desiredTopic, payload: desired(1, req("a")), qos: 1, retain: true, timeout: 5 * second)
+        var r = reported(1)
+        #expect(r.last?["state"]?.string == "applied" && r.last?["appliedVersion"]?.int64 == 1, "\(r.map { $0.serialized() }); agent log:\n\(agent.log)")
+        try ops.publish(topic: desiredTopic, payload: desired(3, req("b") + "," + req("c")), qos: 1, retain: true, timeout: 5 * second)
+        r = reported(1)
+        #expect(r.last?["appliedVersion"]?.int64 == 3, "\(r.map { $0.serialized() })")
+        // An older version: nothing applied, nothing reported.
+        try ops.publish(topic: desiredTopic, payload: desired(2, req("z")), qos: 1, retain: true, timeout: 5 * second)
+        r = collect(ops, seconds: 1.5) { _ in false }.compactMap(json)
+        #expect(r.isEmpty, "an older version was answered: \(r.map { $0.serialized() })")
+        // A bad document (the second request's trigger is wrong): all or nothing.
+        try ops.publish(topic: desiredTopic, payload: desired(4, req("d") + #",{"id":"e","trigger":{"interval":{"seconds":-1}}}"#), qos: 1, retain: true, timeout: 5 * second)
+        r = reported(1)
+        let failed = try #require(r.last, "no reported for version 4; agent log:\n\(agent.log)")
+        #expect(failed["state"]?.string == "failed" && failed["desiredVersion"]?.int64 == 4 && failed["appliedVersion"]?.int64 == 3)
+        let message = failed["error"]?["message"]?.string ?? ""
+        #expect(message.contains("requests[1]"), "the reason names the request: \(message)")
+        let pending = try agent.control("pending")
+        let ids = (pending["result"]?["requests"]?.array ?? pending["result"]?.array ?? []).compactMap { $0["id"]?.string ?? $0["request"]?["id"]?.string }
+        #expect(Set(ids) == ["b", "c"], "pending after the refused version: \(pending.serialized())")
+        // The applied version survives a restart: the retained v4 is refused again, v3 stays.
+        agent.stop()
+        try agent.start()
+        r = reported(1)
+        #expect(r.last?["state"]?.string == "failed" && r.last?["appliedVersion"]?.int64 == 3, "\(r.map { $0.serialized() })")
+        ops.close()
+    }
+
+    @Test("deliveries arrive on evt with id and seq; commands: an expired one refused, ack answered and recorded as a remote response; unacknowledged events sent again after a restart with the same ids")
+    func eventsCommandsRestart() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        try agent.start()
+        defer { agent.stop() }
+        let ops = try observer(broker)
+        _ = try agent.control("add", #"{"request":{"id":"soon","content":{"title":"Soon"},"trigger":{"interval":{"seconds":0.3}}}}"#)
+        var events = collect(ops, seconds: 10) { $0.contains { $0.topic.hasSuffix("/evt") } }.filter { $0.topic.hasSuffix("/evt") }.compactMap(json)
+        let first = try #require(events.first, "no event; agent log:\n\(agent.log)")
+        #expect(first["type"]?.string == "delivery" && first["seq"]?.int64 == 1)
+        let id = first["id"]?.string ?? ""
+        #expect(id.hasPrefix("van-1.") && id.hasSuffix(".000000000001"), "\(id)")
+        let delivery = try #require(first["delivery"]?.string)
+
+        // Commands: expired → refused; ack → ok, and a response event with source remote.
+        let cmd = "fencepost/v1/dev/van-1/cmd"
+        try ops.publish(topic: cmd, payload: Array(#"{"v":1,"id":"op-1","name":"ack","args":{"delivery":"\#(delivery)"},"expiresAt":"2000-01-01T00:00:00Z"}"#.utf8), qos: 1, retain: false, timeout: 5 * second)
+        var results = collect(ops, seconds: 10) { $0.contains { $0.topic.hasSuffix("/cmd/res") } }.filter { $0.topic.hasSuffix("/cmd/res") }.compactMap(json)
+        #expect(results.first?["ok"]?.bool == false && results.first?["error"]?["code"]?.string == "command.expired", "\(results.map { $0.serialized() })")
+        try ops.publish(topic: cmd, payload: Array(#"{"v":1,"id":"op-2","name":"ack","args":{"delivery":"\#(delivery)"},"expiresAt":"2100-01-01T00:00:00Z"}"#.utf8), qos: 1, retain: false, messageExpiry: 600, timeout: 5 * second)
+        let got = collect(ops, seconds: 10) { m in m.contains { $0.topic.hasSuffix("/cmd/res") } && m.contains { $0.topic.hasSuffix("/evt") } }
+        results = got.filter { $0.topic.hasSuffix("/cmd/res") }.compactMap(json)
+        #expect(results.first?["ok"]?.bool == true && results.first?["id"]?.string == "op-2", "\(results.map { $0.serialized() })")
+        events = got.filter { $0.topic.hasSuffix("/evt") }.compactMap(json)
+        #expect(events.first?["type"]?.string == "response" && events.first?["source"]?.string == "remote" && events.first?["seq"]?.int64 == 2,
+                "\(events.map { $0.serialized() })")
+
+        // The broker hangs (SIGSTOP): a delivery is handed to the library but never acknowledged;
+        // the agent is killed; the broker resumes; the agent restarts and sends the row again.
+        broker.pause()
+        _ = try agent.control("add", #"{"request":{"id":"later","content":{"title":"Later"},"trigger":{"interval":{"seconds":0.2}}}}"#)
+        usleep(1_500_000)
+        agent.stop(SIGKILL)
+        broker.resume()
+        try agent.start()
+        let after = collect(ops, seconds: 15) { m in m.contains { json($0)?["seq"]?.int64 == 3 } }.filter { $0.topic.hasSuffix("/evt") }.compactMap(json)
+        let third = after.filter { $0["seq"]?.int64 == 3 }
+        #expect(!third.isEmpty, "seq 3 never arrived; agent log:\n\(agent.log)")
+        #expect(Set(third.compactMap { $0["id"]?.string }).count == 1, "copies of seq 3 carry different ids: \(third.map { $0.serialized() })")
+        #expect(third.first?["id"]?.string?.hasPrefix(String(id.dropLast(13))) == true, "the id's device and tag changed across the restart")
+        ops.close()
+    }
+
+    @Test("a full outbox drops the least important and announces it with a gap event")
+    func outboxGap() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        let agent = try FleetAgent(broker: broker)
+        agent.extraFleet = "outbox_rows = 16"
+        try agent.start()
+        defer { agent.stop() }
+        usleep(500_000)
+        broker.stop()   // the link down: every event stays in the outbox
+        var requests: [String] = []
+        for i in 0..<30 { requests.append(#"{"id":"r\#(i)","content":{"title":"R"},"trigger":{"interval":{"seconds":0.2}}}"#) }
+        _ = try agent.control("apply", #"{"requests":[\#(requests.joined(separator: ","))]}"#)
+        usleep(1_500_000)
+        try broker.launch()
+        let ops = try observer(broker, "fencepost/v1/dev/van-1/evt")
+        // Every delivery is either received or counted as dropped in a gap event: none is silent.
+        func accounted(_ events: [JSONValue]) -> (received: Int, dropped: Int) {
+            let received = events.filter { $0["type"]?.string == "delivery" }.count
+            let dropped = events.filter { $0["type"]?.string == "gap" }.reduce(0) { $0 + Int($1["dropped"]?["delivery"]?.int64 ?? 0) + Int($1["refused"]?["delivery"]?.int64 ?? 0) }
+            return (received, dropped)
+        }
+        let events = collect(ops, seconds: 30) { m in let a = accounted(m.compactMap(json)); return a.received + a.dropped >= 30 }.compactMap(json)
+        let (deliveries, dropped) = accounted(events)
+        #expect(events.contains { $0["type"]?.string == "gap" }, "no gap event; agent log:\n\(agent.log)")
+        #expect(dropped > 0 && deliveries + dropped == 30, "dropped \(dropped), received \(deliveries): \(events.map { $0.serialized() })")
+        // In seq order, each seq once.
+        let seqs = events.compactMap { $0["seq"]?.int64 }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "\(seqs)")
+        #expect(deliveries <= 16)
+        // The connection after the broker came back has the next bdSeq, in its online status
+        // and in its Will (the first connection had 1).
+        let status = try observer(broker, "fencepost/v1/dev/van-1/status")
+        let online = collect(status, seconds: 5) { !$0.isEmpty }.compactMap(json).last
+        #expect(online?["online"]?.bool == true && (online?["bdSeq"]?.int64 ?? 0) >= 2, "\(online?.serialized() ?? "no status")")
+        agent.stop(SIGKILL)   // no DISCONNECT: the broker publishes the Will after its 60 s delay, or at once without a session
+        status.close()
+        ops.close()
+        broker.stop()
+    }
+
+    @Test("a password file others can read refuses the start (exit 78, naming the fix); without [fleet] libmosquitto is not even mapped")
+    func secretsAndAbsence() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        let secret = agent.dir.appendingPathComponent("password").path
+        try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        chmod(secret, 0o644)
+        agent.extraFleet = "username = \"van-1\"\npassword_file = \"\(secret)\""
+        let code = try agent.runToEnd()
+        #expect(code == 78, "exit \(code); log:\n\(agent.log)")
+        #expect(agent.log.contains("readable by other users") && agent.log.contains("chmod 600"), "\(agent.log)")
+        chmod(secret, 0o600)
+        try agent.start()
+        // The control socket accepts before the link is made: wait for the link's first line.
+        let deadline = Date().addingTimeInterval(10)
+        while !agent.log.contains("fleet: device") && Date() < deadline { usleep(20_000) }
+        #expect(agent.mapsLibmosquitto, "pid \(agent.pid); log:\n\(agent.log)")
+        agent.stop()
+        agent.withFleet = false
+        try agent.start()
+        let running = Date().addingTimeInterval(10)
+        // Its start done (the log is appended by every run: the second such line is this run's).
+        while agent.log.components(separatedBy: "start-up memory released").count < 3 && Date() < running { usleep(20_000) }
+        #expect(agent.log.components(separatedBy: "start-up memory released").count == 3, "\(agent.log)")
+        #expect(!agent.mapsLibmosquitto, "libmosquitto mapped by an agent without [fleet]")
+        agent.stop()
+    }
+}
