@@ -119,9 +119,13 @@ def measure(lab, binary):
     # The backlog: link down, BACKLOG deliveries, link up.
     proxy.command("mode refuse")
     proxy.command("rst")
+    # Due after the adds are in (a burst of deliveries while thousands are still being added
+    # starves the adds), over `spread` seconds.
     spread = max(5.0, BACKLOG / 1000.0)
-    agent.add("backlog", [1.0 + spread * i / BACKLOG for i in range(BACKLOG)])
-    time.sleep(spread + 3)
+    lead = 15.0 + BACKLOG / 500.0
+    started = time.time()
+    agent.add("backlog", [lead + spread * i / BACKLOG for i in range(BACKLOG)])
+    time.sleep(max(0, started + lead + spread + 3 - time.time()))
     before = len(unique_events(events_path))
     proxy.command("zero")
     proxy.command("mode pass")

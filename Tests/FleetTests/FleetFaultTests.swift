@@ -195,5 +195,11 @@ import Glibc
         #expect(deliveries <= 16, "more events than the outbox holds came through")
         #expect(deliveries + dropped == 100, "\(deliveries) sent + \(dropped) dropped ≠ 100: something went missing silently")
         #expect(sequenceProblems(events) == [])
+        // Open: each drop while the link is down wrote a gap row of its own (gaps are never
+        // dropped), so a 16-row outbox ended holding gaps only and every delivery was dropped;
+        // one gap that absorbs the later counts would keep 15 deliveries.
+        withKnownIssue("gap rows are not merged while the link is down") {
+            #expect(gaps.count <= 2 && deliveries > 0, "\(gaps.count) gap events, \(deliveries) deliveries kept")
+        }
     }
 }
