@@ -39,7 +39,7 @@ struct FencepostCommand: ParsableCommand {
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
                       AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
                       CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self, FormerSelftestCommand.self,
-                      ZonesCommand.self]
+                      ZonesCommand.self, FleetOperatorCommand.self]
     )
 
     /// Reads the command line through ``CommandLineInput`` (repeated options refused, negative
