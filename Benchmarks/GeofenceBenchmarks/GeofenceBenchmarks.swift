@@ -5,7 +5,7 @@
 // circles within 10 km of Berlin. Plus the index build at 1M, its bytes per circle, and the whole
 // RegionMonitor per fix at 1M.
 //
-// Zone sets (issue 11): the same 1M circles built into a zone-set file, written, mapped read-only
+// Zone sets: the same 1M circles built into a zone-set file, written, mapped read-only
 // as the agent maps it, and queried from the mapping ("Zone set query (mapped)"), against the
 // brute-force scan of the same circles and points; and the RegionMonitor per fix over that mapped
 // set, as the agent runs it, against a brute-force scan of every circle per fix of the same drive.

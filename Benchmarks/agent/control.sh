@@ -1,5 +1,5 @@
 #!/bin/sh
-# The control plane at scale (issue 12's figures): listings of 100k zones, and a fresh `status`
+# The control plane at scale: listings of 100k zones, and a fresh `status`
 # while 1,000 clients misbehave.
 #
 #   Benchmarks/agent/control.sh [bin-dir] [zones]      default .build/release, 100000

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Embedded Swift build beside the normal one (issue 10's figures), in one run:
+# The Embedded Swift build beside the normal one, in one run:
 # stripped sizes, and `fencepost-agent --bench` (next fire, geofence query at 100k, NMEA MB/s) of
 # each build back to back on this machine; the aarch64 build under qemu too when it is given
 # (emulated: its times say nothing about a Pi, only that it runs).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measures the agent as a process (issue 5's figures): resident memory while idle with 1k zones and
+# Measures the agent as a process: resident memory while idle with 1k zones and
 # 1k triggers and with many zones, wakeups in 60 s idle, due-time → GPIO latency, binary size.
 #
 #   Benchmarks/agent/measure.sh [path/to/fencepost-agent] [zones for the large case, default 1000000]

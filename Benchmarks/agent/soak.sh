@@ -1,5 +1,5 @@
 #!/bin/sh
-# The long form of the fault and soak harness (issue 12; the short form is
+# The long form of the fault and soak harness (the short form is
 # Tests/FencepostCLITests/ControlAbuseTests.swift, run by `swift test`).
 #
 #   Benchmarks/agent/soak.sh [bin-dir]          default .build/debug (or .build/release)

@@ -22,8 +22,8 @@
 //
 // Reminders (``remind(_:usesLED:at:)``: deliveries left unanswered by a previous run) never delay a
 // new alert. They count for the badge like any alert, but a backlog of them is summarised: one LED
-// flash for all reminders given while no summary waits or plays, not one flash each (50 unanswered
-// deliveries after a restart used to queue 50 × 1.5 s of flashes in front of the next chime). A
+// flash for all reminders given while no summary waits or plays, not one flash each (one each
+// would queue 50 × 1.5 s of flashes for 50 unanswered deliveries in front of the next chime). A
 // new alert goes ahead of a waiting summary and pre-empts one that plays: the summary stops and the
 // new alert starts at once, without the gap.
 

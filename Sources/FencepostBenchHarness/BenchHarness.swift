@@ -10,11 +10,11 @@
 //      that size, not counted, to warm caches and branch predictors at the final batch size.
 //
 //      Why 100 µs and not longer: on a shared machine another process takes the core for a time
-//      slice of a few milliseconds. Batches of 5 ms (budget / 200, the first version) were nearly
-//      all preempted under load, so their median carried the other process's share: 1.7–2× the
-//      figures of the Benchmarks/ package, whose iterations are ~100 µs and whose median leaves
-//      the preempted ones out (Benchmarks/README, 2026-11-24). Short batches make the median a
-//      figure of the code again; the preempted ones move p90/p99.
+//      slice of a few milliseconds. Batches of 5 ms (budget / 200) are nearly all preempted
+//      under load, so their median carries the other process's share: 1.7–2× the figures of the
+//      Benchmarks/ package, whose iterations are ~100 µs and whose median leaves the preempted
+//      ones out (Benchmarks/log/NOTES.md). Short batches make the median a figure of the code;
+//      the preempted ones move p90/p99.
 //   2. Measure: repeat batches of that size until the case's time budget is used, and at least
 //      `minimumBatches` times. Each batch gives one figure: its time divided by its operations
 //      (the batch mean).

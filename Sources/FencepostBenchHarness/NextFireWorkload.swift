@@ -12,7 +12,7 @@ public enum NextFireWorkload {
         public let match: CalendarMatch
     }
 
-    /// The five shapes of issue 2: daily 07:00, weekly Monday 08:30, monthly day 31 09:00,
+    /// The five benchmarked shapes: daily 07:00, weekly Monday 08:30, monthly day 31 09:00,
     /// yearly Feb 29 12:00, hourly :15.
     public static let shapes: [Shape] = [
         Shape(name: "daily 07:00", match: CalendarMatch(hour: 7, minute: 0)),

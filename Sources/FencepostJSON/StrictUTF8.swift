@@ -1,8 +1,8 @@
-// StrictUTF8: text from outside is UTF-8 or it is refused, naming where it stops being UTF-8
-// (issue 13, defect 8). `String(decoding:as:)` replaces bad bytes with U+FFFD and says nothing: a
-// config file with a stray Latin-1 byte in a comment or a title was read as something else than
-// what its author wrote. Every reader of outside text (the TOML config, GPX; JSON has its own
-// check) decodes through here.
+// StrictUTF8: text from outside is UTF-8 or it is refused, naming where it stops being UTF-8.
+// `String(decoding:as:)` replaces bad bytes with U+FFFD and says nothing: a config file with a
+// stray Latin-1 byte in a comment or a title would be read as something else than what its author
+// wrote. Every reader of outside text (the TOML config, GPX; JSON has its own check) decodes
+// through here.
 
 /// Where a text stops being valid UTF-8.
 public struct UTF8Error: Error, Hashable, Sendable, CustomStringConvertible {

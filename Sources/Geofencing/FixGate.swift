@@ -1,5 +1,5 @@
 // FixGate: between the position source and a region monitor's decisions (design §8, "Time of a
-// fix"; issue 13, defects 1 and 2). Any monitor — RegionMonitor, or a zone set's — feeds every fix
+// fix"). Any monitor — RegionMonitor, or a zone set's — feeds every fix
 // through one gate and decides only on what the gate releases, at the time the gate gives.
 //
 // Time. A fix reaches the shell at its *arrival* time (the monotonic clock of the loop), but fixes

@@ -198,9 +198,9 @@ struct IndexView<Polygons: PolygonTable> {
     /// every slot is its entry's number). Called
     /// when the node is pushed, so the lines of the nodes pushed together are fetched together,
     /// and a leaf's slots arrive with its boxes instead of one miss after them. At 1M circles
-    /// on the 2-core EPYC VM, with the view no longer copied: 21–72 ns faster in five alternated
-    /// pairs, no difference beyond the noise in quieter minutes (Benchmarks/README.md, session
-    /// 7); on an in-order core (the Pi's Cortex-A53) a miss stalls everything behind it.
+    /// on a 2-core EPYC VM: 21–72 ns faster in five alternated pairs, no difference beyond the
+    /// noise in quieter minutes (Benchmarks/log/NOTES.md); on an in-order core (the Pi's
+    /// Cortex-A53) a miss stalls everything behind it.
     @inline(__always)
     private func prefetchNode(level: Int, index: Int) {
         if level > 0 {

@@ -17,10 +17,10 @@
 // c's list. A query box over several cells, or a cell with more than `maxCandidates` nodes,
 // walks from the root as before. The results are the root walk's, bit for bit.
 //
-// Tried and dropped (2026-11-24, Benchmarks/README.md "Session 6"): the entry level's nodes held
+// Tried and dropped (Benchmarks/log/NOTES.md): the entry level's nodes held
 // here as 16-bit boxes in each node's frame, like the leaves (2 cache lines a node instead of 4;
 // 500 KB at 1M, inside the 1 MB L2): ~100 instructions a query more (the frame arithmetic per
-// node) and no faster in the same minutes.
+// node) and no faster, measured side by side.
 //
 // Layout (u32 words, little-endian, the same in memory and in the zone-set file):
 //   0 rows (latitude cells)   1 columns (longitude cells)   2 entry level L   3 nodes m of level L

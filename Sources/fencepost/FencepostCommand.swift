@@ -39,6 +39,18 @@ struct FencepostCommand: ParsableCommand {
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
                       AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
                       CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self, FormerSelftestCommand.self,
-                      ZonesCommand.self]
+                      ZonesCommand.self, FleetOperatorCommand.self]
     )
+
+    /// Reads the command line through ``CommandLineInput`` (repeated options refused, negative
+    /// numbers as values) before ArgumentParser does.
+    static func main() {
+        switch CommandLineInput.normalize(Array(CommandLine.arguments.dropFirst())) {
+        case .success(let arguments):
+            main(arguments)
+        case .failure(let usage):
+            writeStandardError("Error: \(usage.text)\n")
+            exit(withError: ExitCode(64))
+        }
+    }
 }

@@ -48,14 +48,14 @@ struct NextCommand: ParsableCommand {
     // MARK: Components
 
     @Option(help: "Year to match.") var year: Int?
-    @Option(help: "Month to match, 1-12.") var month: Int?
-    @Option(help: "Day of the month to match, 1-31.") var day: Int?
-    @Option(help: "Hour to match, 0-23.") var hour: Int?
-    @Option(help: "Minute to match, 0-59.") var minute: Int?
-    @Option(help: "Second to match, 0-59.") var second: Int?
-    @Option(help: "Weekday to match: 1-7 (1 = Sunday) or a name (mon, monday, ...).")
-    var weekday: WeekdayArgument?
-    @Option(help: "The n-th such weekday in the month (with --weekday).") var weekdayOrdinal: Int?
+    @Option(help: "Month to match, 1-12 (sets: 1,7 or 3-5; repeatable).") var month: [String] = []
+    @Option(help: "Day of the month to match, 1-31, or -1 for the last (sets: 1,15,-1; repeatable).") var day: [String] = []
+    @Option(help: "Hour to match, 0-23 (sets: 8,12 or 8-18/2; repeatable).") var hour: [String] = []
+    @Option(help: "Minute to match, 0-59 (sets: 0,30 or 0-59/15; repeatable).") var minute: [String] = []
+    @Option(help: "Second to match, 0-59 (sets as --minute; repeatable).") var second: [String] = []
+    @Option(help: "Weekday to match: 1-7 (1 = Sunday) or a name (mon, monday, ...); sets: mon-fri or mon,wed; repeatable.")
+    var weekday: [String] = []
+    @Option(help: "The n-th such weekday in the month (with --weekday); -1 = the last.") var weekdayOrdinal: [String] = []
     @Option(help: "Week of the month to match.") var weekOfMonth: Int?
     @Option(help: "Week of the year to match.") var weekOfYear: Int?
     @Option(help: "Year of --week-of-year (the week-numbering year).") var yearForWeekOfYear: Int?
@@ -74,6 +74,15 @@ struct NextCommand: ParsableCommand {
     @Option(help: "First day of a week, 1-7 (1 = Sunday).") var firstWeekday: Int?
     @Option(help: "Days of a year's first week that must fall in that year, 1-7.") var minimumDaysInFirstWeek: Int?
 
+    // MARK: Recurrence rule (RFC 5545)
+
+    @Option(help: "An RFC 5545 recurrence rule instead of components: FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7.")
+    var rrule: String?
+    @Option(help: "The rule's start, local time in the zone: 2026-01-05T07:00:00 (with --rrule).")
+    var dtstart: String?
+    @Option(help: "A date-time or date (whole day) the rule skips (with --rrule; repeatable).")
+    var exdate: [String] = []
+
     @Flag(help: "Script mode: read one JSON request per line from standard input, answer one JSON line each.")
     var jsonl = false
 
@@ -82,17 +91,33 @@ struct NextCommand: ParsableCommand {
 
     // MARK: Validation (errors here exit 64)
 
-    var match: CalendarMatch {
-        CalendarMatch(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-            weekday: weekday?.value, weekdayOrdinal: weekdayOrdinal, weekOfMonth: weekOfMonth,
-            weekOfYear: weekOfYear, yearForWeekOfYear: yearForWeekOfYear, dayOfYear: dayOfYear)
+    /// The component options, sets included (a value that is not a number, set or range is a usage error).
+    func componentSets() throws -> ComponentSets {
+        var sets = ComponentSets()
+        for (name, option, texts) in [("month", "--month", month), ("day", "--day", day), ("hour", "--hour", hour),
+                                      ("minute", "--minute", minute), ("second", "--second", second),
+                                      ("weekday", "--weekday", weekday), ("weekdayOrdinal", "--weekday-ordinal", weekdayOrdinal)] {
+            for text in texts {
+                guard let values = ComponentSets.parse(name, text) else {
+                    throw ValidationError("\(option) \"\(text)\" is not a value, a list (1,15), a range (8-18) or a stepped range (8-18/2)")
+                }
+                sets.add(name, values)
+            }
+        }
+        for (name, value) in [("year", year), ("weekOfMonth", weekOfMonth), ("weekOfYear", weekOfYear),
+                              ("yearForWeekOfYear", yearForWeekOfYear), ("dayOfYear", dayOfYear)] {
+            if let value { sets.add(name, [value]) }
+        }
+        return sets
     }
+
+    var match: CalendarMatch { (try? componentSets())?.match ?? CalendarMatch() }
+    var hasComponents: Bool { ((try? componentSets())?.values.isEmpty ?? true) == false }
 
     func validate() throws {
         if jsonl && json { throw ValidationError("--json answers the options' question; --jsonl reads questions from standard input: give one.") }
         if jsonl {
-            guard match == CalendarMatch(), tz == nil, after == nil, count == 1, policy == "nextTime",
+            guard !hasComponents, rrule == nil, dtstart == nil, exdate.isEmpty, tz == nil, after == nil, count == 1, policy == "nextTime",
                   repeatedTime == "first", firstWeekday == nil, minimumDaysInFirstWeek == nil
             else { throw ValidationError("--jsonl takes its questions from standard input; give no other options.") }
             return
@@ -110,8 +135,15 @@ struct NextCommand: ParsableCommand {
         if let d = minimumDaysInFirstWeek, !(1...7).contains(d) {
             throw ValidationError("--minimum-days-in-first-week must be 1...7.")
         }
-        guard match != CalendarMatch() else {
-            throw ValidationError("Give at least one component, e.g. --hour 7 --minute 30.")
+        _ = try componentSets()
+        if rrule != nil {
+            guard !hasComponents else { throw ValidationError("Give --rrule or components (--hour …), not both.") }
+            guard dtstart != nil else { throw ValidationError("--rrule needs --dtstart, the rule's local start (2026-01-05T07:00:00).") }
+            return
+        }
+        if dtstart != nil || !exdate.isEmpty { throw ValidationError("--dtstart and --exdate go with --rrule.") }
+        guard hasComponents else {
+            throw ValidationError("Give at least one component, e.g. --hour 7 --minute 30, or --rrule with --dtstart.")
         }
     }
 
@@ -129,6 +161,9 @@ struct NextCommand: ParsableCommand {
                 ?? zones.deviceZone(tzVariable: SystemZones.environmentTZ())
         } catch {
             throw dataError(tz == nil ? "no device time zone: \(error)" : "\(error)")
+        }
+        if let recurrence = try recurrenceSchedule() {
+            return try runRule(recurrence, zone: zone)
         }
         let match = self.match
         var weekRules = WeekRules.gregorianDefault
@@ -154,6 +189,50 @@ struct NextCommand: ParsableCommand {
         print(HumanReport.render(
             match: match, zone: zone, after: start, policy: policy, repeatedTime: repeatedTime,
             fires: fires, requested: count))
+    }
+
+    /// The rule of --rrule, or of components with sets; nil for an ordinary match.
+    func recurrenceSchedule() throws -> RecurrenceSchedule? {
+        let sets = try componentSets()
+        do throws(RecurrenceError) {
+            if let rrule, let dtstart {
+                guard let p = RecurrenceText.parse(dtstart), !p.utc else {
+                    throw RecurrenceError("DTSTART", "\"\(dtstart)\" must be a local date-time like 2026-01-05T07:00:00")
+                }
+                var exclusions = RecurrenceDates()
+                for e in exdate where !exclusions.add(e) {
+                    throw RecurrenceError("EXDATE", "\"\(e)\" must be a local date-time, a UTC one (…Z) or a date")
+                }
+                return try RecurrenceSchedule(try RecurrenceRule(parsing: rrule), start: p.civil, exclusions: exclusions)
+            }
+            guard sets.needsRule else { return nil }
+            let (rule, start) = try sets.rule()
+            return try RecurrenceSchedule(rule, start: start)
+        } catch {
+            throw dataError("\(error)")
+        }
+    }
+
+    /// Human and --json answers for a recurrence set; the first line is the rule as understood.
+    func runRule(_ recurrence: RecurrenceSchedule, zone: ZoneRules) throws {
+        let start = after?.instant ?? SystemClocks.wallNow()
+        let fires = NextRequest.fires(of: recurrence, after: start, in: zone, count: count)
+        let rule = "RRULE:\(recurrence.rule.text) DTSTART:\(RecurrenceText.basic(recurrence.start))"
+            + (recurrence.exclusions.isEmpty ? "" : " EXDATE:" + recurrence.exclusions.texts.joined(separator: ","))
+        if json {
+            let answer: JSONValue = .object([
+                ("rule", .string(rule)), ("zone", .string(zone.identifier)), ("after", .string(start.description)),
+                ("next", .array(fires.map { JSONValue.string($0.description) })),
+            ])
+            return print(answer.serialized())
+        }
+        var lines = ["   Rule: \(rule)", "   Zone: \(zone.identifier)", "  After: \(HumanReport.local(start, in: zone)) = \(start)"]
+        if fires.isEmpty { lines.append("   Next: none: the rule has no instance after \(start)") }
+        for (k, fire) in fires.enumerated() {
+            let name = fires.count == 1 ? "   Next" : "Next \(k + 1)"
+            lines.append("\(name): \(HumanReport.local(fire, in: zone)) = \(fire) (in \(InstantText.duration(fire.secondsSinceEpoch - start.secondsSinceEpoch)))")
+        }
+        print(lines.joined(separator: "\n"))
     }
 
     func runScriptMode() throws {

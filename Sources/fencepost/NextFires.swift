@@ -22,4 +22,17 @@ extension NextRequest {
         }
         return result
     }
+
+    /// Up to `count` fires of a recurrence set strictly after `after`.
+    /// - Complexity: `count` calls of `RecurrenceSchedule.nextDate`.
+    static func fires(of schedule: RecurrenceSchedule, after: WallInstant, in zone: ZoneRules, count: Int) -> [WallInstant] {
+        var result: [WallInstant] = []
+        result.reserveCapacity(min(count, 64))
+        var t = after
+        while result.count < count, let next = schedule.nextDate(after: t, in: zone), next > t {
+            result.append(next)
+            t = next
+        }
+        return result
+    }
 }

@@ -15,6 +15,8 @@ struct NextRequest: Sendable {
     var repeatedTime: RepeatedTimePolicy = .first
     var count = 1
     var weekRules: WeekRules = .gregorianDefault
+    /// A recurrence set (`rrule` + `dtstart`, or a match with sets) in place of `match`.
+    var recurrence: RecurrenceSchedule?
 
     /// The largest `count` one request may ask for; above it the request is an error, so one line
     /// cannot make the run spend minutes or megabytes.
@@ -32,7 +34,7 @@ struct NextRequestError: Error, Equatable, CustomStringConvertible {
 
 extension NextRequest {
     /// The top-level keys of a script-mode line.
-    static let requestKeys = ["after", "tz", "match", "policy", "repeatedTime", "count", "firstWeekday", "minimumDaysInFirstWeek"]
+    static let requestKeys = ["after", "tz", "match", "rrule", "dtstart", "exdate", "rdate", "policy", "repeatedTime", "count", "firstWeekday", "minimumDaysInFirstWeek"]
 
     /// Reads a request object:
     /// `{"after":"2026-03-08T06:59:00Z","tz":"America/New_York","match":{"hour":2,"minute":30},
@@ -60,9 +62,17 @@ extension NextRequest {
                 zoneName = name
             case "match":
                 sawMatch = true
-                do throws(RequestError) { match = try CalendarMatch(json: value, path: "match") } catch {
+                do throws(RequestError) {
+                    if let sets = try ComponentSets(json: value, path: "match"), sets.needsRule {
+                        recurrence = try Self.schedule(sets)
+                    } else {
+                        match = try CalendarMatch(json: value, path: "match")
+                    }
+                } catch {
                     throw NextRequestError(error.message)
                 }
+            case "rrule", "dtstart", "exdate", "rdate":
+                break   // read below, together
             case "policy":
                 guard case .string(let s) = value else { throw Self.typeError(key, "a string", value) }
                 guard let p = MatchingPolicy(rawValue: s) else {
@@ -93,7 +103,33 @@ extension NextRequest {
                 throw NextRequestError("unknown key \"\(key)\" (keys: \(Self.requestKeys.joined(separator: ", ")))")
             }
         }
-        guard sawMatch else { throw NextRequestError("missing key \"match\"") }
+        if members.contains(where: { $0.key == "rrule" }) {
+            guard !sawMatch else { throw NextRequestError("give \"match\" or \"rrule\", not both") }
+            // The request decoder reads the rule, its DTSTART and its dates (one reader of rules).
+            let keys: Set<String> = ["rrule", "dtstart", "exdate", "rdate"]
+            let calendar = JSONValue.object(members.filter { keys.contains($0.key) })
+            do throws(RequestError) {
+                let t = try NotificationRequest.calendarTrigger(json: calendar)
+                recurrence = t.recurrence
+            } catch {
+                throw NextRequestError(error.message.replacing("trigger.calendar.", with: ""))
+            }
+            return
+        }
+        for key in ["dtstart", "exdate", "rdate"] where members.contains(where: { $0.key == key }) {
+            throw NextRequestError("\"\(key)\" goes with \"rrule\"")
+        }
+        guard sawMatch else { throw NextRequestError("missing key \"match\" (or \"rrule\" with \"dtstart\")") }
+    }
+
+    /// A match with sets as its rule.
+    static func schedule(_ sets: ComponentSets) throws(RequestError) -> RecurrenceSchedule {
+        do throws(RecurrenceError) {
+            let (rule, start) = try sets.rule()
+            return try RecurrenceSchedule(rule, start: start)
+        } catch {
+            throw RequestError(.calendar, "match.\(error.part): \(error.message)")
+        }
     }
 
     static func typeError(_ key: String, _ expected: String, _ got: JSONValue) -> NextRequestError {

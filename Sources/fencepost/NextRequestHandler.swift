@@ -71,6 +71,14 @@ struct NextRequestHandler {
         }
         let request: NextRequest
         do { request = try NextRequest(json: json) } catch { return .failure(error) }
+        if let recurrence = request.recurrence {
+            let zone: ZoneRules
+            switch rules(for: request.zoneName) {
+            case .success(let z): zone = z
+            case .failure(let e): return .failure(e)
+            }
+            return .success(NextRequest.fires(of: recurrence, after: request.after ?? now, in: zone, count: request.count))
+        }
         let schedule: CalendarSchedule
         do { schedule = try CalendarSchedule(request.match, weekRules: request.weekRules) } catch {
             return .failure(NextRequestError("\(error)"))

@@ -68,8 +68,13 @@ struct ZonesCommand: ParsableCommand {
     struct Near: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The zones around a point, nearest first.")
 
-        @Argument(help: "Latitude, degrees.") var latitude: Double
-        @Argument(help: "Longitude, degrees.") var longitude: Double
+        /// LAT LON, read here rather than as two `Double` arguments: ArgumentParser takes `-29.3`
+        /// (the southern and western hemispheres) for an option.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Latitude and longitude, degrees (negative south and west).", valueName: "lat lon"))
+        var coordinates: [String] = []
+
+        var latitude: Double { Double(coordinates[0])! }
+        var longitude: Double { Double(coordinates[1])! }
 
         @Option(help: ArgumentHelp("The zone set (default: the agent's, next to its state file).", valueName: "file"))
         var set: String = ZoneSetFiles.setPath(forState: "/var/lib/fencepost/state.sqlite")
@@ -82,6 +87,12 @@ struct ZonesCommand: ParsableCommand {
 
         func validate() throws {
             guard limit >= 1 else { throw ValidationError("--limit is at least 1") }
+            guard coordinates.count == 2 else {
+                throw ValidationError("give the point as LAT LON (two numbers), got \(coordinates.isEmpty ? "none" : coordinates.joined(separator: " "))")
+            }
+            for (name, text) in zip(["latitude", "longitude"], coordinates) where Double(text) == nil {
+                throw ValidationError("\(name) \"\(text)\" is not a number")
+            }
         }
 
         func run() throws {

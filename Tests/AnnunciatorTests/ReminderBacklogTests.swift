@@ -1,8 +1,8 @@
 import Annunciator
 import Testing
 
-/// Reminders of deliveries left unanswered by a previous run never delay a new alert (issue 13,
-/// defect 7): a backlog is one flash, and a new alert pre-empts it.
+/// Reminders of deliveries left unanswered by a previous run never delay a new alert: a backlog
+/// is one flash, and a new alert pre-empts it.
 @Suite("Reminder backlog")
 struct ReminderBacklogTests {
     @Test("50 reminders, then a chime due 2.5 s later: the buzzer sounds at once; one flash for all")

@@ -3,8 +3,8 @@ import Testing
 @testable import FencepostAgent
 import FencepostLinux
 
-/// A control reply says "done": it waits for the state file's sync that covers it (issue 11: the
-/// fsyncs moved to a thread of their own). A real Unix socket, a real epoll loop and the daemon's
+/// A control reply says "done": it waits for the state file's sync that covers it (the
+/// fsyncs run on a thread of their own). A real Unix socket, a real epoll loop and the daemon's
 /// `ControlConnections`; the sync generations are the test's.
 @Suite struct ControlDurabilityTests {
     final class Harness {

@@ -7,7 +7,7 @@ import LocalNotifications
 import SeededRandom
 import Testing
 
-/// Listings in pages, O(k) removal, the peer policy's groups (issue 12).
+/// Listings in pages, O(k) removal, the peer policy's groups.
 @Suite struct ControlPagingTests {
     static func zone(_ i: Int) -> String {
         #"{"id":"z\#(i)","content":{"title":"Z"},"trigger":{"location":{"region":{"circle":{"lat":\#(51 + Double(i % 1000) / 1e4),"lon":\#(6 + Double(i / 1000) / 1e4),"radius":50}},"notifyOnEntry":true,"repeats":true}}}"#
@@ -90,7 +90,7 @@ import Testing
     /// Churn: adds, replacements (a replaced request moves to the end) and removals, enough for the
     /// add-order index to compact itself several times; the engine's order must be the model's
     /// (an array kept by hand), whole and page by page, and a page continues after an item that
-    /// was removed between two pages (it used to answer "not pending").
+    /// was removed between two pages (it does not answer "not pending").
     @Test(arguments: [UInt64(4), 5, 6])
     func pagesFollowAddOrderThroughChurn(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
@@ -132,7 +132,7 @@ import Testing
         #expect(engine.pendingCount == model.count - removedBetweenPages, "seed \(seed)")
     }
 
-    /// `remove` of a few ids looks them up; it used to list (with next fires) and sort every
+    /// `remove` of a few ids looks them up; it does not list (with next fires) and sort every
     /// pending request, then filter: O(n log n) per call. Removing 50 ids one by one among 50k
     /// zones must cost about what it costs among 500 (each call's commit dominates), not 100×.
     @Test func removingOneOfManyDoesNotDependOnHowManyArePending() throws {

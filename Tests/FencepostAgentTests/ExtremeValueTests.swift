@@ -9,7 +9,7 @@ import Position
 import Testing
 import TrackFormats
 
-/// Extreme values through every input path and the engine (issue 13, defect 3): 0, 1, the
+/// Extreme values through every input path and the engine: 0, 1, the
 /// largest and smallest integers, negatives, NaN and infinities (where the syntax has them), 1e300
 /// and 1e-300, and the edges of the documented ranges, in every duration, instant and distance field
 /// of request JSON (the control socket's `add`/`apply` and the TOML config decode through it), the

@@ -3,8 +3,8 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// The real agent under a misbehaving control socket (issue 12, the short form of the fault
-/// harness; Benchmarks/agent/soak.sh runs the long one): large answers, clients that pipeline
+/// The real agent under a misbehaving control socket (the short form of the fault harness;
+/// Benchmarks/agent/soak.sh runs the long one): large answers, clients that pipeline
 /// without reading, clients that hold partial lines, connection floods, descriptor exhaustion.
 @Suite(.serialized) struct ControlAbuseTests {
     static let status = #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#
@@ -32,8 +32,8 @@ import Testing
         return d
     }
 
-    /// Defect 1: an answer larger than the socket buffer is finished by writable events, and the
-    /// agent answers the next client (it used to wait in epoll_wait with the rest unsent).
+    /// An answer larger than the socket buffer is finished by writable events, and the agent
+    /// answers the next client (it never waits in epoll_wait with the rest unsent).
     @Test func anAnswerLargerThanTheSocketBufferIsFinished() throws {
         let d = try Self.agent(requests: 1000)
         let c = try #require(RawClient(d.socket))
@@ -51,7 +51,7 @@ import Testing
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
 
-    /// Defect 2: a client that pipelines `status` and never reads: the agent stops reading it once
+    /// A client that pipelines `status` and never reads: the agent stops reading it once
     /// its queue is full (memory stays flat), answers others meanwhile, and closes it when its
     /// answers make no progress for write_timeout.
     @Test func pipeliningWithoutReadingIsBoundedAndClosed() throws {
@@ -106,12 +106,12 @@ import Testing
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
 
-    /// Defect 2: connections holding partial lines are capped, closed after request_timeout, and
-    /// their memory is given back. The memory check comes second, after the paths are warm (code
+    /// Connections holding partial lines are capped, closed after request_timeout, and their
+    /// memory is given back. The memory check comes second, after the paths are warm (code
     /// pages are dropped at start and come back on first use), with two waves a second apart so
-    /// they time out in different loop turns. The heap used to be trimmed only after one
-    /// connection alone held 1 MiB, so 100 partial lines of 60 kB were never given back (CI: RSS
-    /// 8 MiB above the start after they were dropped).
+    /// they time out in different loop turns. The heap is trimmed after a burst of all
+    /// connections together: 100 partial lines of 60 kB never make one connection alone hold
+    /// 1 MiB (a trim only then leaves RSS 8 MiB above the start after they are dropped).
     @Test func partialLinesAreCappedAndTimedOut() throws {
         let d = try Self.agent(requests: 0, socketExtra: "max_connections = 100\nrequest_timeout = 2\n")
         let pid = try #require(d.process?.processIdentifier)
@@ -157,7 +157,7 @@ import Testing
         #expect(d.stderr.contains("with a line unfinished after 2 s"), "log:\n\(d.stderr)")
     }
 
-    /// Defect 3: out of descriptors (ulimit -n 64 and 60 idle clients), the loop does not spin:
+    /// Out of descriptors (ulimit -n 64 and 60 idle clients), the loop does not spin:
     /// little CPU, a few log lines, and a fresh status still answers.
     @Test func descriptorExhaustionDoesNotSpinTheLoop() throws {
         let d = try Self.agent(requests: 0, wrapper: ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""])

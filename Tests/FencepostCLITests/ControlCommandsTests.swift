@@ -259,8 +259,8 @@ final class TestAgent: @unchecked Sendable {
         #expect(out.stdoutLines == ["added: 0", "replaced: 1 (water)", "removed: 1 (depot)", "unchanged: 0"])
     }
 
-    /// `apply -` reads standard input once (a second read of a pipe is empty: it used to send no
-    /// requests, and the agent then removed every request applied before).
+    /// `apply -` reads standard input once (a second read of a pipe is empty: it would send no
+    /// requests, and the agent would then remove every request applied before).
     @Test func applyFromStandardInput() throws {
         let agent = try TestAgent()
         defer { agent.stop() }

@@ -31,8 +31,8 @@ import Testing
         let d = try DaemonProcess()
         let log = d.dir.appendingPathComponent("drive.log")
         // GGA and RMC only, as the gpsd client's own gpsfake test feeds it, with the log's own HDOP
-        // (4–5): gpsd's eph for it is ~90 m (its 95 % figure), which the agent used to take as is and
-        // hold every fix as poor (limit 50 m); the client now takes HDOP × UERE when gpsd reports the
+        // (4–5): gpsd's eph for it is ~90 m (its 95 % figure), which taken as is would hold every
+        // fix as poor (limit 50 m); the client takes HDOP × UERE when gpsd reports the
         // HDOP (SKY), else half the eph (gpsd's figure is at 95 %): ~42 m here.
         let feed = try Self.driveHead(epochs: 40).split(separator: "\n")
             .filter { $0.hasPrefix("$GPGGA") || $0.hasPrefix("$GPRMC") }

@@ -137,8 +137,8 @@ import Testing
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
 
-    /// `[alerts]` of a reloaded file reach the engine, which decides each delivery's signal (they
-    /// used to be logged as reloaded and ignored until a restart).
+    /// `[alerts]` of a reloaded file reach the engine, which decides each delivery's signal (not
+    /// only logged as reloaded and ignored until a restart).
     @Test func sighupAppliesTheAlertSettings() throws {
         let d = try DaemonProcess()
         try d.writeConfig(Self.gpio)
@@ -224,7 +224,7 @@ import Testing
 
 /// The order of the system calls around a delivery, seen by strace: the delivery is committed to
 /// the WAL, then the buzzer switches on, then the WAL is fsynced (the fsync is not in the due →
-/// buzzer latency) by the state file's sync thread, not by the loop's thread (issue 11: the loop
+/// buzzer latency) by the state file's sync thread, not by the loop's thread (the loop
 /// does not wait for the disk), and nothing committed is left unsynced when the agent ends.
 @Suite struct DeliveryOrderTests {
     @Test func commitThenBuzzerThenFsync() throws {

@@ -244,8 +244,8 @@ import Testing
 
 /// A zone of tens of thousands of vertices (a city boundary as OpenStreetMap draws it) costs the
 /// agent no more per fix than a circle: it answers `status` throughout the drive, delivers the
-/// entry once, and stops at once on SIGTERM. (Each fix used to rebuild the polygon with its
-/// quadratic check, and the loop stalled for minutes.)
+/// entry once, and stops at once on SIGTERM. (A fix never rebuilds the polygon: its quadratic
+/// check on every fix would stall the loop for minutes.)
 @Suite struct DaemonLargePolygonTests {
     /// A border of `n` vertices around (lat, lon) as GeoJSON: a smooth outline about 300 m
     /// across with detail at every scale, sampled densely (as a resampled city boundary is).

@@ -3,11 +3,11 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// The same seeded drive through `fencepost replay` and through the agent process (issue 13,
-/// defect 1): fed by its replay source at 1×, 20× and 100×, and over a pseudo-terminal with the
-/// fixes in bursts (held 5 s, then written at once). All must give the same events. Before the fix
-/// gate, fixes that arrived close together were timed by arrival and looked like teleports, and
-/// the fast passes through the small zones were missed at speed and in bursts.
+/// The same seeded drive through `fencepost replay` and through the agent process: fed by its
+/// replay source at 1×, 20× and 100×, and over a pseudo-terminal with the fixes in bursts (held
+/// 5 s, then written at once). All must give the same events. The fix gate times fixes by their
+/// GNSS time: timed by arrival, fixes that arrive close together would look like teleports, and
+/// the fast passes through the small zones would be missed at speed and in bursts.
 @Suite struct ReplayAgreementTests {
     static let seed: UInt64 = 0x13_0001
     static let origin = (lat: 51.2, lon: 6.7)

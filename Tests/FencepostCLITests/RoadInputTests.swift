@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Outside input through the real binary (issue 13): invalid UTF-8 named by line and column,
+/// Outside input through the real binary: invalid UTF-8 named by line and column,
 /// degenerate zones refused naming the zone, durations and instants out of range named by field,
 /// never a trap.
 @Suite struct RoadInputTests {
@@ -12,8 +12,8 @@ import Testing
         return dir
     }
 
-    /// Defect 8: a config with a Latin-1 byte in a comment, and one in a title, is refused naming
-    /// the line and column (it used to be read with U+FFFD in place and nothing said).
+    /// A config with a Latin-1 byte in a comment, and one in a title, is refused naming the line
+    /// and column (never read with U+FFFD in place and nothing said).
     @Test func invalidUTF8InTheConfigIsRefusedWithLineAndColumn() throws {
         let comment = Array("# ok\n# caf".utf8) + [0xE9] + Array("\n[gps]\nsource = \"none\"\n".utf8)
         let title = Array("[[request]]\nid = \"r\"\ncontent = { title = \"Stra".utf8) + [0xDF, 0x65] + Array("\" }\ntrigger.interval.seconds = 60\n".utf8)
@@ -26,13 +26,13 @@ import Testing
         #expect(b.status == 78, "\(b.stdout)")
         #expect(b.stderr.contains("line 3, column 26") && b.stderr.contains("0xDF"), "\(b.stderr)")
         // `fencepost apply` reads the same file the same way: refused before any agent is asked
-        // (it used to send the title with U+FFFD in place of the bad bytes).
+        // (it never sends the title with U+FFFD in place of the bad bytes).
         let c = try ChildProcess.run(["apply", dir.appendingPathComponent("title.toml").path, "--socket", dir.appendingPathComponent("none.sock").path])
         #expect(c.status == 65, "\(c.stdout)\(c.stderr)")
         #expect(c.stderr.contains("title.toml:3") && c.stderr.contains("line 3, column 26") && c.stderr.contains("invalid UTF-8"), "\(c.stderr)")
     }
 
-    /// Defect 8: GPX with an invalid byte in a name; GeoJSON zones with one in an id.
+    /// GPX with an invalid byte in a name; GeoJSON zones with one in an id.
     @Test func invalidUTF8InGPXAndGeoJSONIsRefused() throws {
         let gpx = Array("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><name>Fahrt ".utf8) + [0xFC]
             + Array("</name><trkseg><trkpt lat=\"48.1\" lon=\"11.5\"><time>2026-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>\n".utf8)
@@ -49,7 +49,7 @@ import Testing
         #expect(b.stderr.contains("UTF-8"), "\(b.stderr)")
     }
 
-    /// Defect 4: a bow-tie polygon and a zero-area ring are refused, naming the request or zone.
+    /// A bow-tie polygon and a zero-area ring are refused, naming the request or zone.
     @Test func degenerateZonesAreRefusedNamingThem() throws {
         let bowTie = "[[request]]\nid = \"bowtie\"\ntrigger.location.region.polygon = [[48.0, 11.0], [48.01, 11.01], [48.0, 11.01], [48.01, 11.0]]\n"
         let flat = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"flat","geometry":{"type":"Polygon","coordinates":[[[11.0,48.0],[11.01,48.0],[11.02,48.0],[11.0,48.0]]]}}]}"#
@@ -65,8 +65,8 @@ import Testing
     }
 
     /// A replay file that is not a regular file (a folder, a device without end) is refused at
-    /// start with exit 66 and the reason; it used to be read without a bound (`/dev/zero` filled
-    /// the memory).
+    /// start with exit 66 and the reason; it is never read without a bound (`/dev/zero` would
+    /// fill the memory).
     @Test func aReplayFileThatCannotBeReadWholeIsRefused() throws {
         for file in ["/dev/zero", FileManager.default.temporaryDirectory.path] {
             let d = try DaemonProcess()
@@ -78,8 +78,8 @@ import Testing
         }
     }
 
-    /// Defect 3: durations and instants out of range are refused naming the field — in the
-    /// config, a category's snooze, GeoJSON — and `simulate` past 2262 says so instead of trapping.
+    /// Durations and instants out of range are refused naming the field — in the config, a
+    /// category's snooze, GeoJSON — and `simulate` past 2262 says so instead of trapping.
     @Test func outOfRangeDurationsAreNamedNotTrapped() throws {
         let dwell = "[[request]]\nid = \"z\"\ntrigger.location = { region = { circle = { lat = 48.1, lon = 11.5, radius = 50 } }, dwell = 1e300 }\n"
         let radius = "[[request]]\nid = \"z\"\ntrigger.location = { region = { circle = { lat = 48.1, lon = 11.5, radius = 1e-300 } } }\n"

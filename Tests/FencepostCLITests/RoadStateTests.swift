@@ -2,8 +2,7 @@ import FencepostLinux
 import Foundation
 import Testing
 
-/// The agent as a process against lost state, lost configured requests and a backlog of reminders
-/// (issue 13, defects 5, 6 and 7).
+/// The agent as a process against lost state, lost configured requests and a backlog of reminders.
 @Suite struct RoadStateTests {
     /// A config whose state file lives in its own subfolder (so that the folder can be removed).
     static func stateInSubfolder(_ d: DaemonProcess) throws -> (config: String, folder: String) {
@@ -122,7 +121,7 @@ import Testing
     }
 
     /// 50 deliveries left unanswered, a restart, then a timeSensitive chime due 2.5 s later: it
-    /// sounds within 1 s of due (the reminders used to play 1.5 s each in front of it).
+    /// sounds within 1 s of due (the reminders, 1.5 s of flash each, never play in front of it).
     @Test func newDeliveryIsNotDelayedByReminders() throws {
         let d = try DaemonProcess()
         try d.writeConfig(DaemonTests.gpio)

@@ -8,8 +8,8 @@ import Testing
 ///
 /// Each follower is started with SIGINT, SIGTERM and SIGHUP blocked, as a child of a Swift
 /// Testing or Dispatch worker thread is (they block nearly every signal and a spawned process
-/// inherits the mask). The follower used to sleep with `usleep`, so such a SIGINT stayed pending
-/// for ever and this test hung.
+/// inherits the mask). The follower reads them from a signalfd, blocked or not; a follower that
+/// slept in `usleep` would leave such a SIGINT pending for ever, and this test would hang.
 // No `.timeLimit`: Swift Testing counts it from the test's start, including the time it waits for
 // one of the cooperative pool's two threads while long synchronous tests (a million zones) hold
 // them; in a full run that was minutes, and the limit failed tests that then passed. Every wait

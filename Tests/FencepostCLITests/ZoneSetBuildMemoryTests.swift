@@ -3,13 +3,13 @@ import SeededRandom
 import Testing
 
 
-/// Issue 11: what a zone-set build holds per zone at its peak, as `fencepost-agent zones build`
+/// What a zone-set build holds per zone at its peak, as `fencepost-agent zones build`
 /// reports its own peak (VmHWM: a parent's `wait4` rusage would count the test process too, which
 /// a `vfork`-style spawn hands on at `exec`). The
 /// difference between a 200k and a 10k build is the part that grows with the zones: ~150 B per
-/// circle now. Before (592 MB at 1M) it was ~610 B: the GeoJSON hashed in a second pass with
+/// circle. The bound (300 B) catches a build that holds the GeoJSON hashed in a second pass with
 /// all its pages resident, a dictionary of ids, the rows copied, `RegionIndex`'s bulk load and the
-/// written file read back whole (cb1e2ab's build: 18.8 MB at 10k, 135 MB at 200k).
+/// written file read back whole: ~610 B per circle, 592 MB at 1M.
 @Suite struct ZoneSetBuildMemoryTests {
     /// `count` circles of 50–300 m in 0.5° × 0.5°, as measure.sh makes them.
     static func geojson(_ count: Int, seed: UInt64) -> String {

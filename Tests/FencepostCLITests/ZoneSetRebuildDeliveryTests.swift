@@ -3,9 +3,9 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// Deliveries stay on time while a SIGHUP rebuilds a changed zone set in a child process
-/// (issue 11): the agent's loop keeps delivering a calendar trigger due every second, and none
-/// of them is late by a second or skipped, from the SIGHUP until the new set is swapped in.
+/// Deliveries stay on time while a SIGHUP rebuilds a changed zone set in a child process: the
+/// agent's loop keeps delivering a calendar trigger due every second, and none of them is late by
+/// a second or skipped, from the SIGHUP until the new set is swapped in.
 ///
 /// Seen from outside, as a user would: each line of the agent's log is stamped with the wall clock
 /// when it appears (the file is read every 10 ms); a trigger is due at its whole second, so a

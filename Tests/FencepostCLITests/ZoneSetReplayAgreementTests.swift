@@ -10,7 +10,7 @@ import Testing
 import TrackFormats
 import CivilTime
 
-/// Issue 11: a million circle zones and ten thousand polygons, seeded, as a zone set built with
+/// A million circle zones and ten thousand polygons, seeded, as a zone set built with
 /// the agent's rules (`ZoneSetCompiler.entry`, the builder, written atomically and mapped as the
 /// agent maps it) give the same events as `fencepost replay` (`ReplayMonitor`, every zone a
 /// region in memory) on the same drive: a route through the densest part, with noise and

@@ -1,7 +1,7 @@
 import FencepostJSON
 import Testing
 
-/// Outside text is UTF-8 or refused at its line and column (issue 13, defect 8).
+/// Outside text is UTF-8 or refused at its line and column.
 struct StrictUTF8Tests {
     @Test func validTextPasses() throws {
         #expect(try StrictUTF8.decode(Array("Straße 🚗\nok".utf8)) == "Straße 🚗\nok")

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import FencepostLinux
 
-/// The state file's fsyncs on a thread of their own (issue 11: an fsync behind a zone-set build's
-/// writes held the agent's loop for 50–83 ms): generations in order, the checkpoint done there,
-/// a failed sync reported and kept, and the blocking `sync()` still meaning "durable".
+/// The state file's fsyncs on a thread of their own (an fsync behind a zone-set build's writes
+/// takes 50–83 ms, which the agent's loop must not wait for): generations in order, the
+/// checkpoint done there, a failed sync reported and kept, and the blocking `sync()` still
+/// meaning "durable".
 @Suite struct StoreSyncThreadTests {
     /// Waits (polling the completion descriptor, as the agent's epoll would) until `generation`
     /// is durable; fails after 10 s.

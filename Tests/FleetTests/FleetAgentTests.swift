@@ -282,6 +282,18 @@ struct FleetAgentTests {
         let seqs = events.compactMap { $0["seq"]?.int64 }
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "\(seqs)")
         #expect(deliveries <= 16)
+        // The connection after the broker came back has the next bdSeq, in its online status
+        // and in its Will (the first connection had 1).
+        // Health: retained, with the outbox drained and the free disk of the state file's folder.
+        let healthSession = try observer(broker, "fencepost/v1/dev/van-1/health")
+        let health = collect(healthSession, seconds: 5) { !$0.isEmpty }.compactMap(json).last
+        #expect((health?["freeDisk"]?.int64 ?? 0) > 0 && health?["outbox"]?["depth"] != nil, "\(health?.serialized() ?? "no health")")
+        healthSession.close()
+        let status = try observer(broker, "fencepost/v1/dev/van-1/status")
+        let online = collect(status, seconds: 5) { !$0.isEmpty }.compactMap(json).last
+        #expect(online?["online"]?.bool == true && (online?["bdSeq"]?.int64 ?? 0) >= 2, "\(online?.serialized() ?? "no status")")
+        agent.stop(SIGKILL)   // no DISCONNECT: the broker publishes the Will after its 60 s delay, or at once without a session
+        status.close()
         ops.close()
         broker.stop()
     }

@@ -1,172 +1,257 @@
-import CFencepostLinux
 import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A real mosquitto (Debian 12: 2.0.11) for one test, in a directory of its own: by default on a
-/// Unix socket (`listener 0 PATH`: no port races), `allow_anonymous true`, `user root` (as root
-/// it would otherwise drop to the `mosquitto` user and fail to open its files), log to stdout
-/// (kept in `broker.log`), its own pid, stopped with SIGTERM to that pid.
-///
-/// Extend it with ``extraConfiguration`` (listeners, TLS, ACL, persistence) — the first listener
-/// line is the Unix socket unless ``listeners`` replaces it.
+/// A real mosquitto (Debian 12: 2.0.11) for one test, with a configuration written for it: its
+/// own folder, its own pid, stopped with SIGTERM to that pid (never by name).
 ///
 ///     let broker = try MosquittoBroker.start()
 ///     defer { broker.stop() }
 ///     options = MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "van-1")
+///
+/// Listeners (mosquitto's `per_listener_settings true`: each has its own authentication):
+/// - always a Unix socket (`listener 0 PATH`: no port to race for), anonymous, no ACL: the test's
+///   own side;
+/// - `plainTCP`: 127.0.0.1, anonymous, no ACL (the fault proxy's target);
+/// - `tls`: 127.0.0.1, TLS with the fleet CA, `require_certificate`, `use_identity_as_username`
+///   and `use_username_as_clientid` (a device's certificate speaks only for its CN), the fleet ACL;
+/// - `passwords`: 127.0.0.1, plain, `password_file` made with `mosquitto_passwd`, the fleet ACL.
+///
+/// Run as root the broker would drop to the `mosquitto` user and fail to open its files in the
+/// test's folder: the configuration says `user root`. TCP ports are bound to 0, closed and handed
+/// in; a start that loses that race ("Address already in use") is retried with new ports.
 final class MosquittoBroker {
-    static let executable = "/usr/sbin/mosquitto"
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+    struct Options {
+        var plainTCP = false
+        var tls: FleetPKI? = nil
+        var passwords: [String: String] = [:]
+        /// `persistence true` in the folder: retained messages and sessions survive a restart
+        /// (saved at a clean stop and every `autosaveInterval` seconds).
+        var persistence = false
+        var autosaveInterval = 1
+        /// More configuration lines (global).
+        var extra: [String] = []
+        /// `log_type all`: every packet, and every publish the ACL denies ("Denied PUBLISH from …").
+        var logAll = false
+    }
+
+    static let binary = "/usr/sbin/mosquitto"
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
     static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
     /// Why a test that needs the broker skips (or fails, when required).
     static let missing = "mosquitto is not installed (board/install-deps installs mosquitto and mosquitto-clients)"
 
-    let directory: URL
-    let socketPath: String
-    /// Configuration lines after the listener (TLS, ACL, persistence …).
-    let extraConfiguration: [String]
-    let listeners: [String]
-    private(set) var pid: pid_t = 0
-    private var running = false
+    /// A broker on its Unix socket only, with `extraConfiguration` (global lines) added.
+    static func start(extraConfiguration: [String] = []) throws -> MosquittoBroker {
+        var options = Options()
+        options.extra = extraConfiguration
+        return try MosquittoBroker(options)
+    }
 
-    var logPath: String { directory.appendingPathComponent("broker.log").path }
-    var configurationPath: String { directory.appendingPathComponent("mosquitto.conf").path }
+    /// The broker's ACL: each device reads and writes only its own subtree (docs/fleet.md shows the
+    /// same lines); the operator user reads and writes every device's.
+    static let acl = """
+        pattern read fencepost/v1/dev/%u/desired
+        pattern read fencepost/v1/dev/%u/cmd
+        pattern readwrite fencepost/v1/dev/%u/status
+        pattern write fencepost/v1/dev/%u/reported
+        pattern write fencepost/v1/dev/%u/health
+        pattern write fencepost/v1/dev/%u/evt
+        pattern write fencepost/v1/dev/%u/cmd/res
+
+        user operator
+        topic readwrite fencepost/v1/#
+
+        """
+
+    let folder: URL
+    var directory: URL { folder }
+    let options: Options
+    var socketPath: String { folder.appendingPathComponent("broker.sock").path }
     /// `unix:PATH`, as the agent's `[fleet] broker` key takes it.
     var address: String { "unix:\(socketPath)" }
+    /// `mqtt://127.0.0.1:PORT` of the plain TCP listener (`plainTCP`).
+    var plainAddress: String? { plainPort.map { "mqtt://127.0.0.1:\($0)" } }
+    /// `mqtts://127.0.0.1:PORT` of the TLS listener (`tls`).
+    var tlsAddress: String? { tlsPort.map { "mqtts://127.0.0.1:\($0)" } }
+    var logPath: String { folder.appendingPathComponent("mosquitto.log").path }
+    var configPath: String { folder.appendingPathComponent("mosquitto.conf").path }
+    private(set) var plainPort: UInt16?
+    private(set) var tlsPort: UInt16?
+    private(set) var passwordPort: UInt16?
+    private(set) var process: SpawnedProcess?
+    private(set) var starts = 0
 
-    /// Starts a broker and waits until its socket accepts.
-    static func start(extraConfiguration: [String] = [], listeners: [String]? = nil, directory: URL? = nil) throws -> MosquittoBroker {
-        let broker = try MosquittoBroker(extraConfiguration: extraConfiguration, listeners: listeners, directory: directory)
-        try broker.launch()
-        return broker
-    }
-
-    private init(extraConfiguration: [String], listeners: [String]?, directory: URL?) throws {
-        let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-mosquitto-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        self.directory = dir
-        socketPath = dir.appendingPathComponent("broker.sock").path
-        self.extraConfiguration = extraConfiguration
-        self.listeners = listeners ?? ["listener 0 \(dir.appendingPathComponent("broker.sock").path)"]
-        var lines = self.listeners
-        lines += ["allow_anonymous true", "user root", "log_dest stdout", "log_type all", "connection_messages true"]
-        lines += extraConfiguration
-        try (lines.joined(separator: "\n") + "\n").write(toFile: configurationPath, atomically: true, encoding: .utf8)
-    }
-
-    deinit { stop() }
-
-    /// Starts (or restarts after ``stop()``/``kill()``) the broker with the same configuration.
-    func launch() throws {
-        precondition(!running, "the broker runs already")
-        try? FileManager.default.removeItem(atPath: socketPath)
-        pid = try Self.spawn([Self.executable, "-c", configurationPath], output: logPath)
-        running = true
-        // Ready when the socket accepts (the first listener is the Unix socket by default).
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if listeners.first?.hasPrefix("listener 0 ") == true {
-                if Self.accepts(socketPath) { return }
-            } else if let port = listeners.first.flatMap({ $0.split(separator: " ").dropFirst().first }).flatMap({ UInt16($0) }), Self.acceptsTCP(port) {
+    /// Writes the configuration and starts the broker; returns when every listener accepts.
+    init(_ options: Options = Options()) throws {
+        self.options = options
+        // Short: sun_path holds 107 bytes.
+        folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("fp-mq-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(Self.acl.utf8).write(to: folder.appendingPathComponent("acl"))
+        if !options.passwords.isEmpty { try writePasswords() }
+        var lastError = ""
+        for _ in 0..<5 {
+            plainPort = options.plainTCP ? TestSocket.freePort() : nil
+            tlsPort = options.tls != nil ? TestSocket.freePort() : nil
+            passwordPort = options.passwords.isEmpty ? nil : TestSocket.freePort()
+            try writeConfig()
+            do {
+                try launch()
                 return
+            } catch let e as SpawnError {
+                lastError = e.message
+                guard lastError.contains("Address already in use") else { throw e }
             }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                running = false
-                throw BrokerError.exited("mosquitto exited at start (status \(status)); its log:\n\(log)")
-            }
-            usleep(20_000)
         }
-        throw BrokerError.exited("mosquitto did not accept on its listener within 10 s; its log:\n\(log)")
+        throw SpawnError(message: lastError)
     }
 
-    /// SIGTERM and wait (mosquitto saves its persistence file on SIGTERM).
-    func stop() { signalAndWait(SIGTERM) }
-
-    /// SIGKILL and wait: a crash (no persistence written since the last autosave).
-    func kill() { signalAndWait(SIGKILL) }
-
-    /// SIGSTOP / SIGCONT: a hung broker (no FIN, no answer).
-    func pause() { if running { Glibc.kill(pid, SIGSTOP) } }
-    func resume() { if running { Glibc.kill(pid, SIGCONT) } }
-
-    private func signalAndWait(_ signal: Int32) {
-        guard running else { return }
-        running = false
-        Glibc.kill(pid, SIGCONT)
-        Glibc.kill(pid, signal)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    deinit {
+        resume()
+        process?.stop(timeout: 5)
+        try? FileManager.default.removeItem(at: folder)
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "(no log)" }
+    private func writePasswords() throws {
+        let file = folder.appendingPathComponent("passwords").path
+        var first = true
+        for (user, password) in options.passwords.sorted(by: { $0.key < $1.key }) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
+            p.arguments = ["-b"] + (first ? ["-c"] : []) + [file, user, password]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { throw SpawnError(message: "mosquitto_passwd failed for \(user)") }
+            first = false
+        }
+    }
 
+    private func writeConfig() throws {
+        let acl = folder.appendingPathComponent("acl").path
+        var lines = [
+            "user root",
+            "log_dest file \(logPath)",
+        ] + (options.logAll ? ["log_type all"] : ["log_type error", "log_type warning", "log_type notice", "log_type information"]) + [
+            "connection_messages true",
+            "per_listener_settings true",
+            // A consumer that falls behind a 10,000-event backlog must not lose messages at the
+            // broker (mosquitto drops beyond 1,000 queued by default, silently).
+            "max_queued_messages 1000000",
+        ]
+        if options.persistence {
+            lines += ["persistence true", "persistence_location \(folder.path)/",
+                      "autosave_interval \(options.autosaveInterval)"]
+        }
+        lines += options.extra
+        lines += ["", "listener 0 \(socketPath)", "allow_anonymous true"]
+        if let port = plainPort {
+            lines += ["", "listener \(port) 127.0.0.1", "allow_anonymous true"]
+        }
+        if let pki = options.tls, let port = tlsPort {
+            lines += ["", "listener \(port) 127.0.0.1", "allow_anonymous false", "acl_file \(acl)",
+                      "cafile \(pki.caFile)", "certfile \(pki.serverCert)", "keyfile \(pki.serverKey)",
+                      "tls_version tlsv1.2",
+                      "require_certificate true", "use_identity_as_username true", "use_username_as_clientid true"]
+        }
+        if let port = passwordPort {
+            lines += ["", "listener \(port) 127.0.0.1", "allow_anonymous false", "acl_file \(acl)",
+                      "password_file \(folder.appendingPathComponent("passwords").path)",
+                      "use_username_as_clientid true"]
+        }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: configPath))
+    }
+
+    /// Starts the broker (again, after ``stop()`` or ``kill()``: same folder, ports and files).
+    func launch() throws {
+        precondition(process?.isRunning != true, "the broker is running")
+        let p = try SpawnedProcess([Self.binary, "-c", configPath], output: folder.appendingPathComponent("stdout").path)
+        process = p
+        starts += 1
+        let ready = SpawnedProcess.wait(timeout: 10) {
+            guard p.isRunning else { return true }
+            return TestSocket.accepts(unix: socketPath)
+                && [plainPort, tlsPort, passwordPort].allSatisfy { $0.map(TestSocket.accepts(port:)) ?? true }
+        }
+        guard ready, p.isRunning else {
+            p.stop(timeout: 2)
+            throw SpawnError(message: "mosquitto did not start: \(log.suffix(2000)) \(p.output.suffix(1000))")
+        }
+    }
+
+    /// SIGTERM: a clean stop (the persistence file is written).
+    func stop() { resume(); process?.stop(signal: SIGTERM, timeout: 10) }
+
+    /// SIGKILL: a crash (what persistence saved last is all that survives).
+    func kill() { resume(); process?.stop(signal: SIGKILL, timeout: 10) }
+
+    /// SIGSTOP/SIGCONT: a broker that hangs with its sockets open.
+    func pause() { process?.signal(SIGSTOP) }
+    func resume() { process?.signal(SIGCONT) }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// `mosquitto_pub` on the Unix socket (the anonymous test side); the exit status.
+    @discardableResult
+    func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1) throws -> Int32 {
+        try FleetTools.run(["/usr/bin/mosquitto_pub", "--unix", socketPath, "-V", "5", "-q", String(qos), "-t", topic,
+                            "-m", payload] + (retain ? ["-r"] : [])).status
+    }
+}
+
+extension MosquittoBroker {
     enum BrokerError: Error, CustomStringConvertible {
         case exited(String)
         var description: String { if case .exited(let s) = self { return s }; return "" }
     }
 
-    /// Whether a Unix socket at `path` accepts a connection now.
-    static func accepts(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        return withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
-    }
-
-    /// Whether 127.0.0.1:`port` accepts a connection now.
-    static func acceptsTCP(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
-    /// posix_spawn with an empty signal mask and default dispositions (a test thread's blocked
-    /// SIGTERM must not be inherited), stdout and stderr to `output`, no other descriptor.
+    /// posix_spawn with an empty signal mask (``SpawnedProcess``'s way), for a caller that
+    /// keeps the pid itself.
     static func spawn(_ arguments: [String], output: String, environment: [String: String]? = nil) throws -> pid_t {
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        cfl_spawn_close_from(&actions, 3)
-        let env = environment ?? ProcessInfo.processInfo.environment
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let r = posix_spawn(&pid, arguments[0], &actions, &attr, argv, envp)
-        guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EIO) }
-        return pid
+        let p = try SpawnedProcess(arguments, output: output, environment: environment ?? [:])
+        p.detach()
+        return p.pid
+    }
+
+    static func accepts(_ path: String) -> Bool { TestSocket.accepts(unix: path) }
+    static func acceptsTCP(_ port: UInt16) -> Bool { TestSocket.accepts(port: port) }
+}
+
+/// Programs from Debian that the fleet tests run.
+enum FleetTools {
+    /// Whether `path` is there; if not, prints that the test is skipped (naming the package that
+    /// board/install-deps installs) or, under FENCEPOST_REQUIRE_SHARED_TESTDATA=1 (CI), records a
+    /// failure: CI cannot pass by skipping.
+    static func find(_ path: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        if FileManager.default.isExecutableFile(atPath: path) { return true }
+        let message = "\(path) is not installed (board/install-deps installs \(package))"
+        if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        } else {
+            print("\(message): skipped")
+        }
+        return false
+    }
+
+    /// mosquitto, its clients, openssl and python3: all the fleet's fault and security tests need.
+    static func all(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        find(MosquittoBroker.binary, package: "mosquitto", sourceLocation: sourceLocation)
+            && find("/usr/bin/mosquitto_pub", package: "mosquitto-clients", sourceLocation: sourceLocation)
+            && find(FleetPKI.opensslPath, package: "openssl", sourceLocation: sourceLocation)
+            && FaultProxy.python != nil
+    }
+
+    /// Runs a program to its end (at most `timeLimit` seconds) with both outputs collected.
+    static func run(_ arguments: [String], timeLimit: Double = 60) throws -> (status: Int32, output: String) {
+        let file = "/tmp/fp-run-\(UUID().uuidString.prefix(8)).out"
+        defer { unlink(file) }
+        let p = try SpawnedProcess(arguments, output: file)
+        if !SpawnedProcess.wait(timeout: timeLimit, { !p.isRunning }) { p.stop(signal: SIGKILL) }
+        let status = p.exitStatus ?? -1
+        return ((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), p.output)
     }
 }

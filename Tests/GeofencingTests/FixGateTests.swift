@@ -4,7 +4,7 @@ import Position
 import SeededRandom
 import Testing
 
-/// The fix gate in front of the region monitor (issue 13, defects 1 and 2): fixes timed by their
+/// The fix gate in front of the region monitor: fixes timed by their
 /// GNSS time when they arrive in bursts or at replay speed, and a jump no vehicle could make held
 /// until later fixes confirm it.
 struct FixGateTests {

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Seeded synthetic drives with ground truth through the region monitor (issue 3, design §4):
+/// Seeded synthetic drives with ground truth through the region monitor (design §4):
 /// straight and grazing passes, 10-minute stops just inside and just outside a boundary, a tunnel
 /// with a 60 s dropout, 130 km/h through a 30 m zone — each under σ = 3, 8 and 15 m, at three places
 /// in turn (Munich; Longyearbyen at 78°N; Fiji across the antimeridian).
@@ -25,7 +25,7 @@ import Darwin
 ///
 /// The stops are approached at 3 m/s for the last 35 m (a vehicle slows before stopping).
 ///
-/// Every run also has single wrong fixes, 200 m to 5 km off (``injectOutliers``, issue 13): they
+/// Every run also has single wrong fixes, 200 m to 5 km off (``injectOutliers``): they
 /// must give no event (held by the monitor's fix gate and dropped when the next fixes disagree).
 struct SyntheticDriveTests {
     struct Run {

@@ -1,7 +1,6 @@
 // InputRanges: the one place where every duration, instant and distance that comes from outside
 // (request JSON on the control socket, the TOML configuration, GeoJSON zones, rows of the state
-// file, the command line) is range-checked before it is used (design §8, "bounded everything";
-// issue 13, defect 3).
+// file, the command line) is range-checked before it is used (design §8, "bounded everything").
 //
 // Why bounds at all: a value the code can hold is not one it can compute with. A snooze of 2⁶³ s
 // becomes milliseconds, then nanoseconds in a UInt64, and traps; a dwell of 1e300 s is a deadline

@@ -14,7 +14,7 @@
 //
 // Worst case with the defaults: 128 × (64 KiB + 256 KiB + 64 KiB + ~320 KiB) ≈ 90 MB, inside the
 // unit's MemoryMax=256M beside a mapped 1M-zone set (5.4 MB idle), but not beside a child building
-// one (176 MB peak, same cgroup: Benchmarks/README.md, session 7): the kernel would then end the
+// one (176 MB peak, same cgroup: Benchmarks/log/NOTES.md): the kernel would then end the
 // largest process, the build, and the agent keeps its old set. Typical: a few KiB per connection.
 
 /// Limits of the control socket's connections.

@@ -3,7 +3,7 @@
 // Every engine output is committed before it is acted on; the fsync that makes it survive a power
 // cut runs on the state file's sync thread (NotificationStore.startSyncThread), asked for at the
 // end of each loop turn. The loop goes on meanwhile: a sync that waits behind another writer's
-// stream (50–83 ms measured during a zone-set rebuild, more on an SD card) no longer holds the
+// stream (50–83 ms measured during a zone-set rebuild, more on an SD card) does not hold the
 // next fix or timer back. A control reply says "done", so it waits in its connection until the
 // sync that covers what it reports has completed (ControlConnections' `awaiting`). A failed sync
 // stops the agent (exit 74): the replies that waited for it get a refusal instead.

@@ -177,7 +177,7 @@ extension AgentDaemon {
         zones.buildWhole = false
         do {
             // posix_spawn returns when the child has exec'd (vfork): this turn waits that long,
-            // so the log says how long (0.2–2.2 ms measured; Benchmarks/README.md, session 7).
+            // so the log says how long (0.2–2.2 ms measured; Benchmarks/log/NOTES.md).
             let before = SystemClocks.boottimeNow().nanosecondsSinceBoot
             let child = try ChildProcess.spawn(arguments, environment: [])
             let started = SystemClocks.boottimeNow().nanosecondsSinceBoot

@@ -590,7 +590,7 @@ public final class AgentDaemon {
         abandonReload()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
-        fleet?.stop()
+        tearDownFleet()
         finalSync()
         clients.closeAll()
         for line in statistics.summaryLines() { log.info(line) }

@@ -5,9 +5,9 @@
 
 /// The bytes all control connections hold together, and whether a burst of them just ended.
 ///
-/// A check of each connection alone (the first version) missed the common burst: a hundred
-/// clients holding 60 kB each never made one connection reach 1 MiB, so the heap was never
-/// trimmed after them.
+/// A check of each connection alone would miss the common burst: a hundred clients holding
+/// 60 kB each never make one connection reach 1 MiB, so the heap would never be trimmed after
+/// them.
 /// - Complexity: O(1) per call.
 struct BurstMemory {
     /// A burst: the total reached this many bytes.

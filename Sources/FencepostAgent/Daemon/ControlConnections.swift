@@ -91,7 +91,7 @@ final class ControlConnections {
     private var closures = Closures()
     private var refused = 0
     private var lastRefused = ""
-    /// Repeating log lines (issue 14's limiter): at the start, then once a minute with a count,
+    /// Repeating log lines, limited: at the start, then once a minute with a count,
     /// and when the condition has been quiet for a minute.
     private var acceptFailures = RepeatLimiter()
     private var closureLines = RepeatLimiter()

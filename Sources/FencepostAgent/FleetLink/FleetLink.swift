@@ -233,6 +233,7 @@ final class FleetLink {
                 wantsFill = true
             case .disconnected(let reason):
                 log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
+                nextConnection()
             case .refused(let reason, let message):
                 log.repeating(.warning, "fleet: the broker refused the connection: \(message) (\(reason))", limiter: &linkDown, at: now)
             case .published(let mid, let reason):
@@ -257,6 +258,19 @@ final class FleetLink {
             }
         }
         if wantsFill { fill() }
+    }
+
+    /// After a connection ended: the next one gets the next bdSeq, in its Will and its `online`
+    /// (Sparkplug's birth/death sequence), so a consumer can tell a late Will of an old connection.
+    private func nextConnection() {
+        guard client.state == .waiting else { return }
+        let next = bdSeq + 1
+        do {
+            try client.setWill(MQTTWill(topic: topics.status, payload: FleetStatus.offline(bdSeq: next), qos: 1, retain: true, delay: 60))
+            bdSeq = next
+        } catch {
+            log.debug("fleet: the Will keeps bdSeq \(bdSeq): \(error)")
+        }
     }
 
     private func handle(_ m: MQTTMessage) {

@@ -49,7 +49,7 @@ public final class DurableNotificationCenter {
         engine = fresh
         restoreOutput = engine.restore(snapshot, clock: clock)
         // A configured request whose row cannot be read is lost to the engine: `apply` must not
-        // take it for unchanged (issue 13, defect 5). Forgetting that it was applied makes the
+        // take it for unchanged. Forgetting that it was applied makes the
         // next apply (start, SIGHUP, `fencepost apply`) install it again, reported as added.
         var forget: [StoreChange] = []
         for p in problems where p.what == "request" { forget.append(.removeAppliedRequest(id: p.id)) }
@@ -77,7 +77,7 @@ public final class DurableNotificationCenter {
             // Rows made as they are written: an apply of a million zones never holds them all.
             var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges + recorded
             // A request the caps evicted is no longer what `apply` installed: forgotten, so that
-            // the next apply brings a configured one back when there is room (issue 13, defect 5).
+            // the next apply brings a configured one back when there is room.
             for o in out.outcomes where o.kind == .evicted { more.append(.removeAppliedRequest(id: o.requestIdentifier)) }
             let changes = Concatenation(first: StoreMapping.storeRows(out.changes), second: more)
             do { try store.apply(contentsOf: changes, sync: !defersSync) } catch { throw .store(error) }

@@ -134,7 +134,7 @@ public enum ZoneSetCompiler {
         return ids.count
     }
 
-    /// A zone's region and content: the request a zone used to be (title = id, sound "default",
+    /// A zone's region and content: the request a zone stands for (title = id, sound "default",
     /// active, repeating), checked by the same rules.
     /// - Throws: the request's rule that the zone breaks.
     public static func entry(for zone: ZoneDefinition, limits: RequestLimits) throws(RequestError) -> (Region, ZoneContent) {

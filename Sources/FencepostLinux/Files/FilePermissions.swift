@@ -21,3 +21,13 @@ public enum FilePermissions {
         try mode(of: path) & 0o004 != 0
     }
 }
+
+public enum FileSystemSpace {
+    /// Bytes an unprivileged user may still write on the file system holding `path`
+    /// (`f_bavail × f_frsize`); nil when it cannot be read. The corresponding C function is `statvfs`.
+    public static func available(at path: String) -> Int64? {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { return nil }
+        return Int64(s.f_bavail) &* Int64(s.f_frsize)
+    }
+}

@@ -60,7 +60,7 @@ public final class SQLiteDatabase {
         walFrameCount?.deallocate()
     }
 
-    /// Commits no longer checkpoint the write-ahead log (SQLite's default does, inside the commit
+    /// Commits do not checkpoint the write-ahead log (SQLite's default does, inside the commit
     /// that passes 1,000 pages, with two syncs); ``walFrames`` counts the log and
     /// ``checkpoint()`` is the caller's, at a time that delays nothing. The corresponding C
     /// function is `sqlite3_wal_hook`.

@@ -1,5 +1,5 @@
 // StateFileGuard: notices that the state file is gone while the agent runs, and that a previous
-// run's state is missing at start (issue 13, defect 6).
+// run's state is missing at start.
 //
 // SQLite keeps writing to an open file after it was unlinked: its commits succeed, into an inode
 // that no name leads to, and vanish when the process ends. So after every commit the store asks

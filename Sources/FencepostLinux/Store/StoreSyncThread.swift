@@ -1,6 +1,6 @@
 // StoreSyncThread: the state file's fsyncs on a thread of their own, so that the event loop
-// never waits for the disk (issue 11: an fsync that waits behind another writer's stream took
-// 50–83 ms, 200+ ms before the zone-set build wrote out as it went, and an SD card is slower).
+// never waits for the disk (an fsync that waits behind another writer's stream takes 50–83 ms,
+// and an SD card is slower).
 //
 // The loop commits (write(2) into the write-ahead log: the kernel has it, a crash of the process
 // keeps it) and asks for a sync: a generation number that covers every commit so far. This thread

@@ -122,8 +122,12 @@ extension NotificationEngine {
     /// The first fire of `e` strictly after `after` (wall seconds), in its fixed zone or else
     /// `deviceZone`.
     static func nextCalendarFire(_ e: Entry, after: Int64, deviceZone: ZoneRules) -> Int64? {
-        guard let rule = e.calendarRule else { return nil }
         let t = WallInstant(secondsSinceEpoch: after)
+        if case .calendar(let trigger) = e.request.trigger, let recurrence = trigger.recurrence {
+            if let zone = e.fixedZone?.rules { return recurrence.nextDate(after: t, in: zone)?.secondsSinceEpoch }
+            return recurrence.nextDate(after: t, in: deviceZone)?.secondsSinceEpoch
+        }
+        guard let rule = e.calendarRule else { return nil }
         // Branches rather than `e.fixedZone?.rules ?? deviceZone`, which would copy (retain) the zone's arrays.
         if let zone = e.fixedZone?.rules {
             return rule.schedule.nextDate(after: t, in: zone, policy: rule.policy, repeatedTime: rule.repeatedTime)?.secondsSinceEpoch

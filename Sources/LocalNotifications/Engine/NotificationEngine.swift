@@ -173,7 +173,8 @@ public struct NotificationEngine {
         }
         let entry = try makeEntry(request, generation: nextGeneration, clock: clock)
         if case .calendar = request.trigger, nextCalendarFire(entry, after: entry.progress.after ?? clock.wall.secondsSinceEpoch) == nil {
-            throw RequestError(.neverFires, "trigger.calendar.match \(entry.calendarRule!.schedule.match.componentsDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
+            guard case .calendar(let t) = request.trigger else { preconditionFailure("a calendar entry") }
+            throw RequestError(.neverFires, "trigger.calendar \(t.ruleDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
         }
         // Nothing has changed yet; from here on nothing throws.
         var out = observe(clock)
@@ -203,8 +204,10 @@ public struct NotificationEngine {
         switch request.trigger {
         case .calendar(let t):
             // Validated here; compiled again at each use (see Entry.calendarRule).
-            do { _ = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
-                throw RequestError(.calendar, "trigger.calendar.match: \(error)")
+            if t.recurrence == nil {
+                do { _ = try CalendarSchedule(t.match, weekRules: t.weekRules) } catch {
+                    throw RequestError(.calendar, "trigger.calendar.match: \(error)")
+                }
             }
             if let name = t.zoneIdentifier {
                 guard let rules = zoneLookup(name) else {

@@ -1,7 +1,7 @@
 // Where removed requests stood in add order, for a while: a listing's page ends at an identifier,
 // and the next page continues after it; when that request fires or is removed between the two
-// pages, the next page still knows where to continue (it used to answer "not pending; start
-// again", so a listing of one-shot requests that kept firing could never finish).
+// pages, the next page still knows where to continue (an answer "not pending; start again"
+// would keep a listing of one-shot requests that keep firing from ever finishing).
 
 /// The add sequences of the last `capacity` requests removed.
 /// - Complexity: O(1) per removal and lookup; memory bounded by `capacity`.

@@ -21,7 +21,7 @@ import Position
 extension NotificationRequest {
     static let keys = ["id", "content", "trigger", "missed"]
     static let contentKeys = ["title", "body", "sound", "badge", "userInfo", "categoryIdentifier", "threadIdentifier", "interruptionLevel"]
-    static let calendarKeys = ["match", "tz", "repeats", "policy", "repeatedTime", "firstWeekday", "minimumDaysInFirstWeek"]
+    static let calendarKeys = ["match", "rrule", "dtstart", "exdate", "rdate", "tz", "repeats", "policy", "repeatedTime", "firstWeekday", "minimumDaysInFirstWeek"]
 
     /// Reads a request from its JSON form. Shape errors (wrong type, unknown or missing key) throw
     /// `.malformed` with the path; value rules are checked by ``validate(limits:)`` and the engine.
@@ -79,8 +79,42 @@ extension NotificationRequest {
         return content
     }
 
+    /// A calendar trigger from its JSON object alone (`fencepost next` reads rules through this).
+    public static func calendarTrigger(json: JSONValue) throws(RequestError) -> CalendarTrigger {
+        try calendar(try ObjectReader(json, path: "trigger.calendar", allowed: calendarKeys))
+    }
+
     static func calendar(_ c: ObjectReader) throws(RequestError) -> CalendarTrigger {
-        guard let m = c.value("match") else { throw RequestError(.malformed, "missing key \"trigger.calendar.match\"") }
+        if let text = try c.string("rrule") {
+            guard c.value("match") == nil else { throw RequestError(.malformed, "trigger.calendar has both \"match\" and \"rrule\": give one") }
+            guard let ds = try c.string("dtstart") else {
+                throw RequestError(.malformed, "missing key \"trigger.calendar.dtstart\" (the rule's local start, e.g. 2026-01-05T07:00:00)")
+            }
+            guard let p = RecurrenceText.parse(ds), !p.utc else {
+                throw RequestError(.calendar, "trigger.calendar.dtstart \"\(ds)\" must be a local date-time like 2026-01-05T07:00:00 (the zone is tz)")
+            }
+            let exclusions = try dates(c, "exdate"), additions = try dates(c, "rdate")
+            let tz = try c.string("tz"), repeats = try c.bool("repeats") ?? true
+            do throws(RecurrenceError) {
+                let schedule = try RecurrenceSchedule(try RecurrenceRule(parsing: text), start: p.civil, exclusions: exclusions, additions: additions)
+                return CalendarTrigger(recurrence: schedule, zoneIdentifier: tz, repeats: repeats)
+            } catch {
+                throw RequestError(.calendar, "trigger.calendar.rrule: \(error)")
+            }
+        }
+        for key in ["dtstart", "exdate", "rdate"] where c.value(key) != nil {
+            throw RequestError(.malformed, "trigger.calendar.\(key) goes with \"rrule\"")
+        }
+        guard let m = c.value("match") else { throw RequestError(.malformed, "missing key \"trigger.calendar.match\" (or \"rrule\")") }
+        if let sets = try ComponentSets(json: m, path: c.field("match")), sets.needsRule {
+            let tz = try c.string("tz"), repeats = try c.bool("repeats") ?? false
+            do throws(RecurrenceError) {
+                let (rule, start) = try sets.rule()
+                return CalendarTrigger(recurrence: try RecurrenceSchedule(rule, start: start), zoneIdentifier: tz, repeats: repeats)
+            } catch {
+                throw RequestError(.calendar, "trigger.calendar.match.\(error.part): \(error.message)")
+            }
+        }
         var t = CalendarTrigger(match: try CalendarMatch(json: m, path: c.field("match")), zoneIdentifier: try c.string("tz"), repeats: try c.bool("repeats") ?? false)
         if let p = try c.string("policy") {
             guard let policy = MatchingPolicy(rawValue: p) else {
@@ -103,6 +137,19 @@ extension NotificationRequest {
             t.weekRules.minimumDaysInFirstWeek = d
         }
         return t
+    }
+
+    /// `exdate` / `rdate`: an array of local date-times, UTC instants (`…Z`) or dates.
+    static func dates(_ c: ObjectReader, _ key: String) throws(RequestError) -> RecurrenceDates {
+        var dates = RecurrenceDates()
+        guard let v = c.value(key) else { return dates }
+        guard case .array(let items) = v else { throw c.typeError(key, "an array of dates", v) }
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item, dates.add(s) else {
+                throw RequestError(.calendar, "trigger.calendar.\(key)[\(i)] must be a local date-time (2026-12-25T07:00:00), a UTC one (…Z) or a date (2026-12-25), got \(item)")
+            }
+        }
+        return dates
     }
 
     static func location(_ l: ObjectReader) throws(RequestError) -> LocationTrigger {
@@ -225,6 +272,40 @@ extension CalendarMatch {
     }
 }
 
+extension ComponentSets {
+    /// Reads a match whose values may be sets: `{"weekday":"mon-fri","hour":"8-18/2","day":-1}`
+    /// or arrays (`"hour":[8,12]`). nil when every value is a plain integer or weekday name (an
+    /// ordinary match), so that the caller reads it as before.
+    public init?(json: JSONValue, path: String) throws(RequestError) {
+        guard case .object(let members) = json else { return nil }
+        var sets = ComponentSets()
+        var any = false
+        for (name, v) in members {
+            switch v {
+            case .string(let s):
+                if name == "weekday", CalendarMatch.weekday(named: s) != nil { sets.add(name, [CalendarMatch.weekday(named: s)!]); continue }
+                guard let values = ComponentSets.parse(name, s) else {
+                    throw RequestError(.malformed, "\"\(path).\(name)\" must be an integer or a set: a list \"1,15,-1\", a range \"8-18\", a stepped range \"8-18/2\"; got \"\(s)\"")
+                }
+                sets.add(name, values); any = true
+            case .array(let items):
+                for item in items {
+                    if name == "weekday", case .string(let s) = item, let w = CalendarMatch.weekday(named: s) { sets.add(name, [w]); continue }
+                    guard let i = item.int else { throw RequestError(.malformed, "\(path).\(name) must list integers, got \(item)") }
+                    sets.add(name, [i])
+                }
+                any = true
+            default:
+                guard let i = v.int else { return nil }
+                if i < 0 && (name == "day" || name == "weekdayOrdinal" || name == "dayOfYear" || name == "weekOfYear") { any = true }
+                sets.add(name, [i])
+            }
+        }
+        guard any else { return nil }
+        self = sets
+    }
+}
+
 extension NotificationContent {
     /// The content as JSON (absent fields omitted).
     public var json: JSONValue {
@@ -244,9 +325,15 @@ extension NotificationTrigger {
     public var json: JSONValue {
         switch self {
         case .calendar(let t):
-            var m: [(key: String, value: JSONValue)] = [
-                ("match", .object(t.match.setComponents.map { ($0.name, .integer(Int64($0.value))) })),
-            ]
+            var m: [(key: String, value: JSONValue)] = []
+            if let r = t.recurrence {
+                m.append(("rrule", .string(r.rule.text)))
+                m.append(("dtstart", .string(r.start.iso8601)))
+                if !r.exclusions.isEmpty { m.append(("exdate", .array(r.exclusions.texts.map { .string($0) }))) }
+                if !r.additions.isEmpty { m.append(("rdate", .array(r.additions.texts.map { .string($0) }))) }
+            } else {
+                m.append(("match", .object(t.match.setComponents.map { ($0.name, .integer(Int64($0.value))) })))
+            }
             if let z = t.zoneIdentifier { m.append(("tz", .string(z))) }
             m.append(("repeats", .bool(t.repeats)))
             if t.policy != .nextTime { m.append(("policy", .string(t.policy.rawValue))) }

@@ -12,12 +12,27 @@ public struct CalendarTrigger: Hashable, Sendable {
     public var policy: MatchingPolicy
     public var repeatedTime: RepeatedTimePolicy
     public var weekRules: WeekRules
+    /// A recurrence set (RFC 5545 RRULE from a DTSTART, EXDATE, RDATE; or components with sets
+    /// and last days) in place of `match`, which is then empty. SEMANTICS.md §6.
+    public var recurrence: RecurrenceSchedule?
 
     public init(match: CalendarMatch, zoneIdentifier: String? = nil, repeats: Bool,
                 policy: MatchingPolicy = .nextTime, repeatedTime: RepeatedTimePolicy = .first,
                 weekRules: WeekRules = .gregorianDefault) {
         self.match = match; self.zoneIdentifier = zoneIdentifier; self.repeats = repeats
         self.policy = policy; self.repeatedTime = repeatedTime; self.weekRules = weekRules
+    }
+
+    /// A trigger from a recurrence set.
+    public init(recurrence: RecurrenceSchedule, zoneIdentifier: String? = nil, repeats: Bool = true) {
+        self.init(match: CalendarMatch(), zoneIdentifier: zoneIdentifier, repeats: repeats)
+        self.recurrence = recurrence
+    }
+
+    /// What fires, for messages: the components, or the rule with its DTSTART.
+    public var ruleDescription: String {
+        if let r = recurrence { return "RRULE \(r.rule.text) from DTSTART \(r.start.iso8601)" }
+        return match.componentsDescription
     }
 }
 

@@ -94,7 +94,9 @@ extension NotificationRequest {
                     "a repeating interval must be at least \(limits.minimumRepeatingInterval / 1000) s, got \(Self.seconds(t.milliseconds)) s")
             }
         case .calendar(let t):
-            do { try t.match.validate() } catch { throw RequestError(.calendar, "trigger.calendar.match: \(error)") }
+            if t.recurrence == nil {
+                do { try t.match.validate() } catch { throw RequestError(.calendar, "trigger.calendar.match: \(error)") }
+            }
         case .location(let t):
             if case .circle(let c) = t.shape {
                 do { _ = try InputRanges.radius(c.radius, "trigger.location.region.circle.radius", maximum: limits.maximumRadius) } catch {

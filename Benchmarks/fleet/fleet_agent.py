@@ -1,0 +1,158 @@
+"""The agent's part of Benchmarks/fleet/measure.py: fencepost-agent with a [fleet] section against
+the lab's mosquitto, through the counting proxy.
+
+- event: one delivery event as the agent publishes it (the wire part measures its bytes);
+- backlog: the link cut (proxy refuse + rst), BACKLOG one-shot deliveries due over a few seconds,
+  then the link restored: seconds from restored to the last event at a consumer (mosquitto_sub on
+  the broker's Unix socket) and events/s over that time (the outbox's throughput to the broker,
+  QoS 1 acknowledged, window 16);
+- rss: VmRSS and RssAnon of the agent idle for a few seconds with the link up, and of the same
+  agent without a [fleet] section.
+"""
+
+import json
+import os
+import subprocess
+import time
+
+BACKLOG = int(os.environ.get("FLEET_BACKLOG", "10000"))
+
+
+def vm(pid, key):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return None
+
+
+class Agent:
+    def __init__(self, lab, binary, name, fleet):
+        self.lab, self.binary, self.name = lab, binary, name
+        self.dir = lab.path("agent-" + name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.socket = os.path.join(self.dir, "control.sock")
+        with open(os.path.join(self.dir, "fencepost.toml"), "w") as f:
+            f.write('state = "%s/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\n'
+                    '[engine]\npending_cap = %d\ndelivered_cap = %d\n[socket]\npath = "%s"\nmode = 0o600\n'
+                    % (self.dir, BACKLOG * 2, BACKLOG * 2, self.socket))
+            if fleet:
+                f.write("[fleet]\n" + fleet + "\n")
+        self.log = os.path.join(self.dir, "log")
+        self.process = lab.spawn([os.path.join(binary, "fencepost-agent"), "--config", os.path.join(self.dir, "fencepost.toml")],
+                                 os.path.relpath(self.log, lab.dir))
+        end = time.time() + 60
+        while self.cli(["status", "--json"]).returncode != 0:
+            if time.time() > end or self.process.poll() is not None:
+                raise SystemExit("the agent did not start:\n" + open(self.log).read()[-3000:])
+            time.sleep(0.2)
+
+    def cli(self, args, input=None):
+        return subprocess.run([os.path.join(self.binary, "fencepost")] + args + ["--socket", self.socket],
+                              input=input, capture_output=True, text=True)
+
+    def add(self, prefix, seconds):
+        lines = "".join('{"id":"%s-%d","content":{"title":"T","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":%.3f}}}\n'
+                        % (prefix, i, s) for i, s in enumerate(seconds))
+        path = os.path.join(self.dir, "add.jsonl")
+        with open(path, "w") as f:
+            f.write(lines)
+        out = self.cli(["add", path])
+        if out.returncode != 0:
+            raise SystemExit("fencepost add: " + out.stderr)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(20)
+
+
+def consumer(lab, name, device):
+    path = lab.path("consumer-" + name)
+    p = lab.spawn(["mosquitto_sub", "--unix", lab.sock, "-V", "5", "-q", "1", "-c", "-i", name, "-x", "3600",
+                   "-t", "fencepost/v1/dev/%s/evt" % device, "-F", "%p"], os.path.basename(path))
+    time.sleep(0.5)
+    return p, path
+
+
+def unique_events(path):
+    seen, out = set(), []
+    with open(path, errors="replace") as f:
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(e, dict) and e.get("id") not in seen:
+                seen.add(e.get("id"))
+                out.append(e)
+    return out
+
+
+def measure(lab, binary):
+    if not os.path.exists(os.path.join(binary, "fencepost-agent")):
+        return {"skipped": "no fencepost-agent in " + binary}
+    check = subprocess.run([os.path.join(binary, "fencepost"), "check-config", "/dev/stdin"],
+                           input='state = "/tmp/x.sqlite"\n[fleet]\nbroker = "unix:/tmp/x.sock"\ndevice = "x"\n',
+                           capture_output=True, text=True)
+    if "unknown key `fleet`" in check.stderr:
+        return {"skipped": "this build of the agent has no fleet link"}
+    out = {"build": binary, "backlog": BACKLOG}
+    proxy = lab.proxy(lab.plain)
+    device = "van-0042"
+    _, events_path = consumer(lab, "measure", device)
+    agent = Agent(lab, binary, "link", 'broker = "mqtt://127.0.0.1:%d"\ndevice = "%s"\nkeepalive = 60\n' % (proxy.port, device))
+    time.sleep(3)
+
+    # One event, as published.
+    agent.add("one", [0.2])
+    end = time.time() + 30
+    while not unique_events(events_path) and time.time() < end:
+        time.sleep(0.1)
+    events = unique_events(events_path)
+    if events:
+        out["event"] = json.dumps(events[0], separators=(",", ":"))
+
+    # RSS idle with the link up.
+    time.sleep(5)
+    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+
+    # The backlog: link down, BACKLOG deliveries, link up.
+    proxy.command("mode refuse")
+    proxy.command("rst")
+    # Due after the adds are in (a burst of deliveries while thousands are still being added
+    # starves the adds), over `spread` seconds.
+    spread = max(5.0, BACKLOG / 1000.0)
+    lead = 15.0 + BACKLOG / 500.0
+    started = time.time()
+    agent.add("backlog", [lead + spread * i / BACKLOG for i in range(BACKLOG)])
+    time.sleep(max(0, started + lead + spread + 3 - time.time()))
+    before = len(unique_events(events_path))
+    proxy.command("zero")
+    proxy.command("mode pass")
+    restored = time.time()
+    target = before + BACKLOG
+    end = restored + 600
+    count = before
+    while time.time() < end:
+        count = len(unique_events(events_path))
+        if count >= target:
+            break
+        time.sleep(0.05)
+    drained = time.time() - restored
+    stats = proxy.command("stats")
+    out["backlogDrainedSeconds"] = round(drained, 2)
+    out["backlogReceived"] = count - before
+    out["outboxEventsPerSecond"] = round((count - before) / drained, 1) if drained > 0 else None
+    out["backlogBytesUp"] = stats["up"]
+    out["backlogBytesDown"] = stats["down"]
+    with open(agent.log, errors="replace") as f:
+        out["slowTurnsLogged"] = sum(1 for line in f if "loop turn took" in line)
+    agent.stop()
+
+    # The same agent without a [fleet] section.
+    plain = Agent(lab, binary, "nofleet", None)
+    time.sleep(8)
+    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
+    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
+    plain.stop()
+    return out

@@ -1,0 +1,592 @@
+/// A compiled RFC 5545 recurrence set: a rule (RRULE) from a DTSTART, with EXDATE exclusions and
+/// RDATE additions, answering "when does it fire next?" (SEMANTICS.md §6).
+///
+/// How it works. Every BYxxx part, whether the RFC calls it "expand" or "limit" for the rule's
+/// FREQ, is a filter on civil date-times once the parts left out are taken from DTSTART (§3.3.10);
+/// the frequency only decides the periods (for INTERVAL and BYSETPOS) and whether a BYDAY ordinal
+/// counts in the month or the year. So the filters compile to bit masks: months (12 bits), hours
+/// (24), minutes and seconds (60 each), and per month a 31-bit mask of matching days computed from
+/// the weekday pattern, the ordinals, BYMONTHDAY, BYYEARDAY and BYWEEKNO with a few shifts. The
+/// first civil instance at or after a civil time is found by skipping whole months with an empty
+/// mask, then taking the lowest set bit of the day mask and of the time masks; a match in a period
+/// that INTERVAL excludes moves the search to the start of the next aligned period. BYSETPOS
+/// counts the period's instances (matching days × times per day) and selects by index.
+///
+/// Civil times become instants with the zone per §3.3.5: a time in a gap takes the offset before
+/// the gap, a repeated time its first occurrence. COUNT is turned into the civil time of the
+/// COUNT-th instance when the schedule is made (instances counted from DTSTART, before EXDATE
+/// removes any), so a next fire needs no memory of past fires and survives restarts unchanged.
+///
+/// Pure: no clock, no I/O; `nextDate` allocates nothing.
+public struct RecurrenceSchedule: Hashable, Sendable {
+    public let rule: RecurrenceRule
+    /// DTSTART as a civil time in the schedule's zone.
+    public let start: CivilDateTime
+    /// EXDATE (and a holiday calendar's dates): instances at these times, days or instants are skipped.
+    public let exclusions: RecurrenceDates
+    /// RDATE: instants added to the rule's.
+    public let additions: RecurrenceDates
+
+    let interval: Int64
+    let startLocal: Int64
+    var startPeriod: Int64
+    /// The last civil time an instance of the rule may have (UNTIL, COUNT, year 9999).
+    var endLocal: Int64
+    /// UNTIL as a UTC instant (`…Z`), else Int64.max.
+    let untilInstant: Int64
+    let months: UInt16
+    let hours: UInt32
+    let minutes: UInt64
+    let seconds: UInt64
+    /// Plain BYDAY weekdays, bit k = weekday k+1 (Sunday = bit 0).
+    let weekdays: UInt8
+    let ordinals: [RecurrenceWeekday]
+    let hasWeekdayPart: Bool
+    /// Only a weekday pattern filters days (the common "every weekday").
+    let weekdaysOnly: Bool
+    let noDayFilter: Bool
+    let monthDaysPositive: UInt32
+    /// BYMONTHDAY −k as bit 31−k, so that a shift by (31 − month length) puts it on its day.
+    let monthDaysNegative: UInt32
+    let hasMonthDays: Bool
+    /// BYYEARDAY as bit sets of the day of year (0-based): words 0…5 for a common year, 6…11 for a leap one.
+    let yearDays: [UInt64]
+    let weekNumbersPositive: UInt64
+    let weekNumbersNegative: UInt64
+    let hasWeekNumbers: Bool
+    let weekNumbering: WeekRules
+    let ordinalsInYear: Bool
+    let setPositions: [Int]
+
+    /// The end of the searchable calendar: 9999-12-31T23:59:59 (civil).
+    static let lastLocal: Int64 = 253_402_300_799
+    /// A rule with no instance within one Gregorian cycle (400 years) after DTSTART is refused.
+    static let horizonSeconds: Int64 = 146_097 * 86_400
+
+    /// Compiles a rule from a DTSTART.
+    /// - Throws: ``RecurrenceError`` when UNTIL is before DTSTART, or the rule has no instance in
+    ///   the 400 years after DTSTART (nor before UNTIL/COUNT ends it).
+    /// - Complexity: O(COUNT) steps of the search when COUNT is given, else a few.
+    public init(_ rule: RecurrenceRule, start: CivilDateTime,
+                exclusions: RecurrenceDates = RecurrenceDates(), additions: RecurrenceDates = RecurrenceDates()) throws(RecurrenceError) {
+        try rule.validate()
+        guard start.year >= 1 && start.year <= 9999 else { throw RecurrenceError("DTSTART", "year must be 1…9999, got \(start.year)") }
+        self.rule = rule
+        self.start = start
+        self.exclusions = exclusions
+        self.additions = additions
+        interval = Int64(rule.interval)
+        startLocal = start.localSeconds
+        let freq = rule.frequency
+        weekNumbering = WeekRules(firstWeekday: rule.weekStart, minimumDaysInFirstWeek: 4)
+
+        func bits64(_ v: [Int]) -> UInt64 { v.reduce(0) { $0 | (1 << UInt64($1)) } }
+        seconds = rule.bySecond.isEmpty ? 1 << UInt64(start.second) : bits64(rule.bySecond)
+        minutes = !rule.byMinute.isEmpty ? bits64(rule.byMinute) : freq == .minutely ? (1 << 60) - 1 : 1 << UInt64(start.minute)
+        hours = !rule.byHour.isEmpty ? UInt32(truncatingIfNeeded: bits64(rule.byHour))
+            : freq <= .hourly ? (1 << 24) - 1 : 1 << UInt32(start.hour)
+
+        var byMonth = rule.byMonth, byMonthDay = rule.byMonthDay, byDay = rule.byDay
+        if rule.byWeekNo.isEmpty && rule.byYearDay.isEmpty && rule.byMonthDay.isEmpty && rule.byDay.isEmpty {
+            let startDay = CivilDays.dayNumber(year: start.year, month: start.month, day: start.day)
+            switch freq {
+            case .yearly:
+                if byMonth.isEmpty { byMonth = [start.month] }
+                byMonthDay = [start.day]
+            case .monthly:
+                byMonthDay = [start.day]
+            case .weekly:
+                byDay = [RecurrenceWeekday(weekday: CivilDays.weekday(dayNumber: startDay))]
+            default:
+                break
+            }
+        }
+        months = byMonth.isEmpty ? 0xFFF : UInt16(truncatingIfNeeded: bits64(byMonth.map { $0 - 1 }))
+        weekdays = UInt8(truncatingIfNeeded: bits64(byDay.filter { $0.ordinal == 0 }.map { $0.weekday - 1 }))
+        ordinals = byDay.filter { $0.ordinal != 0 }
+        hasWeekdayPart = !byDay.isEmpty
+        ordinalsInYear = freq == .yearly && byMonth.isEmpty
+        monthDaysPositive = UInt32(truncatingIfNeeded: bits64(byMonthDay.filter { $0 > 0 }.map { $0 - 1 }))
+        monthDaysNegative = UInt32(truncatingIfNeeded: bits64(byMonthDay.filter { $0 < 0 }.map { 31 + $0 }))
+        hasMonthDays = !byMonthDay.isEmpty
+        var table = [UInt64](repeating: 0, count: 12)
+        for (base, length) in [(0, 365), (6, 366)] {
+            for n in rule.byYearDay {
+                let i = n > 0 ? n - 1 : length + n
+                if i >= 0 && i < length { table[base + i / 64] |= 1 << UInt64(i % 64) }
+            }
+        }
+        yearDays = rule.byYearDay.isEmpty ? [] : table
+        weekNumbersPositive = bits64(rule.byWeekNo.filter { $0 > 0 })
+        weekNumbersNegative = bits64(rule.byWeekNo.filter { $0 < 0 }.map { -$0 })
+        hasWeekNumbers = !rule.byWeekNo.isEmpty
+        weekdaysOnly = hasWeekdayPart && ordinals.isEmpty && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
+        noDayFilter = !hasWeekdayPart && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
+        setPositions = rule.bySetPos
+
+        var end = Self.lastLocal
+        var until = Int64.max
+        switch rule.until {
+        case .local(let c)?:
+            guard c.localSeconds >= startLocal else {
+                throw RecurrenceError("UNTIL", "\(c.iso8601) is before DTSTART \(start.iso8601)")
+            }
+            end = min(end, c.localSeconds)
+        case .instant(let t)?:
+            // Compared with the local DTSTART allowing any UTC offset (±26 h).
+            guard t.secondsSinceEpoch + 93_600 >= startLocal else {
+                throw RecurrenceError("UNTIL", "\(t) is before DTSTART \(start.iso8601)")
+            }
+            until = t.secondsSinceEpoch
+            end = min(end, t.secondsSinceEpoch + 93_600)
+        case nil:
+            break
+        }
+        untilInstant = until
+        endLocal = end
+        startPeriod = 0
+        startPeriod = periodIndex(startLocal)
+
+        // BYSETPOS beyond the fixed number of instances of every minute or hour selects nothing.
+        if !setPositions.isEmpty && freq <= .hourly {
+            let n = freq == .minutely ? seconds.nonzeroBitCount : minutes.nonzeroBitCount * seconds.nonzeroBitCount
+            if setPositions.allSatisfy({ abs($0) > n }) {
+                throw RecurrenceError("BYSETPOS", "selects nothing: every \(freq == .minutely ? "minute" : "hour") of the rule has \(n) instance\(n == 1 ? "" : "s")")
+            }
+        }
+        // The first instance within 400 years, or the rule is refused.
+        let saved = endLocal
+        endLocal = min(endLocal, startLocal + Self.horizonSeconds)
+        guard let first = nextLocal(atOrAfter: startLocal) else {
+            if saved < Self.lastLocal && rule.until != nil {
+                throw RecurrenceError("UNTIL", "the rule has no instance between DTSTART \(start.iso8601) and UNTIL")
+            }
+            throw RecurrenceError("RRULE", "\(rule.text) has no instance in the 400 years after DTSTART \(start.iso8601)")
+        }
+        endLocal = saved
+        if let count = rule.count {
+            var last = first
+            var n = 1
+            while n < count, let c = nextLocal(atOrAfter: last + 1) { last = c; n += 1 }
+            endLocal = last
+        }
+    }
+
+    /// The first instant strictly after `after` at which the set has an instance in `zone`, or nil.
+    /// - Complexity: O(1) for the common shapes: a few month masks and bit scans; a period excluded
+    ///   by INTERVAL costs one more step, a fall-back overlap one step per instance in it. No allocation.
+    public func nextDate(after: WallInstant, in zone: ZoneRules) -> WallInstant? {
+        let a = after.secondsSinceEpoch
+        var best = nextOfRule(after: a, zone)
+        if !additions.isEmpty, let r = nextAddition(after: a, zone), r < (best ?? .max) { best = r }
+        return best.map(WallInstant.init(secondsSinceEpoch:))
+    }
+
+    /// The civil times of the rule's first `limit` instances at or after `from` (no EXDATE, RDATE
+    /// or zone): what the oracle compares.
+    public func localInstances(from: CivilDateTime, limit: Int) -> [CivilDateTime] {
+        var out: [CivilDateTime] = []
+        var l = from.localSeconds
+        while out.count < limit, let c = nextLocal(atOrAfter: l) { out.append(CivilDateTime(localSeconds: c)); l = c + 1 }
+        return out
+    }
+
+    // MARK: Civil time to instant (RFC 5545 §3.3.5)
+
+    /// The instant of a civil time, and the gap's length when it falls in one (else 0).
+    @inline(__always)
+    func instant(_ c: Int64, _ zone: ZoneRules) -> (Int64, Int64) {
+        switch zone.resolve(localSeconds: c) {
+        case let .unique(u): return (u, 0)
+        case let .repeated(first, _): return (first, 0)
+        case let .skipped(t, gap): return (c - Int64(zone.utcOffset(atSecondsSinceEpoch: t - 1)), max(gap, 1))
+        }
+    }
+
+    func nextOfRule(after a: Int64, _ zone: ZoneRules) -> Int64? {
+        // The earliest civil time whose instant can be after `a`: with the offset at `a`, or the
+        // smaller one before a transition whose gap still maps past `a`.
+        var offset = Int64(zone.utcOffset(atSecondsSinceEpoch: a))
+        if let t = zone.previousTransition(before: a &+ 1) {
+            let before = Int64(zone.utcOffset(atSecondsSinceEpoch: t - 1))
+            if before < offset && a - t < offset - before { offset = before }
+        }
+        var l = a + offset + 1
+        while let c = nextLocal(atOrAfter: l) {
+            let (i, gap) = instant(c, zone)
+            if i > a && !isExcluded(c, i) {
+                if i > untilInstant { return nil }
+                var best = i
+                if gap > 0 {
+                    // Civil times within `gap` after one in a gap can map before it.
+                    var l2 = c + 1
+                    while let c2 = nextLocal(atOrAfter: l2), c2 < c + gap {
+                        let (i2, _) = instant(c2, zone)
+                        if i2 > a && i2 < best && !isExcluded(c2, i2) { best = i2 }
+                        l2 = c2 + 1
+                    }
+                }
+                return best
+            }
+            l = c + 1
+        }
+        return nil
+    }
+
+    func nextAddition(after a: Int64, _ zone: ZoneRules) -> Int64? {
+        var best: Int64? = nil
+        for c in additions.local {
+            let (i, _) = instant(c, zone)
+            if i > a && i < (best ?? .max) && !isExcluded(c, i) { best = i }
+        }
+        var k = RecurrenceDates.lowerBound(additions.instants, a + 1)
+        while k < additions.instants.count {
+            let i = additions.instants[k]
+            let c = i + Int64(zone.utcOffset(atSecondsSinceEpoch: i))
+            if !isExcluded(c, i) { if i < (best ?? .max) { best = i }; break }
+            k += 1
+        }
+        return best
+    }
+
+    @inline(__always)
+    func isExcluded(_ c: Int64, _ i: Int64) -> Bool {
+        if exclusions.isEmpty { return false }
+        return exclusions.contains(local: c, instant: i)
+    }
+
+    // MARK: Periods (FREQ, INTERVAL)
+
+    /// The period holding civil time `c`, numbered from an arbitrary origin.
+    func periodIndex(_ c: Int64) -> Int64 {
+        switch rule.frequency {
+        case .minutely: return floorDiv(c, 60)
+        case .hourly: return floorDiv(c, 3600)
+        case .daily: return floorDiv(c, 86_400)
+        case .weekly: return floorDiv(floorDiv(c, 86_400) - weekAnchor, 7)
+        case .monthly:
+            let (y, m, _) = CivilDays.date(dayNumber: floorDiv(c, 86_400))
+            return y * 12 + Int64(m - 1)
+        case .yearly: return CivilDays.date(dayNumber: floorDiv(c, 86_400)).year
+        }
+    }
+
+    /// The civil time at which period `p` starts.
+    func periodStart(_ p: Int64) -> Int64 {
+        switch rule.frequency {
+        case .minutely: return p * 60
+        case .hourly: return p * 3600
+        case .daily: return p * 86_400
+        case .weekly: return (weekAnchor + p * 7) * 86_400
+        case .monthly:
+            let y = floorDiv(p, 12)
+            return CivilDays.dayNumber(year: y, month: Int(p - y * 12) + 1, day: 1) * 86_400
+        case .yearly: return CivilDays.dayNumber(year: p, month: 1, day: 1) * 86_400
+        }
+    }
+
+    /// A day on which a week starts (1970-01-04 was a Sunday).
+    var weekAnchor: Int64 { 3 + Int64(rule.weekStart - 1) }
+
+    /// The rule's first civil instance at or after `from`, not after `endLocal`.
+    func nextLocal(atOrAfter from: Int64) -> Int64? {
+        var l = max(from, startLocal)
+        var steps = 0
+        while l <= endLocal {
+            guard let c = firstMatch(atOrAfter: l) else { return nil }
+            var p = periodIndex(c)
+            let r = floorMod(p - startPeriod, interval)
+            if r != 0 {
+                p += interval - r
+                l = periodStart(p)
+            } else if setPositions.isEmpty {
+                return c
+            } else {
+                if let s = selected(inPeriod: p, atOrAfter: l) { return s <= endLocal ? s : nil }
+                l = periodStart(p + 1)
+            }
+            steps += 1
+            if steps > 5_000_000 { return nil }   // a search that long finds nothing in 400 years
+        }
+        return nil
+    }
+
+    // MARK: Filters
+
+    /// The first civil time ≥ `from` (≤ `endLocal`) whose day and time pass every filter.
+    @inline(__always)
+    func firstMatch(atOrAfter from: Int64) -> Int64? {
+        var d = floorDiv(from, 86_400)
+        var timeOfDay = from - d * 86_400
+        let lastDay = floorDiv(endLocal, 86_400)
+        while d <= lastDay {
+            if weekdaysOnly {
+                let w = CivilDays.weekday(dayNumber: d) - 1
+                let ahead = UInt16(weekdays) | UInt16(weekdays) << 7
+                let skip = (ahead >> UInt16(w)).trailingZeroBitCount
+                if skip > 0 { d += Int64(skip); timeOfDay = 0 }
+            } else if !noDayFilter {
+                let (y, m, dd) = CivilDays.date(dayNumber: d)
+                let first = d - Int64(dd - 1)
+                let mask = dayMask(year: y, month: m, first: first) >> UInt32(dd - 1)
+                if mask == 0 {
+                    d = first + Int64(CivilDays.daysInMonth(year: y, month: m))
+                    timeOfDay = 0
+                    continue
+                }
+                let skip = mask.trailingZeroBitCount
+                if skip > 0 { d += Int64(skip); timeOfDay = 0 }
+            }
+            if let t = firstTime(atOrAfter: timeOfDay) {
+                let c = d * 86_400 + t
+                return c <= endLocal ? c : nil
+            }
+            d += 1
+            timeOfDay = 0
+        }
+        return nil
+    }
+
+    /// The first time of day ≥ `t` (seconds after midnight) in the hour, minute and second masks.
+    @inline(__always)
+    func firstTime(atOrAfter t: Int64) -> Int64? {
+        let h = Int(t / 3600), m = Int(t / 60 % 60), s = Int(t % 60)
+        if hours & (1 << UInt32(h)) != 0 {
+            if minutes & (1 << UInt64(m)) != 0, let s2 = Self.firstBit(seconds, from: s) {
+                return Int64(h * 3600 + m * 60 + s2)
+            }
+            if let m2 = Self.firstBit(minutes, from: m + 1) {
+                return Int64(h * 3600 + m2 * 60 + seconds.trailingZeroBitCount)
+            }
+        }
+        if let h2 = Self.firstBit(UInt64(hours), from: h + 1) {
+            return Int64(h2 * 3600 + minutes.trailingZeroBitCount * 60 + seconds.trailingZeroBitCount)
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func firstBit(_ mask: UInt64, from i: Int) -> Int? {
+        guard i < 64 else { return nil }
+        let m = mask >> UInt64(i)
+        return m == 0 ? nil : i + m.trailingZeroBitCount
+    }
+
+    /// The days of a month that pass every day filter: bit k = day k+1.
+    func dayMask(year y: Int64, month m: Int, first: Int64) -> UInt32 {
+        guard months & (1 << UInt16(m - 1)) != 0 else { return 0 }
+        let length = CivilDays.daysInMonth(year: y, month: m)
+        var mask: UInt32 = (1 << UInt32(length)) - 1
+        if hasWeekdayPart {
+            var days: UInt32 = 0
+            if weekdays != 0 {
+                let shift = UInt8(CivilDays.weekday(dayNumber: first) - 1)
+                let rotated = UInt64(((weekdays >> shift) | (weekdays << (7 - shift))) & 0x7F)
+                days = UInt32(truncatingIfNeeded: rotated &* 0x1020_4081)
+            }
+            for o in ordinals {
+                let lo: Int64, hi: Int64
+                if ordinalsInYear {
+                    lo = CivilDays.dayNumber(year: y, month: 1, day: 1)
+                    hi = lo + Int64(CivilDays.daysInYear(y)) - 1
+                } else {
+                    lo = first
+                    hi = first + Int64(length) - 1
+                }
+                let target: Int64
+                if o.ordinal > 0 {
+                    target = lo + Int64((o.weekday - CivilDays.weekday(dayNumber: lo) + 7) % 7) + Int64(o.ordinal - 1) * 7
+                } else {
+                    target = hi - Int64((CivilDays.weekday(dayNumber: hi) - o.weekday + 7) % 7) - Int64(-o.ordinal - 1) * 7
+                }
+                if target >= first && target < first + Int64(length) && target >= lo && target <= hi {
+                    days |= 1 << UInt32(target - first)
+                }
+            }
+            mask &= days
+        }
+        if hasMonthDays {
+            mask &= monthDaysPositive | (monthDaysNegative >> UInt32(31 - length))
+        }
+        if !yearDays.isEmpty {
+            let dayOfYear = Int(first - CivilDays.dayNumber(year: y, month: 1, day: 1))
+            let base = CivilDays.isLeapYear(y) ? 6 : 0
+            let w = dayOfYear >> 6, b = UInt64(dayOfYear & 63)
+            var bits = yearDays[base + w] >> b
+            if b > 0 && w + 1 < 6 { bits |= yearDays[base + w + 1] << (64 - b) }
+            mask &= UInt32(truncatingIfNeeded: bits)
+        }
+        if hasWeekNumbers {
+            var weeks: UInt32 = 0
+            var d = first
+            let end = first + Int64(length)
+            while d < end {
+                let (wy, w) = weekNumbering.weekOfYear(day: d, year: CivilDays.date(dayNumber: d).year)
+                let count = Int((weekNumbering.startOfWeekOne(year: wy + 1) - weekNumbering.startOfWeekOne(year: wy)) / 7)
+                let weekEnd = min(end, d + 7 - weekNumbering.daysIntoWeek(d))
+                if weekNumbersPositive & (1 << UInt64(w)) != 0 || weekNumbersNegative & (1 << UInt64(count - w + 1)) != 0 {
+                    for k in d ..< weekEnd { weeks |= 1 << UInt32(k - first) }
+                }
+                d = weekEnd
+            }
+            mask &= weeks
+        }
+        return mask
+    }
+
+    // MARK: BYSETPOS
+
+    /// The instance BYSETPOS selects in period `p` that is first at or after `from`, or nil.
+    func selected(inPeriod p: Int64, atOrAfter from: Int64) -> Int64? {
+        let periodStart = periodStart(p), periodEnd = self.periodStart(p + 1)
+        let nh = hours.nonzeroBitCount, nm = minutes.nonzeroBitCount, ns = seconds.nonzeroBitCount
+        var best: Int64? = nil
+        switch rule.frequency {
+        case .minutely, .hourly:
+            let d = floorDiv(periodStart, 86_400)
+            guard dayMatches(d) else { return nil }
+            let h = Int((periodStart - d * 86_400) / 3600)
+            guard hours & (1 << UInt32(h)) != 0 else { return nil }
+            let minute = Int((periodStart / 60) % 60)
+            if rule.frequency == .minutely && minutes & (1 << UInt64(minute)) == 0 { return nil }
+            let n = rule.frequency == .minutely ? ns : nm * ns
+            for pos in setPositions {
+                let k = pos > 0 ? pos - 1 : n + pos
+                guard k >= 0 && k < n else { continue }
+                let c: Int64
+                if rule.frequency == .minutely {
+                    c = periodStart + Int64(Self.nthBit(seconds, k))
+                } else {
+                    c = periodStart + Int64(Self.nthBit(minutes, k / ns) * 60 + Self.nthBit(seconds, k % ns))
+                }
+                if c >= from && c < (best ?? .max) { best = c }
+            }
+        default:
+            let perDay = nh * nm * ns
+            let firstDay = floorDiv(periodStart, 86_400), endDay = floorDiv(periodEnd, 86_400)
+            let days = matchingDays(from: firstDay, to: endDay, select: nil).count
+            let n = days * perDay
+            for pos in setPositions {
+                let k = pos > 0 ? pos - 1 : n + pos
+                guard k >= 0 && k < n else { continue }
+                let d = matchingDays(from: firstDay, to: endDay, select: k / perDay).day
+                let t = k % perDay
+                let h = Self.nthBit(UInt64(hours), t / (nm * ns))
+                let m = Self.nthBit(minutes, (t / ns) % nm)
+                let s = Self.nthBit(seconds, t % ns)
+                let c = d * 86_400 + Int64(h * 3600 + m * 60 + s)
+                if c >= from && c < (best ?? .max) { best = c }
+            }
+        }
+        return best
+    }
+
+    func dayMatches(_ d: Int64) -> Bool {
+        if noDayFilter { return true }
+        let (y, m, dd) = CivilDays.date(dayNumber: d)
+        return dayMask(year: y, month: m, first: d - Int64(dd - 1)) & (1 << UInt32(dd - 1)) != 0
+    }
+
+    /// Counts the matching days in [from, to), or (select = k) finds the k-th of them.
+    func matchingDays(from: Int64, to: Int64, select: Int?) -> (count: Int, day: Int64) {
+        var count = 0
+        var d = from
+        while d < to {
+            let (y, m, dd) = CivilDays.date(dayNumber: d)
+            let first = d - Int64(dd - 1)
+            let length = CivilDays.daysInMonth(year: y, month: m)
+            let monthEnd = first + Int64(length)
+            var mask = dayMask(year: y, month: m, first: first) >> UInt32(dd - 1)
+            let span = Int(min(monthEnd, to) - d)
+            if span < 32 { mask &= (1 << UInt32(span)) - 1 }
+            let n = mask.nonzeroBitCount
+            if let k = select, k < count + n {
+                return (count, d + Int64(Self.nthBit(UInt64(mask), k - count)))
+            }
+            count += n
+            d = min(monthEnd, to)
+        }
+        return (count, -1)
+    }
+
+    /// The index of the k-th set bit (k from 0).
+    static func nthBit(_ mask: UInt64, _ k: Int) -> Int {
+        var m = mask
+        for _ in 0 ..< k { m &= m - 1 }
+        return m.trailingZeroBitCount
+    }
+}
+
+/// Dates of EXDATE and RDATE (and of an exclusion calendar), each kind sorted for binary search.
+public struct RecurrenceDates: Hashable, Sendable {
+    /// Civil times (local seconds) in the schedule's zone.
+    public private(set) var local: [Int64] = []
+    /// Whole civil days (day numbers): every instance on such a day.
+    public private(set) var days: [Int64] = []
+    /// UTC instants.
+    public private(set) var instants: [Int64] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { local.isEmpty && days.isEmpty && instants.isEmpty }
+    public var count: Int { local.count + days.count + instants.count }
+
+    /// Adds `2026-12-25T07:00:00` / `20261225T070000` (a local time), `…Z` (an instant) or
+    /// `2026-12-25` / `20261225` (a whole day).
+    /// - Returns: false when the text is none of these.
+    public mutating func add(_ text: String) -> Bool {
+        guard let p = RecurrenceText.parse(text) else { return false }
+        if p.isDate { Self.insert(&days, CivilDays.dayNumber(year: p.civil.year, month: p.civil.month, day: p.civil.day)) }
+        else if p.utc { Self.insert(&instants, p.civil.localSeconds) }
+        else { Self.insert(&local, p.civil.localSeconds) }
+        return true
+    }
+
+    public mutating func add(day: Int64) { Self.insert(&days, day) }
+    public mutating func add(local c: CivilDateTime) { Self.insert(&local, c.localSeconds) }
+    public mutating func add(instant t: WallInstant) { Self.insert(&instants, t.secondsSinceEpoch) }
+
+    /// Every date, as ``add(_:)`` reads it (days as dates, instants with `Z`).
+    public var texts: [String] {
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var out: [String] = []
+        for d in days {
+            let (y, m, dd) = CivilDays.date(dayNumber: d)
+            out.append("\(y)-\(two(m))-\(two(dd))")
+        }
+        for c in local { out.append(CivilDateTime(localSeconds: c).iso8601) }
+        for i in instants { out.append(CivilDateTime(localSeconds: i).iso8601 + "Z") }
+        return out
+    }
+
+    /// Adds every date of `other`.
+    public mutating func formUnion(_ other: RecurrenceDates) {
+        for v in other.local { Self.insert(&local, v) }
+        for v in other.days { Self.insert(&days, v) }
+        for v in other.instants { Self.insert(&instants, v) }
+    }
+
+    func contains(local c: Int64, instant i: Int64) -> Bool {
+        Self.has(local, c) || Self.has(days, floorDiv(c, 86_400)) || Self.has(instants, i)
+    }
+
+    private static func insert(_ a: inout [Int64], _ v: Int64) {
+        let k = Self.lowerBound(a, v)
+        if k == a.count || a[k] != v { a.insert(v, at: k) }
+    }
+
+    static func has(_ a: [Int64], _ v: Int64) -> Bool {
+        if a.isEmpty { return false }
+        let k = lowerBound(a, v)
+        return k < a.count && a[k] == v
+    }
+
+    static func lowerBound(_ a: [Int64], _ v: Int64) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if a[mid] < v { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,175 @@
+// `fencepost fleet events`: the devices' events as a consumer wants them, each once and in `seq`
+// order per device, out of what the broker hands over (duplicates after a resend, a consumer that
+// joins in the middle, announced gaps).
+import FencepostJSON
+
+/// One event of a device's `evt` topic.
+struct ReceivedFleetEvent: Equatable {
+    var device: String
+    var id: String
+    var seq: Int64
+    /// The payload as it came (an object with at least `id`, `seq` and `type`).
+    var payload: JSONValue
+
+    var type: String { payload["type"]?.string ?? "" }
+
+    /// Reads an `evt` payload of `device`; nil with the reason when it lacks `id` or `seq`.
+    static func parse(device: String, payload: [UInt8]) -> Result<ReceivedFleetEvent, FleetEventProblem> {
+        let value: JSONValue
+        do { value = try JSONValue.parse(String(decoding: payload, as: UTF8.self)) } catch {
+            return .failure(FleetEventProblem(device: device, message: "not JSON: \(error)"))
+        }
+        guard let id = value["id"]?.string, !id.isEmpty else {
+            return .failure(FleetEventProblem(device: device, message: "an event without an \"id\""))
+        }
+        guard let seq = value["seq"]?.int64, seq >= 0 else {
+            return .failure(FleetEventProblem(device: device, message: "event \(id) has no \"seq\" (a whole number ≥ 0)"))
+        }
+        return .success(ReceivedFleetEvent(device: device, id: id, seq: seq, payload: value))
+    }
+}
+
+struct FleetEventProblem: Error, Equatable {
+    var device: String
+    var message: String
+}
+
+/// Drops duplicates by `id` and puts each device's events in `seq` order.
+///
+/// An event whose `seq` is the next one of its device is released at once, with the held events
+/// that follow it. An event after a hole is held until the hole fills, or until it has waited
+/// `holdNanoseconds` or `holdLimit` events of that device are held: then the held events are
+/// released and the hole is reported (``Output/missing``). A `gap` event (the board's outbox was
+/// full and it dropped `from`…`to`) closes its range at once: those seqs never come. The first
+/// event of a device sets where it starts (a consumer may join in the middle); an event older than
+/// what was released (a resend to an earlier session) is released as it comes.
+///
+/// - Complexity: O(log n) per event for n held; the ids remembered are bounded (`idMemory`, the
+///   oldest forgotten first), so a duplicate older than that is released again.
+struct FleetEventStream {
+    struct Output: Equatable {
+        var events: [ReceivedFleetEvent] = []
+        /// Holes given up on: device, first and last seq missing.
+        var missing: [(device: String, from: Int64, to: Int64)] = []
+        var duplicates = 0
+
+        static func == (a: Output, b: Output) -> Bool {
+            a.events == b.events && a.duplicates == b.duplicates
+                && a.missing.map { "\($0.device) \($0.from) \($0.to)" } == b.missing.map { "\($0.device) \($0.from) \($0.to)" }
+        }
+    }
+
+    private struct Held {
+        var event: ReceivedFleetEvent
+        var since: UInt64
+    }
+
+    private struct Device {
+        /// The last seq released (nil before the first event).
+        var last: Int64?
+        /// Held events by seq.
+        var held: [Int64: Held] = [:]
+    }
+
+    let holdNanoseconds: UInt64
+    let holdLimit: Int
+    let idMemory: Int
+    private var devices: [String: Device] = [:]
+    private var seen: Set<String> = []
+    private var seenOrder: [String] = []
+    private var seenHead = 0
+    private(set) var duplicates = 0
+
+    init(holdNanoseconds: UInt64 = 5_000_000_000, holdLimit: Int = 10_000, idMemory: Int = 1_000_000) {
+        self.holdNanoseconds = holdNanoseconds
+        self.holdLimit = max(1, holdLimit)
+        self.idMemory = max(1, idMemory)
+    }
+
+    /// Takes one event at `now` (monotonic nanoseconds); what can be released now.
+    mutating func receive(_ event: ReceivedFleetEvent, now: UInt64) -> Output {
+        var out = Output()
+        guard remember(event.id) else {
+            duplicates += 1
+            out.duplicates = 1
+            return out
+        }
+        var device = devices[event.device] ?? Device()
+        defer { devices[event.device] = device }
+        if event.type == "gap", let from = event.payload["from"]?.int64, let to = event.payload["to"]?.int64, from <= to,
+           let last = device.last, last + 1 >= from, last < to {
+            // The dropped range will never come: skip past it.
+            device.last = to
+        }
+        guard let last = device.last else {
+            device.last = event.seq
+            out.events.append(event)
+            release(&device, into: &out)
+            return out
+        }
+        if event.seq <= last || event.seq == last + 1 {
+            out.events.append(event)
+            device.last = max(last, event.seq)
+            release(&device, into: &out)
+        } else {
+            device.held[event.seq] = Held(event: event, since: now)
+            if device.held.count > holdLimit { giveUp(&device, name: event.device, into: &out) }
+        }
+        return out
+    }
+
+    /// Releases what has waited too long at `now`, reporting the holes before it.
+    mutating func expire(now: UInt64) -> Output {
+        var out = Output()
+        for name in devices.keys.sorted() {
+            guard var device = devices[name], !device.held.isEmpty else { continue }
+            if device.held.values.contains(where: { now &- $0.since >= holdNanoseconds }) {
+                giveUp(&device, name: name, into: &out)
+                devices[name] = device
+            }
+        }
+        return out
+    }
+
+    /// Releases everything held (the end of the input), reporting the holes.
+    mutating func finish() -> Output {
+        var out = Output()
+        for name in devices.keys.sorted() {
+            guard var device = devices[name], !device.held.isEmpty else { continue }
+            while !device.held.isEmpty { giveUp(&device, name: name, into: &out) }
+            devices[name] = device
+        }
+        return out
+    }
+
+    /// The seqs released, per device, are contiguous from `last`: release the held ones that follow.
+    private func release(_ device: inout Device, into out: inout Output) {
+        while let last = device.last, let next = device.held.removeValue(forKey: last + 1) {
+            out.events.append(next.event)
+            device.last = last + 1
+        }
+    }
+
+    /// Skips the hole before the lowest held seq.
+    private func giveUp(_ device: inout Device, name: String, into out: inout Output) {
+        guard let lowest = device.held.keys.min(), let last = device.last else { return }
+        if lowest > last + 1 { out.missing.append((name, last + 1, lowest - 1)) }
+        device.last = lowest - 1
+        release(&device, into: &out)
+    }
+
+    /// False when `id` was seen; remembers it otherwise (the oldest of `idMemory` forgotten).
+    private mutating func remember(_ id: String) -> Bool {
+        guard seen.insert(id).inserted else { return false }
+        seenOrder.append(id)
+        if seenOrder.count - seenHead > idMemory {
+            seen.remove(seenOrder[seenHead])
+            seenHead += 1
+            if seenHead > 4096 && seenHead * 2 > seenOrder.count {
+                seenOrder.removeFirst(seenHead)
+                seenHead = 0
+            }
+        }
+        return true
+    }
+}

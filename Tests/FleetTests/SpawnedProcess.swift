@@ -1,0 +1,214 @@
+import CFencepostLinux
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A helper program of a test (mosquitto, the fault proxy, mosquitto_sub), spawned with
+/// `posix_spawn`, an empty signal mask and default dispositions, its standard output and error in
+/// one file, no other descriptor of the test process.
+///
+/// Foundation's `Process` started from a test thread passes on that thread's mask, in which SIGTERM
+/// is blocked: a broker started that way never sees the SIGTERM that stops it (and never saves its
+/// persistence file). Stopped with SIGTERM, then SIGKILL after a deadline; killed at deinit.
+final class SpawnedProcess {
+    let pid: pid_t
+    let outputPath: String
+    let arguments: [String]
+    private(set) var exitStatus: Int32?
+
+    init(_ arguments: [String], output: String, environment: [String: String] = [:]) throws {
+        self.arguments = arguments
+        outputPath = output
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        cfl_spawn_close_from(&actions, 3)
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var child: pid_t = 0
+        let r = posix_spawnp(&child, arguments[0], &actions, &attr, argv, envp)
+        guard r == 0 else { throw SpawnError(message: "cannot start \(arguments[0]): \(String(cString: strerror(r)))") }
+        pid = child
+    }
+
+    deinit { if !detached { _ = stop(signal: SIGKILL, timeout: 5) } }
+
+    private var detached = false
+    /// The caller owns the pid from now on (waits for it, stops it); deinit leaves it alone.
+    func detach() { detached = true }
+
+    var isRunning: Bool {
+        if exitStatus != nil { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exitStatus = status
+            return false
+        }
+        return true
+    }
+
+    /// What the program wrote so far.
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ s: Int32) { if isRunning { kill(pid, s) } }
+
+    /// Sends `signal`, waits at most `timeout` seconds, then SIGKILL; the wait status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
+        guard isRunning else { return exitStatus }
+        kill(pid, signal)
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if !isRunning { return exitStatus }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        exitStatus = status
+        return status
+    }
+
+    /// Waits until `condition` holds (every 20 ms); false after `timeout` seconds.
+    @discardableResult
+    static func wait(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+}
+
+struct SpawnError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Small socket helpers for the fixtures.
+enum TestSocket {
+    /// A TCP port on 127.0.0.1 that was free a moment ago (bound to 0, then closed: a small race,
+    /// which the fixtures that use it retry).
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = port.bigEndian
+        return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+    }
+
+    /// A connected Unix stream socket to `path`, or -1.
+    static func connectUnix(_ path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { close(fd); return -1 }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+            raw[bytes.count] = 0
+        }
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        if r != 0 { close(fd); return -1 }
+        return fd
+    }
+
+    /// Whether something accepts connections on the Unix socket `path`.
+    static func accepts(unix path: String) -> Bool {
+        let fd = connectUnix(path)
+        if fd >= 0 { close(fd) }
+        return fd >= 0
+    }
+}
+
+/// The built `fencepost` and `fencepost-agent`, next to the running test bundle (SwiftPM puts
+/// them in one products folder), or at `$FENCEPOST_BINARY` and beside it.
+enum Binaries {
+    static let fencepost: String? = {
+        let fm = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["FENCEPOST_BINARY"], fm.isExecutableFile(atPath: path) { return path }
+        var dirs: [URL] = []
+        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            dirs.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            dirs.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for dir in dirs {
+            var d = dir
+            for _ in 0 ..< 4 {
+                let f = d.appendingPathComponent("fencepost").path
+                if fm.isExecutableFile(atPath: f) { return f }
+                d.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    static var agent: String? {
+        guard let f = fencepost else { return nil }
+        let a = URL(fileURLWithPath: f).deletingLastPathComponent().appendingPathComponent("fencepost-agent").path
+        return FileManager.default.isExecutableFile(atPath: a) ? a : nil
+    }
+
+    /// Runs `fencepost arguments…` to its end: status, standard output, standard error.
+    static func run(_ arguments: [String], timeLimit: Double = 120) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let binary = fencepost else { throw SpawnError(message: "fencepost not found next to the test bundle; set FENCEPOST_BINARY") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = arguments
+        let dir = "/tmp/fp-cli-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
+        try p.run()
+        if !SpawnedProcess.wait(timeout: timeLimit, { !p.isRunning }) {
+            kill(p.processIdentifier, SIGKILL)
+        }
+        p.waitUntilExit()
+        return (p.terminationStatus,
+                (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+    }
+}
