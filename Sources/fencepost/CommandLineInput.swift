@@ -10,7 +10,9 @@
 
 enum CommandLineInput {
     /// Options that may be given more than once: each adds to a list.
-    static let repeatable: Set<String> = ["weekday", "hour", "minute", "second", "day", "month", "weekday-ordinal", "exdate", "rdate"]
+    /// CommandLineInputTests holds this equal to the options ArgumentParser itself reads as lists
+    /// (`fencepost --experimental-dump-help`, `isRepeating`).
+    static let repeatable: Set<String> = ["weekday", "hour", "minute", "second", "day", "month", "weekday-ordinal", "exdate", "filter", "nmea-log"]
     /// Subcommand paths whose arguments belong to another parser.
     static let passThrough: [[String]] = [["zones", "build"]]
 

@@ -195,6 +195,7 @@ import Testing
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let calls = dir.appendingPathComponent("calls").path, shapely = dir.appendingPathComponent("shapely").path
+        let dateutil = dir.appendingPathComponent("dateutil").path
         func script(_ name: String, _ body: String) throws {
             let url = bin.appendingPathComponent(name)
             try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
@@ -208,6 +209,8 @@ import Testing
               "-c import shapely") [ -e '\(shapely)' ] ;;
               "-m pip --version") exit 0 ;;
               "-m pip install -q shapely") touch '\(shapely)' ;;
+              "-c import dateutil.rrule") [ -e '\(dateutil)' ] ;;
+              "-m pip install -q python-dateutil") touch '\(dateutil)' ;;
               */Tests/Oracles/make_zone_testdata.py) exit 0 ;;
               *) exit 2 ;;
             esac
@@ -220,6 +223,7 @@ import Testing
         let first = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
         #expect(first.status == 0, "\(first.output)")
         #expect(asked().contains("python3 -m pip install -q shapely"), "calls:\n\(asked())")
+        #expect(asked().contains("python3 -m pip install -q python-dateutil"), "calls:\n\(asked())")
         #expect(!asked().contains("apt-get"), "the default mode asked apt for something:\n\(asked())")
         #expect(first.output.contains("installing shapely from PyPI"), "\(first.output)")
         #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the zone files were not asked for:\n\(asked())")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import fencepost
 
 /// The command line keeps what was typed: a repeated single-value option is refused by name, and
 /// a negative number where a number is expected is read as a number. End to end through the binary.
@@ -24,5 +25,25 @@ import Testing
         let bad = try ChildProcess.run(["zones", "near", "-29.3", "south", "--set", "/nonexistent/zones"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("longitude \"south\" is not a number"), "\(bad.stderr)")
+    }
+
+    /// Every option ArgumentParser reads as a list is repeatable here, and nothing else: a list
+    /// option left out of the set was refused when given twice (`bench --filter a --filter b`).
+    @Test func theRepeatableOptionsAreArgumentParsersListOptions() throws {
+        let dump = try ChildProcess.run(["--experimental-dump-help"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var lists = Set<String>()
+        func walk(_ command: [String: Any]) {
+            for a in command["arguments"] as? [[String: Any]] ?? [] where a["kind"] as? String == "option" && a["isRepeating"] as? Bool == true {
+                if let name = (a["preferredName"] as? [String: Any])?["name"] as? String { lists.insert(name) }
+            }
+            for s in command["subcommands"] as? [[String: Any]] ?? [] { walk(s) }
+        }
+        walk(try #require(root["command"] as? [String: Any]))
+        #expect(!lists.isEmpty)
+        #expect(lists == CommandLineInput.repeatable)
+        let bench = try ChildProcess.run(["bench", "--list", "--filter", "next", "--filter", "nmea"])
+        #expect(!bench.stderr.contains("given more than once"), "\(bench.stderr)")
     }
 }

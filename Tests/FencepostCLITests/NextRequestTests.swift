@@ -15,7 +15,7 @@ import Testing
         #expect(r.count == 3 && r.policy == .strict && r.repeatedTime == .last)
         #expect(r.weekRules == .iso8601)
         #expect(r.after == nil && r.zoneName == nil)
-        #expect(throws: NextRequestError("missing key \"match\"")) { try decode(#"{"tz":"UTC"}"#).get() }
+        #expect(throws: NextRequestError("missing key \"match\" (or \"rrule\" with \"dtstart\")")) { try decode(#"{"tz":"UTC"}"#).get() }
         #expect(throws: NextRequestError("\"count\" must be an integer, got a string")) {
             try decode(#"{"match":{"hour":1},"count":"3"}"#).get()
         }
