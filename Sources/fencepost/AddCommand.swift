@@ -1,6 +1,10 @@
 // `fencepost add FILE|-`: add requests to the running agent.
 import ArgumentParser
+import CivilTime
+import FencepostAgent
 import FencepostJSON
+import FencepostLinux
+import LocalNotifications
 
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,12 +44,33 @@ struct AddCommand: ParsableCommand {
             reports: a dwell zone reports "dwell" instead of "enter"), cooldown (seconds)
               missed             "coalesce" (default), "skip" or {"late": SECONDS}
 
+            iCalendar (RFC 5545) files: --ics FILE adds each VEVENT of FILE as a request (ids \
+            ID-1, ID-2, … with --id ID, default the file's name; ID alone for one event): \
+            SUMMARY is the title, DESCRIPTION the body, DTSTART (TZID an IANA zone; UTC …Z; \
+            VALUE=DATE: 00:00 of the day) with RRULE, EXDATE and RDATE the calendar trigger; an \
+            edited instance (RECURRENCE-ID) replaces its instance. What is not used (DTEND, \
+            LOCATION, VALARM, …) is named on standard error. --except-ics FILE skips the days of \
+            an exclusion calendar (all-day VEVENTs, e.g. public holidays) in every calendar \
+            trigger added. The same in a request: "ics": "FILE" in place of the trigger, \
+            "except_ics": "FILE" beside it (config files: relative to the config's folder).
+
+              fencepost add --ics shifts.ics --except-ics holidays.ics
+
             Scripts may also send requests to the control socket themselves (JSON-RPC 2.0, \
             method "add"): docs/protocol.md has every method, its answer and its errors.
             """)
 
     @Argument(help: ArgumentHelp("The requests (JSON or JSON lines); - for standard input.", valueName: "file"))
-    var file: String
+    var file: String?
+
+    @Option(name: .customLong("ics"), help: ArgumentHelp("An iCalendar file: each VEVENT a request.", valueName: "file"))
+    var ics: String?
+
+    @Option(name: .customLong("except-ics"), help: ArgumentHelp("An exclusion calendar (all-day events): its days are skipped by every calendar trigger added.", valueName: "file"))
+    var exceptICS: String?
+
+    @Option(help: ArgumentHelp("With --ics: the requests' id (ID-1, ID-2, …; default the file's name).", valueName: "id"))
+    var id: String?
 
     @Flag(help: "Print the agent's answer as JSON.")
     var json = false
@@ -58,10 +83,21 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         try runClient("add") { () throws(ClientFailure) in
-            let items = try ClientInput.jsonValues(try ClientInput.read(file), path: file)
-            guard !items.isEmpty else { throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(file)): no request") }
-            try ClientInput.checkRequests(items, path: file)
-            let result = try Self.send(items, socket: options.path, path: file)
+            var items: [NumberedJSON] = []
+            var path = file ?? ics ?? "-"
+            if let file { items = try ClientInput.jsonValues(try ClientInput.read(file), path: file) }
+            if let ics {
+                let stem = ics.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) } ?? "ics"
+                items.append(NumberedJSON(line: 1, value: .object([("id", .string(id ?? stem)), ("ics", .string(ics))])))
+                if file == nil { path = ics }
+            } else if id != nil {
+                throw ClientFailure(64, "--id goes with --ics")
+            }
+            guard file != nil || ics != nil else { throw ClientFailure(64, "give a file of requests, - (standard input), or --ics FILE") }
+            items = try Self.resolveCalendars(items, exceptICS: exceptICS, path: path)
+            guard !items.isEmpty else { throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(path)): no request") }
+            try ClientInput.checkRequests(items, path: path)
+            let result = try Self.send(items, socket: options.path, path: path)
             if json { return try printJSON(result) }
             let shown = ClientText.printable(result)
             var text = "added \(ClientText.ids(shown["added"]).joined(separator: ", "))\n"
@@ -70,6 +106,31 @@ struct AddCommand: ParsableCommand {
             }
             try writeStandardOutput(text)
         }
+    }
+
+    /// The `ics` / `except_ics` keys of the requests (and --except-ics for all) resolved by the
+    /// agent config's own reader (``ClientCalendars``): one request per VEVENT; what the files
+    /// hold that no request uses is said on standard error.
+    static func resolveCalendars(_ items: [NumberedJSON], exceptICS: String?, path: String) throws(ClientFailure) -> [NumberedJSON] {
+        var out: [NumberedJSON] = []
+        for item in items {
+            var value = item.value
+            if let exceptICS, case .object(var members) = value {
+                if members.contains(where: { $0.key == "except_ics" }) {
+                    throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(path)):\(item.line): the request has except_ics and --except-ics is given: give one")
+                }
+                members.append(("except_ics", .string(exceptICS)))
+                value = .object(members)
+            }
+            do throws(ICalendarKeyError) {
+                let resolved = try ClientCalendars.resolve(value, after: SystemClocks.wallNow())
+                for note in resolved.notes { writeStandardError("fencepost add: \(note)\n") }
+                for r in resolved.requests { out.append(NumberedJSON(line: item.line, value: r)) }
+            } catch {
+                throw ClientFailure(ClientFailure.dataError, "\(ClientInput.name(path)):\(item.line): \(error)")
+            }
+        }
+        return out
     }
 
     /// Sends `items` in batches (``ControlBatches``) and returns the answers joined:
@@ -106,5 +167,29 @@ struct AddCommand: ParsableCommand {
     static func sentBefore(_ start: Int, _ items: [NumberedJSON]) -> String {
         guard start > 0 else { return "" }
         return "; the \(start) requests before line \(items[start].line) were added, this one and those after it were not"
+    }
+}
+
+/// The `ics` / `except_ics` keys of a request read by the CLI (`add`, `simulate`): files relative
+/// to the current directory, zones from the system's TZif files; the reader is the agent
+/// config's (``ICalendar/resolve(_:read:isZone:)``).
+enum ClientCalendars {
+    /// - Parameter after: events over by then are left out (``ICalendar/requests(_:idPrefix:defaults:after:isZone:)``).
+    static func resolve(_ request: JSONValue, after: WallInstant? = nil) throws(ICalendarKeyError) -> ICalendarRequests {
+        try ICalendar.resolve(request, read: read, after: after, isZone: isZone)
+    }
+
+    static func read(_ name: String) throws(ICalendarKeyError) -> String {
+        let bytes: [UInt8]
+        do { bytes = try InputFiles.read(name, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(name): cannot read: \(error)")
+        }
+        do { return try StrictUTF8.decode(bytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(name):\(error.line): \(error)")
+        }
+    }
+
+    static func isZone(_ name: String) -> Bool {
+        do { _ = try SystemZones().rules(named: name); return true } catch { return false }
     }
 }

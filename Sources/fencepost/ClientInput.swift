@@ -136,6 +136,7 @@ enum ClientInput {
         var config = Config()
         config.requests = configuration.requests.enumerated().map { NumberedJSON(line: line(requestLines, $0.offset), value: $0.element.json) }
         config.categories = configuration.categories.enumerated().map { NumberedJSON(line: line(categoryLines, $0.offset), value: $0.element.json) }
+        for note in configuration.calendarNotes { writeStandardError("fencepost apply: \(name(path)): \(note)\n") }
         if let zones = configuration.zonesFile {
             writeStandardError("fencepost apply: zones = \(zones) is the agent's zone set, not requests: the agent builds it at start and at SIGHUP (systemctl reload fencepost)\n")
         }

@@ -234,7 +234,15 @@ struct SimulationInput {
                     for c in list { categories.append(try NotificationCategory(json: c)) }
                     result.append(SimulationInput(number: number, item: .categories(categories)))
                 } else {
-                    result.append(SimulationInput(number: number, item: .request(try NotificationRequest(json: value))))
+                    // `ics` / `except_ics` as `fencepost add` reads them: one request per VEVENT.
+                    let expanded: ICalendarRequests
+                    do throws(ICalendarKeyError) { expanded = try ClientCalendars.resolve(value) } catch {
+                        throw RequestError(.calendar, error.description)
+                    }
+                    for note in expanded.notes { writeStandardError("fencepost simulate: \(note)\n") }
+                    for r in expanded.requests {
+                        result.append(SimulationInput(number: number, item: .request(try NotificationRequest(json: r))))
+                    }
                 }
             } catch {
                 throw ReplayFailure(65, "\(path):\(number): \(error.message) [rule: \(error.rule.rawValue)]")

@@ -3,8 +3,24 @@ import Foundation
 import Testing
 
 /// The reminders of the calendar-rules issue, each as people say it, through `fencepost next`
-/// (options, --rrule, --jsonl) and `fencepost simulate` across a year with DST in Berlin.
+/// (options, --rrule, --jsonl), `fencepost add` to a running agent and `fencepost simulate`
+/// across a year with DST in Berlin; "not on public holidays" as an iCalendar exclusion calendar
+/// (Tests/Calendars, see its README).
 @Suite struct CalendarRuleExamplesTests {
+    static let calendars = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Calendars")
+    static func calendar(_ name: String) -> String { calendars.appendingPathComponent(name).path }
+
+    /// The issue's four reminders and the holiday calendar as request lines.
+    static var examples: String {
+        """
+        {"id":"check","content":{"title":"Vehicle check"},"except_ics":"\(calendar("berlin-holidays.ics"))","trigger":{"calendar":{"rrule":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7;BYMINUTE=0","dtstart":"2026-01-05T07:00:00","tz":"Europe/Berlin"}}}
+        {"id":"mileage","content":{"title":"Log the mileage"},"trigger":{"calendar":{"match":{"day":-1,"hour":18},"tz":"Europe/Berlin","repeats":true}}}
+        {"id":"tyres","content":{"title":"Tyre check"},"trigger":{"calendar":{"match":{"weekday":"fri","weekdayOrdinal":-1,"hour":9},"tz":"Europe/Berlin","repeats":true}}}
+        {"id":"break","content":{"title":"Take a break"},"trigger":{"calendar":{"match":{"hour":"8-18/2"},"tz":"Europe/Berlin","repeats":true}}}
+
+        """
+    }
     func fires(_ out: String) throws -> [String] {
         let v = try JSONValue.parse(out.trimmingCharacters(in: .whitespacesAndNewlines))
         guard case .array(let a)? = v["next"] else { return [] }
@@ -104,5 +120,105 @@ import Testing
         #expect(byID["tyres"]?.count == 12)
         #expect(byID["tyres"]?.contains("2026-10-30T08:00:00Z") == true)
         #expect(byID["break"]?.count == 365 * 6)
+    }
+
+    /// "Not on public holidays": the weekday check with the Berlin holidays as an exclusion
+    /// calendar, a year through `simulate`; the depot's Google export as requests.
+    @Test func holidaysAndICSThroughSimulate() throws {
+        let folder = try ReplayTests.Folder()
+        let file = try folder.write("r.jsonl", Self.examples + #"{"id":"depot","ics":"\#(Self.calendar("depot-google.ics"))","except_ics":"\#(Self.calendar("berlin-holidays.ics"))"}"# + "\n")
+        let r = try ChildProcess.run(["simulate", "--requests", file, "--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z",
+                                      "--tz", "Europe/Berlin", "--jsonl"])
+        #expect(r.status == 0, "\(r.stderr)")
+        var byID: [String: [String]] = [:]
+        for line in r.stdout.split(separator: "\n") {
+            let v = try JSONValue.parse(String(line))
+            if v["event"]?.string == "delivered" { byID[v["id"]!.string!, default: []].append(v["t"]!.string!) }
+        }
+        // 259 weekdays from 5 January; Good Friday, Easter Monday, 1 May, Ascension, Whit Monday
+        // and Christmas Day fall on weekdays (New Year's Day is before DTSTART).
+        #expect(byID["check"]?.count == 259 - 6, "\(byID["check"]?.count ?? 0)")
+        for holiday in ["2026-04-03", "2026-04-06", "2026-05-01", "2026-05-14", "2026-05-25", "2026-12-25"] {
+            #expect(byID["check"]?.contains { $0.hasPrefix(holiday) } == false, "\(holiday)")
+        }
+        #expect(byID["check"]?.contains("2026-04-02T05:00:00Z") == true && byID["check"]?.contains("2026-04-07T05:00:00Z") == true)
+        #expect(byID["mileage"]?.count == 12 && byID["tyres"]?.count == 12 && byID["break"]?.count == 365 * 6)
+        // depot-1: the Google weekday series less its two EXDATEs, the moved 6 March and the holidays.
+        #expect(byID["depot-1"]?.count == 259 - 2 - 1 - 6, "\(byID["depot-1"]?.count ?? 0)")
+        #expect(byID["depot-2"] == ["2026-03-06T08:30:00Z"], "\(byID["depot-2"] ?? [])")   // the edited instance, 09:30 CET
+        // The last Friday at 09:00; 25 December 2026 is the last Friday and a holiday.
+        #expect(byID["depot-3"]?.count == 11 && byID["depot-3"]?.contains("2026-10-30T08:00:00Z") == true && byID["depot-3"]?.last == "2026-11-27T08:00:00Z")
+        #expect(byID["depot-4"] == ["2026-03-31T16:00:00Z"])   // the UTC one-off
+        #expect(r.stderr.contains("DTEND") && r.stderr.contains("VALARM"), "\(r.stderr)")
+    }
+
+    /// `fencepost add` to a running agent (a real child process and its socket): the four
+    /// reminders and the depot's calendar; each pending next fire is the one `next` computes.
+    @Test func addToARunningAgent() throws {
+        let d = try DaemonProcess()
+        try d.writeConfig("")
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        let before = Date()
+        var out = try d.cli(["add", "-"], input: Self.examples)
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.contains("added check, mileage, tyres, break"), "\(out.stdout)")
+        out = try d.cli(["add", "--ics", Self.calendar("depot-google.ics"), "--except-ics", Self.calendar("berlin-holidays.ics"), "--id", "depot"])
+        #expect(out.status == 0, "\(out.stderr)")
+        // The edited 6 March instance and the 31 March one-off are over: named, not added.
+        #expect(out.stdout.contains("added depot-1, depot-3"), "\(out.stdout)")
+        #expect(out.stderr.contains("LOCATION") && out.stderr.contains("VALARM"), "\(out.stderr)")
+        #expect(out.stderr.contains("\"Kilometerstand melden\": over before"), "\(out.stderr)")
+        let status = try JSONValue.parse(try d.cli(["status", "--json"]).stdout)
+        let after = Date()
+        var pending: [String: String] = [:]
+        for p in status["pending"]?.array ?? [] { if let id = p["id"]?.string, let n = p["nextFire"]?.string { pending[id] = n } }
+        // The same triggers through `next --jsonl`, after the instants before and after the adds.
+        func iso(_ d: Date) -> String { ISO8601DateFormatter().string(from: d) }
+        let triggers: [(String, String)] = [
+            ("check", #""rrule":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7;BYMINUTE=0","dtstart":"2026-01-05T07:00:00","tz":"Europe/Berlin","exdate":["2026-04-03","2026-04-06","2026-05-01","2026-05-14","2026-05-25","2026-12-25","2027-01-01","2027-03-26","2027-03-29","2027-05-06","2027-05-17","2027-12-25"]"#),
+            ("mileage", #""match":{"day":-1,"hour":18},"tz":"Europe/Berlin""#),
+            ("tyres", #""match":{"weekday":"fri","weekdayOrdinal":-1,"hour":9},"tz":"Europe/Berlin""#),
+            ("break", #""match":{"hour":"8-18/2"},"tz":"Europe/Berlin""#),
+            ("depot-3", #""rrule":"FREQ=MONTHLY;BYDAY=-1FR","dtstart":"2026-01-30T09:00:00","tz":"Europe/Berlin""#),
+        ]
+        for (id, trigger) in triggers {
+            let input = [before, after].map { #"{"after":"\#(iso($0))",\#(trigger)}"# }.joined(separator: "\n") + "\n"
+            let n = try ChildProcess.run(["next", "--jsonl"], input: input)
+            let answers = try n.stdout.split(separator: "\n").map { try fires(String($0)).first }
+            #expect(answers.contains(pending[id]), "\(id): pending \(pending[id] ?? "none"), next \(answers) \(n.stderr)")
+        }
+        // Outlook's Windows zone name is refused, and nothing is added.
+        out = try d.cli(["add", "--ics", Self.calendar("shifts-outlook.ics")])
+        #expect(out.status == 65 && out.stderr.contains("W. Europe Standard Time") && out.stderr.contains("not supported"), "\(out.stderr)")
+    }
+
+    /// A config's `[[request]] ics = …` and `except_ics = …` (relative to the config's folder),
+    /// read by the agent's own config reader through `check-config`.
+    @Test func configICSKeys() throws {
+        let folder = try ReplayTests.Folder()
+        for name in ["depot-google.ics", "berlin-holidays.ics", "shifts-outlook.ics"] {
+            _ = try folder.write(name, String(decoding: try Data(contentsOf: Self.calendars.appendingPathComponent(name)), as: UTF8.self))
+        }
+        let good = try folder.write("good.toml", """
+            [[request]]
+            id = "depot"
+            ics = "depot-google.ics"
+            except_ics = "berlin-holidays.ics"
+            content = { sound = "chime" }
+
+            [[request]]
+            id = "check"
+            except_ics = "berlin-holidays.ics"
+            trigger = { calendar = { match = { weekday = "mon-fri", hour = 7 }, tz = "Europe/Berlin", repeats = true } }
+
+            """)
+        var r = try ChildProcess.run(["check-config", good])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("LOCATION"), "\(r.stderr)")
+        let bad = try folder.write("bad.toml", "\n[[request]]\nid = \"shifts\"\nics = \"shifts-outlook.ics\"\n")
+        r = try ChildProcess.run(["check-config", bad])
+        #expect(r.status == 78, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains(":4:") && r.stderr.contains("W. Europe Standard Time") && r.stderr.contains("not supported"), "\(r.stderr)")
     }
 }

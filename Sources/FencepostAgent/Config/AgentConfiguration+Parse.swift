@@ -41,7 +41,7 @@ struct AgentConfigurationParser {
         if let log = try top.section("log") { config.logLevel = try readLog(log) }
         config.categories = try readCategories(top)
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,
-                                           limits: config.engine.limits)
+                                           limits: config.engine.limits, notes: &config.calendarNotes)
         config.zonesIDProperty = try readZonesIDProperty(top)
         if let zones = try top.string("zones") {
             try addZones(zones, line: top.value("zones")?.line ?? 1, reader: zoneFileReader, check: checkZones, to: &config)

@@ -51,7 +51,7 @@ extension AgentConfigurationParser {
     // MARK: [[request]]
 
     func readRequests(_ top: ConfigSection, patterns: [BuzzerPattern], categories: [NotificationCategory],
-                      limits: RequestLimits) throws(ConfigError) -> [NotificationRequest] {
+                      limits: RequestLimits, notes: inout [String]) throws(ConfigError) -> [NotificationRequest] {
         let soundNames = BuzzerPattern.builtIns.map { $0.name } + patterns.map { $0.name }
         let categoryIDs = Set(categories.map { $0.identifier })
         var requests: [NotificationRequest] = []
@@ -61,12 +61,23 @@ extension AgentConfigurationParser {
         for (k, t) in (try top.sections("request") ?? []).enumerated() {
             let label: String
             if let id = t.table["id"]?.string { label = "request[\(k)] (id \(Self.quoted(id)))" } else { label = "request[\(k)]" }
+            // `ics` (one request per VEVENT) and `except_ics` (an exclusion calendar) resolved
+            // by the one reader the CLI's `add --ics` uses.
+            let expanded: ICalendarRequests
+            do throws(ICalendarKeyError) {
+                expanded = try ICalendar.resolve(t.table.json, read: readCalendarFile, after: SystemClocks.wallNow(), isZone: Self.isZone)
+            } catch {
+                throw ConfigError(line: t.table.value(at: [error.key])?.line ?? t.line, path: label, message: error.description)
+            }
+            for note in expanded.notes { notes.append("line \(t.line): \(label): \(note)") }
+            for json in expanded.requests {
             let request: NotificationRequest
             do {
-                request = try NotificationRequest(json: t.table.json)
+                request = try NotificationRequest(json: json)
                 try request.validate(limits: limits)
             } catch {
-                throw ConfigError(line: Self.line(of: error.message, in: t), path: label, message: error.message)
+                let message = expanded.requests.count > 1 || t.table["ics"] != nil ? "\(json["id"]?.string ?? "?"): \(error.message)" : error.message
+                throw ConfigError(line: Self.line(of: error.message, in: t), path: label, message: message)
             }
             if let sound = request.content.sound, !soundNames.contains(sound) {
                 throw ConfigError(line: t.table.value(at: ["content", "sound"])?.line ?? t.line, path: label,
@@ -82,8 +93,26 @@ extension AgentConfigurationParser {
             }
             requests.append(request)
             firstLine[request.identifier] = t.line
+            }
         }
         return requests
+    }
+
+    /// A calendar file named by `ics` / `except_ics`, relative to the config's folder.
+    func readCalendarFile(_ name: String) throws(ICalendarKeyError) -> String {
+        let path = resolve(name)
+        let bytes: [UInt8]
+        do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(path): cannot read: \(error)")
+        }
+        do { return try StrictUTF8.decode(bytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(path):\(error.line): \(error)")
+        }
+    }
+
+    /// Whether a TZID is a zone of the system's TZif files.
+    static func isZone(_ name: String) -> Bool {
+        do { _ = try SystemZones().rules(named: name); return true } catch { return false }
     }
 
     /// The line of the key a request error names ("trigger.interval.seconds must be …",

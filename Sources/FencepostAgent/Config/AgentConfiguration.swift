@@ -46,6 +46,9 @@ public struct AgentConfiguration: Sendable {
     public var gpio = GPIOConfiguration()
     /// Buzzer patterns from the file (they add to, or replace, the built-ins).
     public var patterns: [BuzzerPattern] = []
+    /// What the `ics` files of [[request]] tables held that no request uses (properties, other
+    /// components), one line each: said at start, by `check-config` and by `apply`.
+    public var calendarNotes: [String] = []
     /// The least severe log line written (`[log] level`).
     public var logLevel: LogLevel = .info
     /// A command run for each delivery, or nil.

@@ -106,6 +106,7 @@ public enum ConfigCheck {
             for line in error.lines { say(line) }
             return 78
         case .success(let checked):
+            for note in checked.configuration.calendarNotes { say("\(path): \(note)") }
             if options.quiet { return 0 }
             let out = summary(checked.configuration) + reloadLine(restartKeys: checked.restartKeys) + "\n"
             do throws(Errno) { try FileDescriptor.standardOutput.writeAll(out) } catch {

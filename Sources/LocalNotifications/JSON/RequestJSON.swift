@@ -102,18 +102,24 @@ extension NotificationRequest {
                 throw RequestError(.calendar, "trigger.calendar.rrule: \(error)")
             }
         }
-        for key in ["dtstart", "exdate", "rdate"] where c.value(key) != nil {
+        for key in ["dtstart", "rdate"] where c.value(key) != nil {
             throw RequestError(.malformed, "trigger.calendar.\(key) goes with \"rrule\"")
         }
         guard let m = c.value("match") else { throw RequestError(.malformed, "missing key \"trigger.calendar.match\" (or \"rrule\")") }
-        if let sets = try ComponentSets(json: m, path: c.field("match")), sets.needsRule {
+        // Sets, ranges, last days, and any match with excluded dates (a holiday calendar): the
+        // recurrence engine.
+        if let sets = try ComponentSets(json: m, path: c.field("match"), always: c.value("exdate") != nil), sets.needsRule || c.value("exdate") != nil {
             let tz = try c.string("tz"), repeats = try c.bool("repeats") ?? false
+            let exclusions = try dates(c, "exdate")
             do throws(RecurrenceError) {
                 let (rule, start) = try sets.rule()
-                return CalendarTrigger(recurrence: try RecurrenceSchedule(rule, start: start), zoneIdentifier: tz, repeats: repeats)
+                return CalendarTrigger(recurrence: try RecurrenceSchedule(rule, start: start, exclusions: exclusions), zoneIdentifier: tz, repeats: repeats)
             } catch {
                 throw RequestError(.calendar, "trigger.calendar.match.\(error.part): \(error.message)")
             }
+        }
+        if c.value("exdate") != nil {
+            throw RequestError(.malformed, "trigger.calendar.exdate goes with \"rrule\" or a match of year, month, day, hour, minute, second, weekday, weekdayOrdinal, dayOfYear, weekOfYear")
         }
         var t = CalendarTrigger(match: try CalendarMatch(json: m, path: c.field("match")), zoneIdentifier: try c.string("tz"), repeats: try c.bool("repeats") ?? false)
         if let p = try c.string("policy") {
@@ -275,8 +281,8 @@ extension CalendarMatch {
 extension ComponentSets {
     /// Reads a match whose values may be sets: `{"weekday":"mon-fri","hour":"8-18/2","day":-1}`
     /// or arrays (`"hour":[8,12]`). nil when every value is a plain integer or weekday name (an
-    /// ordinary match), so that the caller reads it as before.
-    public init?(json: JSONValue, path: String) throws(RequestError) {
+    /// ordinary match), so that the caller reads it as before; with `always`, such a match too.
+    public init?(json: JSONValue, path: String, always: Bool = false) throws(RequestError) {
         guard case .object(let members) = json else { return nil }
         var sets = ComponentSets()
         var any = false
@@ -301,7 +307,7 @@ extension ComponentSets {
                 sets.add(name, [i])
             }
         }
-        guard any else { return nil }
+        guard any || always else { return nil }
         self = sets
     }
 }
