@@ -1,4 +1,4 @@
-// iCalendar files (RFC 5545) as requests: the one reader behind `fencepost add --ics FILE` and a
+// iCalendar files (RFC 5545) as requests (SEMANTICS.md §7): the one reader behind `fencepost add --ics FILE` and a
 // config's `[[request]] ics = "file.ics"` / `except_ics = "holidays.ics"`.
 //
 // What is read. Content lines are unfolded (§3.1: a line break followed by one space or tab
