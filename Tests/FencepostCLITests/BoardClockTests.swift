@@ -183,6 +183,44 @@ import Testing
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
 
+    /// New rules under the same `time_zone` name (a tzdata update: a country changes its offset)
+    /// are taken by SIGHUP: the reload compares the rules, not only the name.
+    @Test func newRulesUnderTheSameZoneNameAreTakenBySighup() throws {
+        let d = try DaemonProcess()
+        let zoneDirectory = d.dir.appendingPathComponent("zoneinfo")
+        let zoneFile = zoneDirectory.appendingPathComponent("Fleet/Depot")
+        try FileManager.default.createDirectory(at: zoneFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
+        let request = DaemonTests.gpio + """
+            [[request]]
+            id = "noon"
+            content = { title = "Lunch break" }
+            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
+
+            """
+        func nextFire() throws -> String? {
+            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
+            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
+        }
+        d.timeZone = "Fleet/Depot"
+        try d.writeConfig(request)
+        try d.start(agent: true, environment: ["TZDIR": zoneDirectory.path])
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        let tokyo = try nextFire()
+        #expect(tokyo?.hasSuffix("T03:00:00Z") == true, "\(tokyo ?? "none"); log:\n\(d.stderr)")
+        // The zone file replaced as a whole, as dpkg does.
+        let staged = zoneDirectory.appendingPathComponent("Depot.new")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: staged.path)
+        #expect(rename(staged.path, zoneFile.path) == 0)
+        d.signal(SIGHUP)
+        #expect(d.wait(timeout: 20) { d.stderr.contains("SIGHUP: configuration reloaded") }, "log:\n\(d.stderr)")
+        let berlin = try nextFire()
+        #expect(berlin.map { $0.hasSuffix("T11:00:00Z") || $0.hasSuffix("T10:00:00Z") } == true, "\(berlin ?? "none"); log:\n\(d.stderr)")
+        #expect(d.stderr.contains("(new rules)"), "log:\n\(d.stderr)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0)
+    }
+
     /// `time_zone` changed by SIGHUP takes effect at once, both ways, with a floating daily 12:00
     /// reminder moving at each reload. An agent started without it follows the device zone (here
     /// the file `TZ` names); given one by SIGHUP, the device zone's periodic read (every 30 s)

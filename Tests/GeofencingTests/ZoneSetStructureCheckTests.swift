@@ -41,6 +41,28 @@ import Testing
         }
     }
 
+    /// A slice's work is bounded by bytes, not by the number of polygons: twenty polygons of 4,000
+    /// vertices take a slice each at a budget of 1,000 items (each block is over 64,000 bytes), where
+    /// a count of polygons would check all twenty in one loop turn.
+    @Test func largePolygonsAreCheckedAFewPerSlice() throws {
+        var zones: [(Region, ZoneContent)] = []
+        for k in 0 ..< 20 {
+            let c = Coordinate(latitude: Double(k) - 10, longitude: 8)
+            let ring = (0 ..< 4000).map { i in destination(c, bearing: Double(i) * 360 / 4000, distance: 20_000) }
+            zones.append((Region(identifier: "big\(k)", shape: .polygon(try PolygonRegion(vertices: ring)), dwell: nil, cooldown: 0), ZoneContent(title: "big\(k)")))
+        }
+        let file = Aligned(ZoneSetTests.build(zones))
+        var check = try #require(try ZoneSet(file.raw, deferStructureCheck: true).deferredCheck)
+        var polygonSlices = 0
+        while true {
+            let inPolygons = check.phase == .polygons
+            let done = try check.advance(budget: 1000, release: { _, _ in })
+            if inPolygons { polygonSlices += 1 }
+            if done { break }
+        }
+        #expect(polygonSlices >= 19, "\(polygonSlices) slices checked twenty polygons of 4,000 vertices")
+    }
+
     /// Damage behind a valid checksum: the deferred open accepts the header, and the sliced check
     /// throws the error the whole check throws at open.
     @Test func damageIsFoundTheSameWayInSlices() throws {

@@ -1,5 +1,6 @@
 import CivilTime
 import LocalNotifications
+import SeededRandom
 import Testing
 
 @Suite struct ResponseAndCapTests {
@@ -84,6 +85,25 @@ import Testing
         // A repeating request counts once, whatever its number of future fires.
         sim.run(until: instant("2026-07-02T03:00:00Z"))
         #expect(sim.deliveries("at-02").count == 2)
+    }
+
+    /// A cap lowered by a reload evicts every request over it at once, the latest-firing first, each
+    /// with its outcome (the many-evictions path: one pass over the pending requests).
+    @Test func aLoweredCapEvictsTheLatestFiringAtOnce() throws {
+        var sim = Simulation(engine: makeEngine { $0.pendingCap = 2_000 }, start: Self.start)
+        var seconds = Array(Int64(1) ... 1_000)
+        var rng = SplitMix64(seed: 0xCA9_2026)
+        seconds.shuffle(using: &rng)
+        for s in seconds { try sim.add(interval("r\(s)", seconds: s * 60, repeats: false)) }
+        #expect(sim.engine.pendingCount == 1_000)
+        var lowered = sim.engine.configuration
+        lowered.pendingCap = 100
+        sim.take(sim.engine.reconfigure(lowered, clock: sim.clock))
+        #expect(sim.engine.pendingCount == 100)
+        #expect((1 ... 100).allSatisfy { sim.engine.pending("r\($0)", clock: sim.clock) != nil })
+        #expect(sim.engine.pending("r101", clock: sim.clock) == nil)
+        #expect(sim.outcomes("r1000", .evicted).count == 1)
+        #expect(sim.events.filter { $0.outcome?.kind == .evicted }.count == 900)
     }
 
     @Test func replacingKeepsOneRequestAndANewGeneration() throws {

@@ -19,14 +19,27 @@ public struct ComponentSets: Hashable, Sendable {
 
     public subscript(_ name: String) -> [Int]? { values.first { $0.name == name }?.values }
 
-    /// Adds values to component `name` (a repeated option adds to its list).
+    /// Adds values to component `name` (a repeated option adds to its list). A component's values
+    /// are kept sorted and distinct.
+    /// - Complexity: O((m + k) log(m + k)) for m values held and k added: one call per list.
     public mutating func add(_ name: String, _ new: [Int]) {
         if let i = values.firstIndex(where: { $0.name == name }) {
-            for v in new where !values[i].values.contains(v) { values[i].values.append(v) }
+            values[i].values = Self.distinct(values[i].values + new)
         } else {
-            values.append((name, new))
+            values.append((name, Self.distinct(new)))
         }
     }
+
+    static func distinct(_ v: [Int]) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(v.count)
+        for x in v.sorted() where out.last != x { out.append(x) }
+        return out
+    }
+
+    /// No component takes a value beyond ±9999 (years); a range is expanded only within these
+    /// bounds, and a bound outside them is kept as a value so that ``rule()`` names it.
+    public static let limit = 9999
 
     /// Whether these components need the recurrence engine: a set, a range, or a negative day or
     /// ordinal. A single plain value per component is an ordinary ``CalendarMatch``.
@@ -58,14 +71,21 @@ public struct ComponentSets: Hashable, Sendable {
             // A dash after the first character separates a range (`8-18`, `mon-fri`); a leading one is a sign.
             if let dash = range.dropFirst().firstIndex(of: "-") {
                 guard let lo = value(range[..<dash]), let hi = value(range[range.index(after: dash)...]), lo <= hi else { return nil }
-                var v = lo
-                while v <= hi { if !out.contains(v) { out.append(v) }; v += step }
+                if lo < -limit { out.append(lo) }
+                if hi > limit { out.append(hi) }
+                var v = max(lo, -limit)
+                while v <= min(hi, limit) {
+                    out.append(v)
+                    let (next, overflow) = v.addingReportingOverflow(step)
+                    if overflow { break }
+                    v = next
+                }
             } else {
                 guard step == 1, let v = value(range) else { return nil }
-                if !out.contains(v) { out.append(v) }
+                out.append(v)
             }
         }
-        return out.isEmpty ? nil : out
+        return out.isEmpty ? nil : distinct(out)
     }
 
     /// The rule and DTSTART that mean these components.
@@ -73,7 +93,9 @@ public struct ComponentSets: Hashable, Sendable {
     ///   out of range or the combination has no rule form.
     public func rule() throws(RecurrenceError) -> (rule: RecurrenceRule, start: CivilDateTime) {
         func check(_ name: String, _ range: ClosedRange<Int>, negative: Bool = false) throws(RecurrenceError) {
-            for v in self[name] ?? [] where !(range.contains(v) || (negative && range.contains(-v))) {
+            // The farthest value out of range: the bound of a range that went too far.
+            let outside = (self[name] ?? []).filter { !(range.contains($0) || (negative && range.contains(-$0))) }
+            if let v = outside.max(by: { $0.magnitude < $1.magnitude }) {
                 throw RecurrenceError(name, "\(v) is out of range (\(negative ? "±" : "")\(range.lowerBound)…\(range.upperBound))")
             }
         }

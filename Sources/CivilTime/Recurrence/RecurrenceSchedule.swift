@@ -154,6 +154,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
                 throw RecurrenceError("BYSETPOS", "selects nothing: every \(freq == .minutely ? "minute" : "hour") of the rule has \(n) instance\(n == 1 ? "" : "s")")
             }
         }
+        try checkAlignment()
         // The first instance within 400 years, or the rule is refused.
         let saved = endLocal
         endLocal = min(endLocal, startLocal + Self.horizonSeconds)
@@ -170,6 +171,37 @@ public struct RecurrenceSchedule: Hashable, Sendable {
             while n < count, let c = nextLocal(atOrAfter: last + 1) { last = c; n += 1 }
             endLocal = last
         }
+    }
+
+    /// Refuses a rule whose INTERVAL can never meet its time-of-day and weekday filters (the
+    /// search would step through every misaligned period for 400 years before finding nothing).
+    /// The filters of a MINUTELY, HOURLY or DAILY rule repeat every day, or every week when only
+    /// weekdays filter days; a period p is aligned when p ≡ startPeriod (mod INTERVAL), so within
+    /// one repeat of L periods the aligned ones are those ≡ startPeriod (mod gcd(INTERVAL, L)).
+    /// Some such residue must pass the filters.
+    /// - Complexity: O(L / gcd(INTERVAL, L)), at most 10,080 checks (minutes of a week).
+    func checkAlignment() throws(RecurrenceError) {
+        let freq = rule.frequency
+        guard interval > 1, freq <= .daily else { return }
+        let weekly = weekdaysOnly || noDayFilter
+        if freq == .daily && !weekly { return }
+        let perDay: Int64 = freq == .minutely ? 1440 : freq == .hourly ? 24 : 1
+        let length = weekly ? perDay * 7 : perDay
+        var a = interval, b = length
+        while b != 0 { (a, b) = (b, a % b) }
+        var x = floorMod(startPeriod, a)
+        while x < length {
+            let ofDay = x % perDay
+            let (hour, minute) = freq == .minutely ? (ofDay / 60, ofDay % 60) : freq == .hourly ? (ofDay, -1) : (-1, -1)
+            let weekdayPasses = !weekly || noDayFilter || weekdays & (1 << UInt8(CivilDays.weekday(dayNumber: x / perDay) - 1)) != 0
+            if weekdayPasses && (hour < 0 || hours & (1 << UInt32(hour)) != 0) && (minute < 0 || minutes & (1 << UInt64(minute)) != 0) {
+                return
+            }
+            x += a
+        }
+        let unit = freq == .minutely ? "minutes" : freq == .hourly ? "hours" : "days"
+        let parts = (freq == .minutely ? ["BYHOUR", "BYMINUTE"] : freq == .hourly ? ["BYHOUR"] : []) + (noDayFilter ? [] : ["BYDAY"])
+        throw RecurrenceError("INTERVAL", "\(interval) never meets \(parts.joined(separator: "/")): counting every \(interval) \(unit) from DTSTART \(start.iso8601), none passes them, so the rule has no instance")
     }
 
     /// The first instant strictly after `after` at which the set has an instance in `zone`, or nil.

@@ -134,10 +134,10 @@ extension AgentDaemon {
         // the engine decides each delivery's signal from its own copy of them.
         configuration.engine = next.engine
         perform { $0.reconfigure(next.engine, clock: clock) }
-        if zone.identifier != center.engine.deviceZone.identifier {
+        if !zone.hasSameRules(as: center.engine.deviceZone) {
             let from = center.engine.deviceZone.identifier
             perform { $0.setDeviceZone(zone, clock: clock) }
-            log.info("SIGHUP: device zone \(from) → \(zone.identifier): floating calendar triggers and quiet hours follow it")
+            log.info("SIGHUP: device zone \(from) → \(zone.identifier)\(from == zone.identifier ? " (new rules)" : ""): floating calendar triggers and quiet hours follow it")
         }
         deviceZoneWatch.schedule(at: SystemClocks.boottimeNow().nanosecondsSinceBoot,
                                 zoneIsFixed: configuration.timeZone != nil || environment.readDeviceZone == nil)

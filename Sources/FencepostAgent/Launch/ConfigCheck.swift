@@ -80,22 +80,20 @@ public enum ConfigCheck {
     public static func run(_ options: Options, program: String) -> Int32 {
         func say(_ line: String) { try? FileDescriptor.standardError.writeAll(PrintableText.escaped(line) + "\n") }
         let path = options.path
-        let fd: FileDescriptor
-        do throws(Errno) { fd = try FileDescriptor.openForReading(path) } catch {
-            say("\(program): cannot open config file \(path): \(error)")
-            return 66
-        }
         let bytes: [UInt8]
-        do throws(Errno) { bytes = try fd.readToEnd(maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
-            try? fd.close()
-            if error == .fileTooLarge {
-                say("\(program): config file \(path): larger than \(InputFiles.maximumConfigurationBytes >> 20) MiB (the most read; is it the right file?)")
-                return 78
+        do throws(InputFiles.Failure) { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
+            switch error {
+            case .tooLarge:
+                say("\(program): config file \(path): \(error)")
+                return 78  // EX_CONFIG
+            case .system(let e) where e == .ioError:
+                say("\(program): cannot read config file \(path): \(error)")
+                return 74  // EX_IOERR
+            default:
+                say("\(program): cannot open config file \(path): \(error)")
+                return 66  // EX_NOINPUT
             }
-            say("\(program): cannot read config file \(path): \(error)")
-            return error == .isDirectory ? 66 : 74
         }
-        try? fd.close()
         let text: String
         do { text = try StrictUTF8.decode(bytes) } catch {
             say("\(AgentConfigurationError(path: path, line: error.line, message: error.description))")
@@ -205,13 +203,6 @@ public enum ConfigCheck {
     public static func reloadLine(restartKeys: [String]) -> String {
         restartKeys.isEmpty ? "reload: SIGHUP applies every key set here"
             : "reload: SIGHUP applies every key set here except \(restartKeys.joined(separator: ", ")), which need\(restartKeys.count == 1 ? "s" : "") a restart"
-    }
-
-    /// Reads the file at `path` and checks it (``check(text:path:zones:)``); a file that cannot be
-    /// read or is not UTF-8 is a problem at the file.
-    public static func check(path: String, zones: SystemZones) throws(AgentConfigurationError)
-        -> (configuration: AgentConfiguration, requestTables: Int, restartKeys: [String]) {
-        return try check(text: try AgentLauncher.text(path), path: path, zones: zones)
     }
 
     /// The first time zone name the system does not know (the device zone, a calendar trigger's

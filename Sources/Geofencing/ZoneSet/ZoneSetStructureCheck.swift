@@ -34,7 +34,7 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
     /// Checks up to `budget` more items (entries, then polygons, then zones); returns true once
     /// all are checked. `release` gets the byte ranges the check is done with.
     /// - Throws: ``ZoneSetError/corrupt(_:)`` naming the first bad item; the check stops there.
-    /// - Complexity: O(budget), plus a polygon's rings.
+    /// - Complexity: O(budget), plus at most one polygon's block beyond it.
     public mutating func advance(budget: Int, release: (_ offset: Int, _ length: Int) -> Void) throws(ZoneSetError) -> Bool {
         var left = budget
         while left > 0 {
@@ -53,10 +53,12 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
                 }
                 if next == entryCount { phase = .polygons; next = 0 }
             case .polygons:
-                let end = min(polygonCount, next + left)
-                try checkPolygons(next ..< end)
-                left -= max(1, end - next)
-                next = end
+                // A polygon costs its block's bytes / 64 items (its rings, parts, nodes and edge
+                // references are read), so a slice holds few large polygons or many small ones.
+                while next < polygonCount && left > 0 {
+                    left -= max(1, try checkPolygon(next) / 64)
+                    next += 1
+                }
                 if next == polygonCount { phase = .zones; next = 0 }
             case .zones:
                 let end = min(count, next + min(left, Self.chunk - next % Self.chunk))
@@ -96,16 +98,15 @@ public struct ZoneSetStructureCheck: @unchecked Sendable {
         }
     }
 
-    /// Every polygon's block lies in the polygon data, aligned, and is one every query can read
-    /// (``PolygonView/validate(_:length:)``).
-    private func checkPolygons(_ range: Range<Int>) throws(ZoneSetError) {
-        for p in range {
-            let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
-            let offset = u64(at), length = u64(at + 8)
-            guard offset <= UInt64(polygonDataBytes), length <= UInt64(polygonDataBytes) - offset, offset % 8 == 0,
-                  PolygonView.validate(bytes.baseAddress! + polygonDataBase + Int(offset), length: Int(length))
-            else { throw .corrupt("polygon \(p)") }
-        }
+    /// Polygon `p`'s block lies in the polygon data, aligned, and is one every query can read
+    /// (``PolygonView/validate(_:length:)``). Returns the block's length in bytes.
+    private func checkPolygon(_ p: Int) throws(ZoneSetError) -> Int {
+        let at = polygonsBase + ZoneSetFormat.polygonRecordSize * p
+        let offset = u64(at), length = u64(at + 8)
+        guard offset <= UInt64(polygonDataBytes), length <= UInt64(polygonDataBytes) - offset, offset % 8 == 0,
+              PolygonView.validate(bytes.baseAddress! + polygonDataBase + Int(offset), length: Int(length))
+        else { throw .corrupt("polygon \(p)") }
+        return Int(length)
     }
 
     /// Every zone record: its kind, its strings inside the string section, a non-empty id, a

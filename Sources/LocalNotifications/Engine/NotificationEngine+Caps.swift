@@ -56,26 +56,43 @@ extension NotificationEngine {
     }
 
     /// Evicts the latest-firing time-based requests beyond `pendingCap` and the newest location
-    /// requests beyond `locationCap`, each with an `evicted` outcome.
-    /// - Complexity: O(pending) per eviction.
+    /// requests beyond `locationCap`, each with an `evicted` outcome. Evicting one request does not
+    /// move another's next fire, so the requests to evict are chosen in one pass: a cap lowered by a
+    /// reload from 100k to 1k costs one next-fire computation per pending request, not one per
+    /// request per eviction.
+    /// - Complexity: O(pending · log pending) when something is evicted, else O(1).
     mutating func enforceCaps(clock: EngineClock) -> EngineOutput {
         var out = EngineOutput()
-        while table.timeBasedCount > configuration.pendingCap {
+        func why() -> String { "the pending cap of \(configuration.pendingCap) calendar and interval requests was reached and it fires last" }
+        // Last to fire first; of two firing together, the newer.
+        func firesLater(_ a: (offset: Int64, sequence: Int64), _ b: (offset: Int64, sequence: Int64)) -> Bool {
+            a.offset != b.offset ? a.offset > b.offset : a.sequence > b.sequence
+        }
+        if table.timeBasedCount == configuration.pendingCap + 1 {
+            // One over (an add at the cap): a scan, no allocation.
             var worst: (slot: Int, offset: Int64, sequence: Int64)? = nil
             for (i, e) in table.slots.enumerated() {
                 guard let e, e.kind != .location else { continue }
-                let o = nextFireOffset(e, clock: clock)
-                if worst == nil || o > worst!.offset || (o == worst!.offset && e.sequence > worst!.sequence) {
-                    worst = (i, o, e.sequence)
-                }
+                let c = (slot: i, offset: nextFireOffset(e, clock: clock), sequence: e.sequence)
+                if worst == nil || firesLater((c.offset, c.sequence), (worst!.offset, worst!.sequence)) { worst = c }
             }
-            guard let w = worst else { break }
-            evict(Int32(w.slot), "the pending cap of \(configuration.pendingCap) calendar and interval requests was reached and it fires last", clock, into: &out)
+            if let w = worst { evict(Int32(w.slot), why(), clock, into: &out) }
+        } else if table.timeBasedCount > configuration.pendingCap {
+            var candidates: [(slot: Int, offset: Int64, sequence: Int64)] = []
+            candidates.reserveCapacity(table.timeBasedCount)
+            for (i, e) in table.slots.enumerated() {
+                guard let e, e.kind != .location else { continue }
+                candidates.append((i, nextFireOffset(e, clock: clock), e.sequence))
+            }
+            candidates.sort { firesLater(($0.offset, $0.sequence), ($1.offset, $1.sequence)) }
+            for c in candidates.prefix(table.timeBasedCount - configuration.pendingCap) { evict(Int32(c.slot), why(), clock, into: &out) }
         }
-        while table.locationCount > configuration.locationCap {
-            guard let newest = table.slots.indices.filter({ table.slots[$0]?.kind == .location })
-                .max(by: { table.slots[$0]!.sequence < table.slots[$1]!.sequence }) else { break }
-            evict(Int32(newest), "the cap of \(configuration.locationCap) location requests was reached", clock, into: &out)
+        if table.locationCount > configuration.locationCap {
+            var newest = table.slots.indices.filter { table.slots[$0]?.kind == .location }
+            newest.sort { table.slots[$0]!.sequence > table.slots[$1]!.sequence }
+            for slot in newest.prefix(table.locationCount - configuration.locationCap) {
+                evict(Int32(slot), "the cap of \(configuration.locationCap) location requests was reached", clock, into: &out)
+            }
         }
         return out
     }

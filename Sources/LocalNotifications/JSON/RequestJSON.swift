@@ -295,12 +295,13 @@ extension ComponentSets {
                 }
                 sets.add(name, values); any = true
             case .array(let items):
+                var list: [Int] = []
                 for item in items {
-                    if name == "weekday", case .string(let s) = item, let w = CalendarMatch.weekday(named: s) { sets.add(name, [w]); continue }
+                    if name == "weekday", case .string(let s) = item, let w = CalendarMatch.weekday(named: s) { list.append(w); continue }
                     guard let i = item.int else { throw RequestError(.malformed, "\(path).\(name) must list integers, got \(item)") }
-                    sets.add(name, [i])
+                    list.append(i)
                 }
-                any = true
+                sets.add(name, list); any = true
             default:
                 guard let i = v.int else { return nil }
                 if i < 0 && (name == "day" || name == "weekdayOrdinal" || name == "dayOfYear" || name == "weekOfYear") { any = true }
