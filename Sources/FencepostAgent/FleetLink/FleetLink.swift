@@ -39,7 +39,15 @@ final class FleetLink {
 
     private let tag: UInt16
     private var bdSeq: Int64
-    private var appliedVersion: Int64?
+    var appliedVersion: Int64?
+    /// A zone set from the fleet (FleetZoneSetRollout.swift): the one being fetched and built, the
+    /// one in force and its GeoJSON, the version whose set failed (not tried again), and the
+    /// daemon's build of a verified blob.
+    var rollout: FleetZoneSetRollout?
+    var activeZoneSet: String?
+    var zoneSetSource: String?
+    var failedZoneSetVersion: Int64?
+    var buildZoneSet: (FleetZoneSetRollout) -> Void = { _ in }
     private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
     private var sentThrough: Int64 = 0
     private var acked: [(seq: Int64, bytes: Int)] = []
@@ -91,6 +99,8 @@ final class FleetLink {
         }
         bdSeq = (meta["fleet.bdSeq"].flatMap { Int64($0) } ?? 0) + 1
         appliedVersion = meta["fleet.appliedVersion"].flatMap { Int64($0) }
+        activeZoneSet = meta["fleet.zoneSet"]
+        zoneSetSource = meta["fleet.zoneSet.source"]
         store.outboxBounds = configuration.outbox
 
         var options = MQTTOptions(broker: configuration.broker, clientID: configuration.device.text)
@@ -115,7 +125,7 @@ final class FleetLink {
     }
 
     /// When ``tick(now:)`` is due.
-    var nextDeadline: UInt64? { nextTick }
+    var nextDeadline: UInt64? { rollout?.wantsTurn == true ? 1 : nextTick }
 
     /// The watched descriptor was ready.
     func handle(readable: Bool, writable: Bool, now: UInt64) {
@@ -129,6 +139,7 @@ final class FleetLink {
         nextTick = now + 1_000_000_000
         client.tick(now: now)
         process(now: now)
+        rollout?.tick(now: now)
         if client.state == .connected && now >= nextHealth {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
@@ -139,6 +150,7 @@ final class FleetLink {
     func endTurn() {
         flushAcks()
         if wantsFill { fill() }
+        if rollout?.wantsTurn == true { rollout?.turn(now: SystemClocks.boottimeNow().nanosecondsSinceBoot) }
     }
 
     /// Sends the Will on purpose (orderly shutdown: the fleet sees `offline` at once).
@@ -231,6 +243,7 @@ final class FleetLink {
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
                 nextHealth = now
                 wantsFill = true
+                rollout?.connected(now: now)
             case .disconnected(let reason):
                 log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
                 nextConnection()
@@ -283,6 +296,7 @@ final class FleetLink {
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
             }
         case nil:
+            if let r = rollout, r.receive(m, now: SystemClocks.boottimeNow().nanosecondsSinceBoot) { return }
             log.debug("fleet: ignored a message on \(m.topic)")
         }
     }
@@ -302,6 +316,8 @@ final class FleetLink {
             log.debug("fleet: desired version \(doc.version) is not newer than \(applied): ignored")
             return
         }
+        if doc.version == failedZoneSetVersion { return }   // its zone set failed: said in reported already
+        if holdForZoneSet(doc) { return }
         switch callControl("apply", doc.applyParameters) {
         case .success(let result):
             appliedVersion = doc.version
