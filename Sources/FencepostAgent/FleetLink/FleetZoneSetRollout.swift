@@ -94,8 +94,12 @@ final class FleetZoneSetRollout {
 
     /// A message on a blob topic; false when it is not this blob's.
     func receive(_ m: MQTTMessage, now: UInt64) -> Bool {
-        guard reference.topics.classify(m.topic) != nil else { return false }
+        guard let kind = reference.topics.classify(m.topic) else { return false }
+        let bad = download.badChunks
         perform(download.receive(topic: m.topic, payload: m.payload, now: now), payload: m.payload)
+        if download.badChunks > bad, case .chunk(let n) = kind {
+            log.warning("fleet: zone set \(reference.sha256.prefix(12))…: chunk \(n) arrived with a wrong SHA-256 or size; asking for it again")
+        }
         return true
     }
 
