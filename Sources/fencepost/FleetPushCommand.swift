@@ -121,7 +121,7 @@ struct FleetPushCommand: ParsableCommand {
                 var report: JSONValue?
                 if let wait {
                     report = try FleetRetained.waitForReport(session, topics: topics, version: next, timeout: UInt64(wait * 1e9))
-                    if report == nil { failed.append("\(device): version \(next) not reported within \(Int(wait)) s") }
+                    if report == nil { failed.append("published version \(next); \(device) did not report it within \(Int(wait)) s") }
                 }
                 if json {
                     reports.append(.object([("device", .string(device)), ("version", .integer(next)),
@@ -141,7 +141,7 @@ struct FleetPushCommand: ParsableCommand {
             }
             if json { try printJSON(reports.count == 1 ? reports[0] : .array(reports)) }
             if !failed.isEmpty {
-                let noAnswer = failed.allSatisfy { $0.contains("not reported") }
+                let noAnswer = failed.allSatisfy { $0.contains("did not report it") }
                 throw ClientFailure(noAnswer ? ClientFailure.tryLater : ClientFailure.dataError,
                                     failed.joined(separator: "; ") + (noAnswer ? " (off, or offline: it applies the retained document when it connects)" : ""))
             }
