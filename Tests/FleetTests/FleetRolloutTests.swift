@@ -1,4 +1,5 @@
 import FencepostJSON
+import Fleet
 import FencepostLinux
 import Foundation
 import SeededRandom
@@ -119,6 +120,61 @@ import Glibc
         // for release builds; a debug build takes 150-300 ms for it at this size.
         let turns = agent.slowTurns.filter { $0.contains("fleet link") || $0.contains("state sync") }
         #expect(turns.isEmpty, "loop turns over 50 ms: \(turns)")
+    }
+
+    /// Blobs the board must refuse, each named in `reported`: a manifest for another hash, a set
+    /// that does not fit the disk (its manifest says a GeoJSON of a petabyte), a blob whose
+    /// chunks match but which is not gzip (the build child refuses it; no zone set comes in).
+    @Test func refusedBlobsAreReportedWithTheReason() throws {
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        let broker = try MosquittoBroker()
+        let agent = try FleetAgentProcess()
+        try agent.writeConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
+        try agent.start()
+        #expect(agent.waitUntilRunning(), "\(agent.log)")
+        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+
+        let blob = Array("not gzip at all, but hashed and chunked as a blob must be\n".utf8)
+        let sha = try SHA256.hex(blob)
+        let root = "fencepost/v1/fleet/acme/blob/\(sha)"
+        let chunk = agent.folder.appendingPathComponent("chunk0").path
+        try Data(blob).write(to: URL(fileURLWithPath: chunk))
+        #expect(try FleetTools.run(["/usr/bin/mosquitto_pub", "--unix", broker.socketPath, "-q", "1", "-r", "-t", "\(root)/0", "-f", chunk]).status == 0)
+        func manifest(sha field: String, rawSize: Int) throws -> String {
+            try BlobManifest(sha256: field, size: blob.count, chunkSize: 65536, chunkSHA256: [FleetHex.decode(sha, count: 32)!], rawSize: rawSize)
+                .payload.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+        }
+        func desired(_ version: Int) -> String {
+            #"{"v":1,"version":\#(version),"requests":[],"zoneSet":{"sha256":"\#(sha)","size":\#(blob.count),"encoding":"gzip","format":"geojson","fleet":"acme"}}"#
+        }
+        func waitFailed(_ version: Int) -> JSONValue? {
+            var r: JSONValue?
+            _ = SpawnedProcess.wait(timeout: 30) {
+                r = Self.reported(broker)
+                return r?["desiredVersion"]?.int64 == Int64(version) && r?["state"]?.string == "failed"
+            }
+            return r
+        }
+        // 1. The manifest names another blob.
+        let other = String(repeating: "ab", count: 32)
+        #expect(try broker.publish("\(root)/m", try manifest(sha: other, rawSize: 10), retain: true) == 0)
+        #expect(try broker.publish("fencepost/v1/dev/\(Self.device)/desired", desired(1), retain: true) == 0)
+        var r = waitFailed(1)
+        #expect(r?["error"]?["code"]?.string == "blob.manifestMismatch" && r?["error"]?["message"]?.string?.contains(other) == true, "\(r?.serialized() ?? "nothing") \(agent.log.suffix(2000))")
+        // 2. It does not fit the disk: the shortfall is named.
+        #expect(try broker.publish("\(root)/m", try manifest(sha: sha, rawSize: 1 << 50), retain: true) == 0)
+        #expect(try broker.publish("fencepost/v1/dev/\(Self.device)/desired", desired(2), retain: true) == 0)
+        r = waitFailed(2)
+        let message = r?["error"]?["message"]?.string ?? ""
+        #expect(r?["error"]?["code"]?.string == "zoneset.disk" && message.contains("free") && message.contains("short"), "\(r?.serialized() ?? "nothing") \(agent.log.suffix(2000))")
+        // 3. Verified, but not gzip: the build refuses it; the board has no zone set from the fleet.
+        #expect(try broker.publish("\(root)/m", try manifest(sha: sha, rawSize: 100), retain: true) == 0)
+        #expect(try broker.publish("fencepost/v1/dev/\(Self.device)/desired", desired(3), retain: true) == 0)
+        r = waitFailed(3)
+        #expect(r?["error"]?["code"]?.string == "zoneset.build" && r?["error"]?["message"]?.string?.contains("gunzipped") == true, "\(r?.serialized() ?? "nothing") \(agent.log.suffix(2000))")
+        #expect(agent.log.contains("not a gzip file"), "\(agent.log.suffix(2000))")
+        // The retained document is not tried again at each reconnect; the agent still answers.
+        #expect(try agent.cli(["status", "--json"]).status == 0)
     }
 
     /// Bytes before the k-th cut: 60–200 KB after the command, seeded.
