@@ -139,7 +139,7 @@ final class FleetLink {
         nextTick = now + 1_000_000_000
         client.tick(now: now)
         process(now: now)
-        rollout?.tick(now: now)
+        if client.state == .connected { rollout?.tick(now: now) }   // a chunk cannot come over a link that is down
         if client.state == .connected && now >= nextHealth {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
