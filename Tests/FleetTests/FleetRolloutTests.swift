@@ -118,6 +118,7 @@ import Glibc
         // ("fleet link"), the read-back check (at the end of a turn, with the state sync). The
         // new set's structure check before the swap ("due work") is the SIGHUP path's, sliced
         // for release builds; a debug build takes 150-300 ms for it at this size.
+        for line in agent.slowTurns { print("zoneSetArrivesThroughCutsAKillAndAFlippedByte: slow: \(line)") }
         let turns = agent.slowTurns.filter { $0.contains("fleet link") || $0.contains("state sync") }
         #expect(turns.isEmpty, "loop turns over 50 ms: \(turns)")
     }

@@ -4,7 +4,10 @@
 // it in (AgentDaemon+ZoneSet.swift), the old set kept on any failure. The set from the fleet then
 // replaces the configured `zones` as the source of the agent's zone set, across restarts and
 // SIGHUPs, until another comes.
+import CivilTime
+import Fleet
 import FencepostLinux
+import LocalNotifications
 
 extension AgentDaemon {
     /// The GeoJSON the zone set is built from: the fleet's, when one is in force and on disk,

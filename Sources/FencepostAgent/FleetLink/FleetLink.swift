@@ -47,6 +47,7 @@ final class FleetLink {
     var activeZoneSet: String?
     var zoneSetSource: String?
     var failedZoneSetVersion: Int64?
+    var blobRecord: FleetZoneSetRollout.Record?
     var buildZoneSet: (FleetZoneSetRollout) -> Void = { _ in }
     private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
     private var sentThrough: Int64 = 0
@@ -101,6 +102,9 @@ final class FleetLink {
         appliedVersion = meta["fleet.appliedVersion"].flatMap { Int64($0) }
         activeZoneSet = meta["fleet.zoneSet"]
         zoneSetSource = meta["fleet.zoneSet.source"]
+        if let sha = meta["fleet.blob"], let chunks = meta["fleet.blob.chunks"].flatMap({ Int($0) }), let have = meta["fleet.blob.have"] {
+            blobRecord = FleetZoneSetRollout.Record(sha256: sha, chunks: chunks, have: have)
+        }
         store.outboxBounds = configuration.outbox
 
         var options = MQTTOptions(broker: configuration.broker, clientID: configuration.device.text)
@@ -112,6 +116,9 @@ final class FleetLink {
         options.password = password
         options.sendMaximum = Int32(configuration.outbox.window)
         do { client = try MQTTClient(options) } catch { throw DaemonError("[fleet] \(error)", exitCode: 69) }
+        // OpenSSL 3 sets up its provider at the first digest (tens of ms): done here, before the
+        // loop runs, not in the turn where a zone set's first chunk arrives.
+        _ = try? SHA256()
     }
 
     // MARK: The loop

@@ -19,6 +19,7 @@ import CivilTime
 import Fleet
 import FencepostJSON
 import FencepostLinux
+import LocalNotifications
 
 /// The download and build of one zone set named by a desired document.
 final class FleetZoneSetRollout {
@@ -44,7 +45,22 @@ final class FleetZoneSetRollout {
     /// and ~48 compiled).
     static let rawPerCompressed = 10
 
-    init(document: FleetDesiredDocument, reference: BlobReference, statePath: String, store: NotificationStore,
+    /// What the state file records of a download: the blob, its chunk count and the chunks held
+    /// (BlobChunkRecord). The link reads it once at start and keeps it, so that starting a
+    /// download never reads the state file in a loop turn.
+    struct Record: Equatable {
+        var sha256: String
+        var chunks: Int
+        var have: String
+    }
+
+    /// The record of this download now (for the next rollout of the same blob in this process).
+    var record: Record? {
+        guard let m = download.manifest else { return nil }
+        return Record(sha256: reference.sha256, chunks: m.chunks, have: BlobChunkRecord.encode(download.have, chunks: m.chunks))
+    }
+
+    init(document: FleetDesiredDocument, reference: BlobReference, recorded record: Record?, statePath: String, store: NotificationStore,
          log: DaemonLog, window: Int) throws(FleetError) {
         self.document = document
         self.reference = reference
@@ -53,11 +69,9 @@ final class FleetZoneSetRollout {
         self.log = log
         downloadPath = statePath + ".zones.download"
         geojsonPath = statePath + ".zones.fleet-" + String(reference.sha256.prefix(16)) + ".geojson"
-        var meta: [String: String] = [:]
-        do { meta = try store.load().meta } catch { throw FleetError("zoneset.state", "the state file could not be read: \(error)") }
         var recorded: Set<Int> = []
-        if meta["fleet.blob"] == reference.sha256, let chunks = meta["fleet.blob.chunks"].flatMap({ Int($0) }), let have = meta["fleet.blob.have"] {
-            recorded = BlobChunkRecord.decode(have, chunks: chunks)
+        if let record, record.sha256 == reference.sha256 {
+            recorded = BlobChunkRecord.decode(record.have, chunks: record.chunks)
         } else {
             _ = BlobFile.remove(downloadPath)
             do {
@@ -246,15 +260,19 @@ extension FleetLink {
             if doc.version > r.document.version { r.document = doc }
             return true
         }
-        rollout?.abandon()
+        if let old = rollout {
+            old.abandon()
+            if let record = old.record { blobRecord = record }
+        }
         rollout = nil
         let r: FleetZoneSetRollout
         do {
-            r = try FleetZoneSetRollout(document: doc, reference: z, statePath: store.path, store: store, log: log, window: configuration.outbox.window)
+            r = try FleetZoneSetRollout(document: doc, reference: z, recorded: blobRecord, statePath: store.path, store: store, log: log, window: configuration.outbox.window)
         } catch {
             zoneSetFailed(doc, error)
             return true
         }
+        if blobRecord?.sha256 != z.sha256 { blobRecord = nil }   // the new download started over: the file and record are its own
         r.subscribe = { [client, log] topic in
             do { _ = try client.subscribe(topic, qos: 0) } catch { log.debug("fleet: subscribe \(topic): \(error)") }
         }
@@ -285,6 +303,7 @@ extension FleetLink {
 
     func zoneSetFailed(_ doc: FleetDesiredDocument, _ e: FleetError) {
         log.warning("fleet: desired version \(doc.version) not applied: \(e)")
+        if let record = rollout?.record { blobRecord = record }
         rollout?.finished(applied: false)
         rollout = nil
         failedZoneSetVersion = doc.version
@@ -300,6 +319,7 @@ extension FleetLink {
             return
         }
         rollout = nil
+        blobRecord = nil
         let old = zoneSetSource
         activeZoneSet = r.reference.sha256
         zoneSetSource = r.geojsonPath
