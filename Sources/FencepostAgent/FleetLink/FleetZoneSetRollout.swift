@@ -166,12 +166,19 @@ final class FleetZoneSetRollout {
                 }
                 progressed()
             case .write(let n, let offset):
-                do {
-                    guard let file else { throw BlobCodecError("\(downloadPath): not open") }
-                    try file.write(payload, at: offset)
-                    try store.apply([.setMeta(key: "fleet.blob.have", value: BlobChunkRecord.encode(download.have, chunks: download.manifest?.chunks ?? 0))], sync: false)
-                } catch {
-                    perform(download.fail(FleetError("zoneset.disk", "chunk \(n): \(error)")), payload: [])
+                var failure: String?
+                if let file {
+                    do throws(BlobCodecError) { try file.write(payload, at: offset) } catch { failure = error.message }
+                } else {
+                    failure = "\(downloadPath): not open"
+                }
+                if failure == nil {
+                    do throws(StoreError) {
+                        try store.apply([.setMeta(key: "fleet.blob.have", value: BlobChunkRecord.encode(download.have, chunks: download.manifest?.chunks ?? 0))], sync: false)
+                    } catch { failure = "the state file: \(error)" }
+                }
+                if let failure {
+                    perform(download.fail(FleetError("zoneset.disk", "chunk \(n): \(failure)")), payload: [])
                     return
                 }
                 if download.have.count % 16 == 0 { progressed() }
@@ -274,7 +281,7 @@ extension FleetLink {
         }
         if blobRecord?.sha256 != z.sha256 { blobRecord = nil }   // the new download started over: the file and record are its own
         r.subscribe = { [client, log] topic in
-            do { _ = try client.subscribe(topic, qos: 0) } catch { log.debug("fleet: subscribe \(topic): \(error)") }
+            do throws(MQTTError) { _ = try client.subscribe(topic, qos: 0) } catch { log.debug("fleet: subscribe \(topic): \(error)") }
         }
         r.unsubscribe = { [client] topic in _ = try? client.unsubscribe(topic) }
         r.progressed = { [self] in self.reportRollout() }
