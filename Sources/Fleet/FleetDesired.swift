@@ -17,6 +17,8 @@ public struct FleetDesiredDocument: Sendable {
     /// The `apply` parameters: `{"requests":[…]}` plus `"categories":[…]` when given.
     public var applyParameters: JSONValue
     public var requestCount: Int
+    /// The zone set to have, a blob named by its hash (FleetBlob.swift); nil: the zone set stays as it is.
+    public var zoneSet: BlobReference?
 
     public static let maximumBytes = 1 << 20
 
@@ -47,9 +49,7 @@ public struct FleetDesiredDocument: Sendable {
             }
             issuedAt = parsed.instant
         }
-        if doc["zoneSet"] != nil {
-            throw FleetError("desired.unsupported", "\"zoneSet\" (zone sets over the broker) is not supported by this agent yet")
-        }
+        if let z = doc["zoneSet"] { zoneSet = try BlobReference(parsing: z, key: "zoneSet") }
         var requests: [JSONValue] = []
         switch doc["requests"] {
         case nil: break

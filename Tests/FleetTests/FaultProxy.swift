@@ -18,6 +18,8 @@ final class FaultProxy {
         var droppedDown: Int
         var accepted: Int
         var resets: Int
+        /// Bytes flipped by `flip` so far.
+        var flipped: Int?
     }
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("fault_proxy.py").path

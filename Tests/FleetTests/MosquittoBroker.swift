@@ -60,6 +60,7 @@ final class MosquittoBroker {
         pattern write fencepost/v1/dev/%u/health
         pattern write fencepost/v1/dev/%u/evt
         pattern write fencepost/v1/dev/%u/cmd/res
+        pattern read fencepost/v1/fleet/+/blob/#
 
         user operator
         topic readwrite fencepost/v1/#

@@ -20,6 +20,8 @@ ends at the end of its input):
     throttle BPS     at most BPS bytes a second each way (0: no limit)
     cut N [rst|fin]  after N more bytes (both ways together) close every connection, mid-chunk if
                      that is where the N-th byte falls (RST by default); once, then pass again
+    flip HEX         flip the lowest bit of the last byte of the first occurrence of the bytes HEX
+                     in data towards the client (found across reads); once, then pass again
     stats            {"mode":…, "up":…, "down":…, "droppedUp":…, "droppedDown":…,
                       "accepted":…, "open":…, "resets":…}: up = client to target, in bytes
                      forwarded; dropped = bytes thrown away by blackhole
@@ -82,6 +84,9 @@ class Proxy:
         self.throttle = 0
         self.cut_left = None
         self.cut_how = "rst"
+        self.flip = None
+        self.flip_tail = b""
+        self.flipped = 0
         self.links = set()
         self.resumed = asyncio.Event()
         self.resumed.set()
@@ -139,6 +144,8 @@ class Proxy:
                     self.counts["dropped" + direction.capitalize()] += len(data)
                     continue
                 await self.resumed.wait()
+                if direction == "down" and self.flip is not None:
+                    data = self.flip_in(data)
                 cut_now = False
                 if self.cut_left is not None:
                     if len(data) >= self.cut_left:
@@ -167,6 +174,22 @@ class Proxy:
         link.ended += 1
         if link.ended == 2:
             link.abort("fin")
+
+    def flip_in(self, data):
+        """Flips the pattern's last byte when it ends in `data` (its start may be in the reads before)."""
+        pattern = self.flip
+        joined = self.flip_tail + data
+        at = joined.find(pattern)
+        if at < 0:
+            self.flip_tail = joined[-(len(pattern) - 1):] if len(pattern) > 1 else b""
+            return data
+        last = at + len(pattern) - 1 - len(self.flip_tail)
+        self.flip = None
+        self.flip_tail = b""
+        self.flipped += 1
+        changed = bytearray(data)
+        changed[last] ^= 1
+        return bytes(changed)
 
     async def drain(self, link, queue, writer, direction):
         try:
@@ -216,6 +239,9 @@ class Proxy:
             elif name == "cut" and len(args) in (1, 2) and (len(args) == 1 or args[1] in ("rst", "fin")):
                 self.cut_left = max(1, int(args[0]))
                 self.cut_how = args[1] if len(args) == 2 else "rst"
+            elif name == "flip" and len(args) == 1:
+                self.flip = bytes.fromhex(args[0])
+                self.flip_tail = b""
             elif name == "stats" and not args:
                 pass
             elif name == "zero" and not args:
@@ -226,7 +252,7 @@ class Proxy:
                 return {"ok": False, "error": "unknown command: %r (see fault_proxy.py's docstring)" % line}
         except ValueError:
             return {"ok": False, "error": "not a number in %r" % line}
-        answer = {"ok": True, "mode": self.mode, "open": len(self.links)}
+        answer = {"ok": True, "mode": self.mode, "open": len(self.links), "flipped": self.flipped}
         answer.update(self.counts)
         return answer
 

@@ -101,4 +101,24 @@ int cfl_fcntl(int fd, int command, int argument);
 int cfl_argc(void);
 char **cfl_argv(void);
 
+/// SHA-256 (libcrypto) and gzip files (zlib), loaded at first use (blob_codecs_loader.c). Each
+/// `…_load` returns NULL when loaded, else why not; the other calls are valid only after it.
+/// `FENCEPOST_LIBCRYPTO` and `FENCEPOST_LIBZ` name other files to load.
+const char *cfl_crypto_load(void);
+/// An EVP_MD_CTX set up for SHA-256, or NULL.
+void *cfl_sha256_new(void);
+/// EVP_DigestUpdate; 0 or -1.
+int cfl_sha256_update(void *ctx, const void *bytes, size_t count);
+/// EVP_DigestFinal_ex into 32 bytes, then EVP_DigestInit_ex again (the context is reusable); 0 or -1.
+int cfl_sha256_final(void *ctx, unsigned char *digest32);
+void cfl_sha256_free(void *ctx);
+const char *cfl_zlib_load(void);
+/// gzopen, gzread, gzwrite, gzclose, gzdirect, gzerror.
+void *cfl_gz_open(const char *path, const char *mode);
+int cfl_gz_read(void *file, void *buffer, unsigned count);
+int cfl_gz_write(void *file, const void *buffer, unsigned count);
+int cfl_gz_close(void *file);
+int cfl_gz_direct(void *file);
+const char *cfl_gz_error(void *file, int *code);
+
 #endif

@@ -47,6 +47,7 @@ extension AgentDaemon {
             do { try center.store.apply(caughtUp, sync: false) } catch { throw DaemonError("the state file could not be written: \(error)") }
         }
         fleet = link
+        setUpFleetZoneSets(link)
     }
 
     /// At shutdown: the Will sent on purpose, and the closures that hold the daemon let go
@@ -56,6 +57,7 @@ extension AgentDaemon {
         link.stop()
         link.callControl = { _, _ in .failure(RPCError(.serverError, "stopping")) }
         link.healthFields = { _ in }
+        link.buildZoneSet = { _ in }
         link.readClock = { EngineClock(wall: WallInstant(secondsSinceEpoch: 0), wallTrusted: false, monotonic: MonotonicInstant(nanosecondsSinceBoot: 0)) }
         link.client.watcher = { _ in }
         center.eventRecorder = nil

@@ -35,6 +35,8 @@ struct ZoneSetBuildJob {
     var sourceHash: UInt64
     var source: String
     var started: UInt64
+    /// The build of a zone set from the fleet (AgentDaemon+FleetZoneSet.swift).
+    var fromFleet = false
 }
 
 /// A built set being checked in slices before it is swapped in.
@@ -60,6 +62,8 @@ struct ZoneSetLifecycle {
     /// The next build must not keep the set on disk as current (`--if-changed`): it was written
     /// by another process.
     var buildWhole = false
+    /// A verified zone set from the fleet waits for the build under way.
+    var fleetBuildWaiting = false
 
     /// A build or a check is under way: a SIGHUP waits for it.
     var busy: Bool { build != nil || swap != nil }
@@ -76,7 +80,7 @@ extension AgentDaemon {
     /// built now, its steps and progress told to systemd through `startup`. Returns false (after
     /// logging) when there is no usable set for a configured GeoJSON.
     func installZoneSetAtStart(_ startup: StartupProgress) -> Bool {
-        guard let source = configuration.zonesFile else {
+        guard let source = zonesSource else {
             if zones.mapped != nil { swapZoneSet(nil, note: "no zones configured") }
             return true
         }
@@ -158,7 +162,7 @@ extension AgentDaemon {
     /// the set (`zones build --if-changed`): neither the content hash of a large file nor the
     /// build runs in a loop turn.
     func reloadZoneSet() {
-        guard let source = configuration.zonesFile else {
+        guard let source = zonesSource else {
             if zones.mapped != nil { swapZoneSet(nil, note: "SIGHUP: no zones configured; zone set removed") }
             return
         }
@@ -203,15 +207,18 @@ extension AgentDaemon {
                 warnIfUnguarded(loaded)
                 if let current = zones.mapped, current.set.checksum == loaded.set.checksum {
                     log.info("SIGHUP: zones unchanged (\(current.set.count) zones)")
+                    fleetZoneSetEnded(job, zones: current.set.count, error: nil)
                 } else {
                     zones.swap = ZoneSetSwap(loaded: loaded, job: job)
                     return   // the check runs from the next turn on (armTimers wakes the loop at once)
                 }
             } catch {
                 log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
+                fleetZoneSetEnded(job, zones: nil, error: "zone set \(zoneSetPath): \(error)")
             }
         } else {
             log.error("zone-set build of \(job.source) \(end); keeping the previous zone set (its error is above)")
+            fleetZoneSetEnded(job, zones: nil, error: Self.buildFailure(end))
         }
         buildAgainIfAsked()
     }
@@ -227,6 +234,7 @@ extension AgentDaemon {
         do { passed = try swap.loaded.continueCheck(budget: Self.checkSlice) } catch {
             zones.swap = nil
             log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
+            fleetZoneSetEnded(swap.job, zones: nil, error: "zone set \(zoneSetPath): \(error)")
             buildAgainIfAsked()
             return
         }
@@ -242,11 +250,16 @@ extension AgentDaemon {
         // This turn's own work (its length is in the loop's figures, not in "meanwhile").
         let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
         log.info("zone set swapped in \(LoopTurnWatch.milliseconds(done &- checked)) (checked in \(swap.slices) loop turns, \(LoopTurnWatch.milliseconds(swap.checking)) in all, the longest \(LoopTurnWatch.milliseconds(swap.longestSlice)))")
+        fleetZoneSetEnded(swap.job, zones: swap.loaded.set.count, error: nil)
         buildAgainIfAsked()
     }
 
     /// A SIGHUP came during the build or its check: look at the GeoJSON again.
     func buildAgainIfAsked() {
+        if zones.fleetBuildWaiting {
+            buildFleetZoneSet()
+            if zones.busy { return }
+        }
         if zones.buildAgain {
             zones.buildAgain = false
             reloadZoneSet()

@@ -39,7 +39,16 @@ final class FleetLink {
 
     private let tag: UInt16
     private var bdSeq: Int64
-    private var appliedVersion: Int64?
+    var appliedVersion: Int64?
+    /// A zone set from the fleet (FleetZoneSetRollout.swift): the one being fetched and built, the
+    /// one in force and its GeoJSON, the version whose set failed (not tried again), and the
+    /// daemon's build of a verified blob.
+    var rollout: FleetZoneSetRollout?
+    var activeZoneSet: String?
+    var zoneSetSource: String?
+    var failedZoneSetVersion: Int64?
+    var blobRecord: FleetZoneSetRollout.Record?
+    var buildZoneSet: (FleetZoneSetRollout) -> Void = { _ in }
     private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
     private var sentThrough: Int64 = 0
     private var acked: [(seq: Int64, bytes: Int)] = []
@@ -91,6 +100,11 @@ final class FleetLink {
         }
         bdSeq = (meta["fleet.bdSeq"].flatMap { Int64($0) } ?? 0) + 1
         appliedVersion = meta["fleet.appliedVersion"].flatMap { Int64($0) }
+        activeZoneSet = meta["fleet.zoneSet"]
+        zoneSetSource = meta["fleet.zoneSet.source"]
+        if let sha = meta["fleet.blob"], let chunks = meta["fleet.blob.chunks"].flatMap({ Int($0) }), let have = meta["fleet.blob.have"] {
+            blobRecord = FleetZoneSetRollout.Record(sha256: sha, chunks: chunks, have: have)
+        }
         store.outboxBounds = configuration.outbox
 
         var options = MQTTOptions(broker: configuration.broker, clientID: configuration.device.text)
@@ -102,6 +116,9 @@ final class FleetLink {
         options.password = password
         options.sendMaximum = Int32(configuration.outbox.window)
         do { client = try MQTTClient(options) } catch { throw DaemonError("[fleet] \(error)", exitCode: 69) }
+        // OpenSSL 3 sets up its provider at the first digest (tens of ms): done here, before the
+        // loop runs, not in the turn where a zone set's first chunk arrives.
+        _ = try? SHA256()
     }
 
     // MARK: The loop
@@ -115,7 +132,7 @@ final class FleetLink {
     }
 
     /// When ``tick(now:)`` is due.
-    var nextDeadline: UInt64? { nextTick }
+    var nextDeadline: UInt64? { rollout?.wantsTurn == true ? 1 : nextTick }
 
     /// The watched descriptor was ready.
     func handle(readable: Bool, writable: Bool, now: UInt64) {
@@ -129,6 +146,7 @@ final class FleetLink {
         nextTick = now + 1_000_000_000
         client.tick(now: now)
         process(now: now)
+        if client.state == .connected { rollout?.tick(now: now) }   // a chunk cannot come over a link that is down
         if client.state == .connected && now >= nextHealth {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
@@ -139,6 +157,7 @@ final class FleetLink {
     func endTurn() {
         flushAcks()
         if wantsFill { fill() }
+        if rollout?.wantsTurn == true { rollout?.turn(now: SystemClocks.boottimeNow().nanosecondsSinceBoot) }
     }
 
     /// Sends the Will on purpose (orderly shutdown: the fleet sees `offline` at once).
@@ -231,6 +250,7 @@ final class FleetLink {
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
                 nextHealth = now
                 wantsFill = true
+                rollout?.connected(now: now)
             case .disconnected(let reason):
                 log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
                 nextConnection()
@@ -283,6 +303,7 @@ final class FleetLink {
                 publish(topics.status, FleetStatus.online(bdSeq: bdSeq, since: readClock().wall, agent: Self.agentVersion, boot: String(tag)), retain: true)
             }
         case nil:
+            if let r = rollout, r.receive(m, now: SystemClocks.boottimeNow().nanosecondsSinceBoot) { return }
             log.debug("fleet: ignored a message on \(m.topic)")
         }
     }
@@ -302,6 +323,8 @@ final class FleetLink {
             log.debug("fleet: desired version \(doc.version) is not newer than \(applied): ignored")
             return
         }
+        if doc.version == failedZoneSetVersion { return }   // its zone set failed: said in reported already
+        if holdForZoneSet(doc) { return }
         switch callControl("apply", doc.applyParameters) {
         case .success(let result):
             appliedVersion = doc.version

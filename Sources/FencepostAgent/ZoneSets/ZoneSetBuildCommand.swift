@@ -1,4 +1,4 @@
-// `zones build IN -o OUT [--max-radius M] [--id-property NAME] [--if-changed] [--retain-replaced]`:
+// `zones build IN -o OUT [--max-radius M] [--id-property NAME] [--if-changed] [--retain-replaced] [--gunzip GZ]`:
 // the one implementation of the command, its arguments included. `fencepost-agent zones build`
 // runs it directly; `fencepost zones build` hands it its arguments untouched (the argument parser
 // there only shows `help`). The command a SIGHUP spawns (`/proc/self/exe zones build …`) therefore
@@ -22,10 +22,12 @@ public enum ZoneSetBuildCommand {
         public var idProperty: String?
         public var ifChanged = false
         public var retainReplaced = false
+        /// A gzip file decompressed into `input` before the build (a zone set from the fleet).
+        public var gunzip: String?
     }
 
     /// The synopsis after the program name.
-    public static let synopsis = "zones build IN.geojson -o OUT [--max-radius METRES] [--id-property NAME] [--if-changed] [--retain-replaced]"
+    public static let synopsis = "zones build IN.geojson -o OUT [--max-radius METRES] [--id-property NAME] [--if-changed] [--retain-replaced] [--gunzip GZ]"
 
     /// What the command does, its options and exit statuses (both executables' help; lines
     /// under 80 columns, so that the argument parser of `fencepost` keeps them as they are).
@@ -66,6 +68,9 @@ public enum ZoneSetBuildCommand {
                                until the next such build (a running agent's
                                SIGHUP uses it: its mapping of the old set is
                                then let go without freeing blocks in its loop).
+          --gunzip GZ          First decompress the gzip file GZ into IN
+                               (written atomically), then build from IN (a
+                               zone set from the fleet's broker).
 
         Exit status: 0 built, 3 unchanged (--if-changed), 64 usage, 65 a bad
         feature, 66 the GeoJSON cannot be read, 74 the set cannot be written.
@@ -108,6 +113,7 @@ public enum ZoneSetBuildCommand {
                 options.idProperty = name
             case "--if-changed": options.ifChanged = true; i += 1
             case "--retain-replaced": options.retainReplaced = true; i += 1
+            case "--gunzip": options.gunzip = try value(a)
             default:
                 guard input == nil, !a.hasPrefix("-") else { throw UsageError("unexpected argument \(a)") }
                 input = a; i += 1
@@ -139,6 +145,12 @@ public enum ZoneSetBuildCommand {
 
     /// Builds the set `options` ask for; returns the exit status.
     public static func run(_ options: Options, program: String) -> Int32 {
+        if let gz = options.gunzip {
+            do { try Gzip.decompress(gz, to: options.input) } catch {
+                try? FileDescriptor.standardError.writeAll("\(program) zones build: --gunzip: \(PrintableText.escaped(error.message))\n")
+                return 66
+            }
+        }
         if options.ifChanged, ZoneSetFiles.isCurrent(options.output, geojsonPath: options.input, limits: options.limits, idProperty: options.idProperty) {
             return ZoneSetFiles.unchangedStatus
         }
