@@ -218,6 +218,35 @@ import Testing
         #expect(lacking.isEmpty, "board/install-deps --runtime installs \(lacking.joined(separator: " ")), which board/vm's ROOTFS_PACKAGES lacks (the guest has no network to install it)")
     }
 
+    /// board/vm's console follower shows each of the scenario's lines whole, also one written in two
+    /// parts with more than its 1 s read time-out between them (the guest's console is written as
+    /// the guest runs: a line split that way was shown as its first part and the rest hidden, so
+    /// an "ok N" line could vanish or a "fencepost-vm: feed" request be missed), and a last line
+    /// without a newline. A real writer process appends to a real file; board/vm needs root.
+    @Test(.enabled(if: getuid() == 0, "board/vm runs as root only"))
+    func vmConsoleFollowerShowsLinesSplitAcrossReads() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-follow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let console = dir.appendingPathComponent("console.log").path
+        FileManager.default.createFile(atPath: console, contents: nil)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", """
+            printf 'ok 1 - whole\\r\\n' >> "$1"; sleep 0.5
+            printf 'kernel: noise\\r\\nok 2 - split' >> "$1"; sleep 2.5
+            printf ' in two\\r\\n' >> "$1"; sleep 0.5
+            printf 'ok 3 - last, no newline' >> "$1"
+            """, "sh", console]
+        try writer.run()
+        let r = try ChildProcess.run(["follow", console, "\(writer.processIdentifier)"],
+                                     environment: ["FENCEPOST_VM_QUIET": "1"],
+                                     executable: Self.board.appendingPathComponent("vm"), timeLimit: 60)
+        writer.waitUntilExit()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == ["ok 1 - whole", "ok 2 - split in two", "ok 3 - last, no newline"], "\(r.stdout)")
+    }
+
     /// shapely, the polygon oracle, comes from PyPI in the default mode: pip installs it when the
     /// python3 on PATH cannot import it, and nothing happens once it can; the default mode also runs
     /// Tests/Oracles/make_zone_testdata.py (idempotent itself) every time; `--benchmarks` adds
