@@ -183,6 +183,70 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: calls), "a second run called apt-get")
     }
 
+    /// The emulated board's Debian system (board/vm's ROOTFS_PACKAGES) holds every package that
+    /// `board/install-deps --runtime` installs: the guest has no network, so `board/install --binary`
+    /// fails there on any runtime package the image lacks. What `--runtime` installs is what it asks
+    /// a fake `apt-get` for on a machine where a fake `dpkg-query` lists nothing as installed.
+    @Test func emulatedBoardsSystemHoldsTheRuntimePackages() throws {
+        let vm = try String(contentsOf: Self.board.appendingPathComponent("vm"), encoding: .utf8)
+        let assignments = vm.split(separator: "\n").filter { $0.hasPrefix("ROOTFS_PACKAGES=\"") && $0.hasSuffix("\"") }
+        #expect(assignments.count == 1, "board/vm: expected one line ROOTFS_PACKAGES=\"...\", found \(assignments)")
+        let rootfs = Set((assignments.first ?? "").dropFirst("ROOTFS_PACKAGES=\"".count).dropLast().split(separator: " ").map(String.init))
+        #expect(rootfs.contains("systemd"), "board/vm ROOTFS_PACKAGES: \(rootfs.sorted())")
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-runtime-\(UUID().uuidString)")
+        let bin = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let calls = dir.appendingPathComponent("calls").path
+        func script(_ name: String, _ body: String) throws {
+            let url = bin.appendingPathComponent(name)
+            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        try script("dpkg-query", "exit 1\n")
+        try script("apt-get", "echo \"$*\" >> '\(calls)'\n")
+        try script("sudo", "exec \"$@\"\n")
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("install-deps").path, "--runtime"], environment: ["PATH": path])
+        #expect(r.status == 1, "the fake apt-get installs nothing:\n\(r.output)")
+        let asked = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+        let install = try #require(asked.split(separator: "\n").first { $0.hasPrefix("install ") }, "apt-get calls:\n\(asked)")
+        let runtime = Set(install.split(separator: " ").dropFirst().filter { !$0.hasPrefix("-") }.map(String.init))
+        #expect(runtime.contains("libgpiod2") && runtime.contains("tzdata"), "install-deps --runtime asked for: \(install)")
+        let lacking = runtime.subtracting(rootfs).sorted()
+        #expect(lacking.isEmpty, "board/install-deps --runtime installs \(lacking.joined(separator: " ")), which board/vm's ROOTFS_PACKAGES lacks (the guest has no network to install it)")
+    }
+
+    /// board/vm's console follower shows each of the scenario's lines whole, also one written in two
+    /// parts with more than its 1 s read time-out between them (the guest's console is written as
+    /// the guest runs: a line split that way was shown as its first part and the rest hidden, so
+    /// an "ok N" line could vanish or a "fencepost-vm: feed" request be missed), and a last line
+    /// without a newline. A real writer process appends to a real file; board/vm needs root.
+    @Test(.enabled(if: getuid() == 0, "board/vm runs as root only"))
+    func vmConsoleFollowerShowsLinesSplitAcrossReads() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-follow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let console = dir.appendingPathComponent("console.log").path
+        FileManager.default.createFile(atPath: console, contents: nil)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", """
+            printf 'ok 1 - whole\\r\\n' >> "$1"; sleep 0.5
+            printf 'kernel: noise\\r\\nok 2 - split' >> "$1"; sleep 2.5
+            printf ' in two\\r\\n' >> "$1"; sleep 0.5
+            printf 'ok 3 - last, no newline' >> "$1"
+            """, "sh", console]
+        try writer.run()
+        let r = try ChildProcess.run(["follow", console, "\(writer.processIdentifier)"],
+                                     environment: ["FENCEPOST_VM_QUIET": "1"],
+                                     executable: Self.board.appendingPathComponent("vm"), timeLimit: 60)
+        writer.waitUntilExit()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == ["ok 1 - whole", "ok 2 - split in two", "ok 3 - last, no newline"], "\(r.stdout)")
+    }
+
     /// shapely, the polygon oracle, comes from PyPI in the default mode: pip installs it when the
     /// python3 on PATH cannot import it, and nothing happens once it can; the default mode also runs
     /// Tests/Oracles/make_zone_testdata.py (idempotent itself) every time; `--benchmarks` adds
