@@ -59,7 +59,7 @@ public final class MQTTClient {
     private let sink = MQTTEventSink()
     private var sinkReference: Unmanaged<MQTTEventSink>
     private var job: ThreadJob<Void, MQTTError>?
-    private var backoff: MQTTBackoff
+    private var backoff: ReconnectBackoff
     private var gate = HandshakeWriteGate()
     /// What the caller was told to watch.
     private var watched: (descriptor: FileDescriptor, interest: Interest)?
@@ -88,7 +88,7 @@ public final class MQTTClient {
             throw e
         }
         let seed = options.jitterSeed ?? (SystemClocks.boottimeNow().nanosecondsSinceBoot ^ (UInt64(UInt32(bitPattern: getpid())) << 32))
-        backoff = MQTTBackoff(initial: options.backoffInitial, maximum: options.backoffMaximum, seed: seed)
+        backoff = ReconnectBackoff(initial: options.backoffInitial, maximum: options.backoffMaximum, jitterSeed: seed)
         do throws(MQTTError) {
             try configure()
         } catch {
