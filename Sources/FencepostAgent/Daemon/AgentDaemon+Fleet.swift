@@ -14,6 +14,7 @@ extension AgentDaemon {
         guard let fc = configuration.fleet else { return }
         // The closures hold the daemon strongly until tearDownFleet (no `unowned` in Embedded Swift).
         let link = try FleetLink(configuration: fc, store: center.store, log: log, clock: { [self] in self.clock })
+        link.wallIsGNSS = { [self] in self.wallIsGNSS }
         link.client.watcher = { [loop, log] change in
             do throws(Errno) {
                 switch change {
@@ -56,6 +57,7 @@ extension AgentDaemon {
         link.stop()
         link.callControl = { _, _ in .failure(RPCError(.serverError, "stopping")) }
         link.healthFields = { _ in }
+        link.wallIsGNSS = { false }
         link.readClock = { EngineClock(wall: WallInstant(secondsSinceEpoch: 0), wallTrusted: false, monotonic: MonotonicInstant(nanosecondsSinceBoot: 0)) }
         link.client.watcher = { _ in }
         center.eventRecorder = nil

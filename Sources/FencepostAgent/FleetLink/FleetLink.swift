@@ -29,6 +29,9 @@ final class FleetLink {
     var callControl: (String, JSONValue) -> Result<JSONValue, RPCError> = { _, _ in .failure(RPCError(.serverError, "not wired")) }
     /// The wall clock and whether it is trusted. Set by the daemon.
     var readClock: () -> EngineClock
+    /// Whether the wall clock is the GNSS receiver's time (`clock_trust = "gnss"` with GNSS time
+    /// seen). Set by the daemon.
+    var wallIsGNSS: () -> Bool = { false }
     /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
     var healthFields: (inout FleetHealth) -> Void = { _ in }
     /// The answer's source recorded for the next response (`button` while the daemon handles a
@@ -154,7 +157,7 @@ final class FleetLink {
     func outboxChanges(for out: EngineOutput) -> [StoreChange] {
         let clock = readClock()
         var changes: [StoreChange] = []
-        let fleetClock: FleetClock = clock.wallTrusted ? .ntp : .untrusted
+        let fleetClock = label(clock)
         for d in out.deliveries {
             var trigger: [(key: String, value: JSONValue)] = []
             if let e = d.regionEvent { trigger = [("kind", "region"), ("event", .string(e))] }
@@ -173,6 +176,11 @@ final class FleetLink {
         }
         if !changes.isEmpty { wantsFill = true }
         return changes
+    }
+
+    /// How an event or a health snapshot dated by `clock` says where its time came from.
+    private func label(_ clock: EngineClock) -> FleetClock {
+        clock.wallTrusted ? (wallIsGNSS() ? .gnss : .ntp) : .untrusted
     }
 
     private func entry(_ e: FleetEvent, clock: EngineClock) -> OutboxEntry {
@@ -368,7 +376,7 @@ final class FleetLink {
     private func publishHealth() {
         let clock = readClock()
         let stats = try? store.outboxStatistics()
-        var h = FleetHealth(at: clock.wall, clock: clock.wallTrusted ? .ntp : .untrusted, pending: 0,
+        var h = FleetHealth(at: clock.wall, clock: label(clock), pending: 0,
                             outboxDepth: stats?.rows ?? 0, outboxBytes: stats?.bytes ?? 0, connections: client.connections)
         h.outboxFailed = stats?.failed ?? 0
         if let o = stats?.oldestCreated { h.outboxOldestSeconds = Double(max(0, clock.wall.secondsSinceEpoch - o)) }
