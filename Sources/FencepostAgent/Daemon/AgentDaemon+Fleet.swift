@@ -13,7 +13,7 @@ extension AgentDaemon {
     func setUpFleet() throws(DaemonError) {
         guard let fc = configuration.fleet else { return }
         // The closures hold the daemon strongly until tearDownFleet (no `unowned` in Embedded Swift).
-        let link = try FleetLink(configuration: fc, store: center.store, log: log, clock: { [self] in self.clock })
+        let link = try FleetLink(configuration: fc, store: center.store, meta: center.meta, log: log, clock: { [self] in self.clock })
         link.wallIsGNSS = { [self] in self.wallIsGNSS }
         link.client.watcher = { [loop, log] change in
             do throws(Errno) {

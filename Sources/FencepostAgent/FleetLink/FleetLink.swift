@@ -55,9 +55,11 @@ final class FleetLink {
     /// Failures logged as one repeating condition.
     private var linkDown = RepeatLimiter()
 
-    /// Reads the secrets (refusing files others may read), the tag and counters from the state
-    /// file, and makes the MQTT client (loads libmosquitto). No I/O to the broker yet.
-    init(configuration: FleetConfiguration, store: NotificationStore, log: DaemonLog, clock: @escaping () -> EngineClock) throws(DaemonError) {
+    /// Reads the secrets (refusing files others may read), takes the tag and counters from `meta`
+    /// (the state file's meta values as the center loaded them at start), and makes the MQTT
+    /// client (loads libmosquitto). No I/O to the broker yet.
+    init(configuration: FleetConfiguration, store: NotificationStore, meta: [String: String], log: DaemonLog,
+         clock: @escaping () -> EngineClock) throws(DaemonError) {
         self.configuration = configuration
         self.store = store
         self.log = log
@@ -84,8 +86,6 @@ final class FleetLink {
             }
         }
         // The tag of event ids, chosen once per state file; bdSeq and the applied version persist.
-        var meta: [String: String] = [:]
-        do { meta = try store.load().meta } catch { throw DaemonError("the state file could not be read: \(error)") }
         if let t = meta["fleet.tag"].flatMap({ UInt16($0) }) {
             tag = t
         } else {
