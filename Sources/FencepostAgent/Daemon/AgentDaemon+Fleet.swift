@@ -28,7 +28,7 @@ extension AgentDaemon {
             }
         }
         link.callControl = { [self] method, params in
-            let reply = self.control.call(method, params: params, center: self.center, clock: self.clock, status: { self.status })
+            let reply = self.control.call(method, params: params, center: self.center, clock: self.clock, answeredBy: .remote, status: { self.status })
             if let f = reply.fatal { self.fatal(f) }
             self.act(on: reply.output)
             return reply.result
@@ -40,10 +40,10 @@ extension AgentDaemon {
             h.fixError = self.gps.lastFix?.horizontalError
             h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
         }
-        center.eventRecorder = { [link] out in link.outboxChanges(for: out) }
+        center.eventRecorder = { [link] out, source in link.outboxChanges(for: out, answeredBy: source) }
         // The catch-up deliveries of the start were committed before the link existed: recorded
         // now, in a transaction of their own (a crash in between loses their events, never repeats them).
-        let caughtUp = link.outboxChanges(for: center.restoreOutput)
+        let caughtUp = link.outboxChanges(for: center.restoreOutput, answeredBy: .socket)
         if !caughtUp.isEmpty {
             do { try center.store.apply(caughtUp, sync: false) } catch { throw DaemonError("the state file could not be written: \(error)") }
         }

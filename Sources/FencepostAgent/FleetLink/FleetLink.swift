@@ -1,7 +1,7 @@
 // The fleet link: the agent's side of the MQTT broker (Fleet/FleetTopics.swift has the protocol).
 //
 //   uplink    deliveries and responses → outbox rows, in the transaction that records them
-//             (``outboxChanges(for:clock:)``, the center's hook) → sent in seq order, at most
+//             (``outboxChanges(for:answeredBy:)``, the center's hook) → sent in seq order, at most
 //             `window` in flight → deleted on PUBACK, one transaction per loop turn
 //   downlink  D/desired → the control service's `apply` (the socket's code, all or nothing,
 //             only a newer version) → D/reported;  D/cmd → ack, removeDelivered, status, resync
@@ -25,7 +25,8 @@ final class FleetLink {
     let client: MQTTClient
     let store: NotificationStore
     let log: DaemonLog
-    /// Calls a control method in process: (method, params) → result. Set by the daemon.
+    /// Calls a control method in process: (method, params) → result, answering deliveries as
+    /// `remote`. Set by the daemon.
     var callControl: (String, JSONValue) -> Result<JSONValue, RPCError> = { _, _ in .failure(RPCError(.serverError, "not wired")) }
     /// The wall clock and whether it is trusted. Set by the daemon.
     var readClock: () -> EngineClock
@@ -34,9 +35,6 @@ final class FleetLink {
     var wallIsGNSS: () -> Bool = { false }
     /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
     var healthFields: (inout FleetHealth) -> Void = { _ in }
-    /// The answer's source recorded for the next response (`button` while the daemon handles a
-    /// press, `remote` for a command); `socket` otherwise.
-    var responseSource = "socket"
 
     static let agentVersion = "fencepost-agent"
 
@@ -152,9 +150,9 @@ final class FleetLink {
 
     // MARK: Uplink
 
-    /// The outbox rows for what an engine output records: deliveries and responses. Runs inside
-    /// the center's commit (same transaction).
-    func outboxChanges(for out: EngineOutput) -> [StoreChange] {
+    /// The outbox rows for what an engine output records: deliveries and responses (answered by
+    /// `source`). Runs inside the center's commit (same transaction).
+    func outboxChanges(for out: EngineOutput, answeredBy source: ResponseSource) -> [StoreChange] {
         let clock = readClock()
         var changes: [StoreChange] = []
         let fleetClock = label(clock)
@@ -170,7 +168,7 @@ final class FleetLink {
         }
         for c in out.changes {
             if case .setResponse(let id, let action, let at) = c {
-                let e = FleetEvent.response(delivery: id, action: action, source: responseSource, at: at ?? clock.wall, clock: fleetClock)
+                let e = FleetEvent.response(delivery: id, action: action, source: source.rawValue, at: at ?? clock.wall, clock: fleetClock)
                 changes.append(.appendOutbox(entry(e, clock: clock)))
             }
         }
@@ -356,10 +354,7 @@ final class FleetLink {
             return
         }
         if command.name == .status { params = .object([]) ; method = "status" }
-        responseSource = "remote"
-        let r = callControl(method, params)
-        responseSource = "socket"
-        switch r {
+        switch callControl(method, params) {
         case .success(let value):
             publish(topics.commandResult, FleetCommand.result(id: command.id, ok: true, result: value, error: nil), retain: false)
         case .failure(let e):
