@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
         .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
-        .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom", "Annunciator"]),
+        .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom", "Annunciator", "Fleet"]),
         .testTarget(name: "FencepostStoreTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),

@@ -151,11 +151,12 @@ final class FleetLink {
     // MARK: Uplink
 
     /// The outbox rows for what an engine output records: deliveries and responses (answered by
-    /// `source`). Runs inside the center's commit (same transaction).
+    /// `source`). Runs inside the center's commit (same transaction), for every engine operation
+    /// (each fix, each loop turn's advance): the clocks are read only when the output holds an event.
     func outboxChanges(for out: EngineOutput, answeredBy source: ResponseSource) -> [StoreChange] {
-        let clock = readClock()
+        lazy var clock = readClock()
         var changes: [StoreChange] = []
-        let fleetClock = label(clock)
+        lazy var fleetClock = label(clock)
         for d in out.deliveries {
             var trigger: [(key: String, value: JSONValue)] = []
             if let e = d.regionEvent { trigger = [("kind", "region"), ("event", .string(e))] }
