@@ -206,6 +206,35 @@ struct FleetAgentTests {
         ops.close()
     }
 
+    @Test("a desired document over the control socket's bound is refused with the reason in reported, the applied state kept")
+    func desiredOverTheSocketBound() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        try agent.start()
+        defer { agent.stop() }
+        let ops = try observer(broker, "fencepost/v1/dev/van-1/reported")
+        let desiredTopic = "fencepost/v1/dev/van-1/desired"
+        func req(_ id: String) -> String { #"{"id":"\#(id)","content":{"title":"T"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}"# }
+        try ops.publish(topic: desiredTopic, payload: desired(1, req("kept")), qos: 1, retain: true, timeout: 5 * second)
+        var r = collect(ops, seconds: 10) { !$0.isEmpty }.compactMap(json)
+        #expect(r.last?["appliedVersion"]?.int64 == 1, "\(r.map { $0.serialized() }); agent log:\n\(agent.log)")
+        // 1,000 requests, ~100 KB: over the default max_message_bytes (64 KiB), under the protocol's 1 MiB.
+        let big = desired(2, (0..<1000).map { req("r\($0)") }.joined(separator: ","))
+        #expect(big.count > 65_536 && big.count < 1 << 20)
+        try ops.publish(topic: desiredTopic, payload: big, qos: 1, retain: true, timeout: 5 * second)
+        r = collect(ops, seconds: 10) { !$0.isEmpty }.compactMap(json)
+        let failed = try #require(r.last, "no reported for the large document; agent log:\n\(agent.log)")
+        #expect(failed["state"]?.string == "failed" && failed["appliedVersion"]?.int64 == 1, "\(failed.serialized())")
+        #expect(failed["error"]?["code"]?.string == "desired.tooLarge", "\(failed.serialized())")
+        let message = failed["error"]?["message"]?.string ?? ""
+        #expect(message.contains("\(big.count) bytes") && message.contains("65536") && message.contains("max_message_bytes"), "\(message)")
+        let pending = try agent.control("pending")
+        #expect(pending.serialized().contains("\"kept\"") && !pending.serialized().contains("\"r0\""), "\(pending.serialized())")
+        ops.close()
+    }
+
     @Test("deliveries arrive on evt with id and seq; commands: an expired one refused, ack answered and recorded as a remote response; unacknowledged events sent again after a restart with the same ids")
     func eventsCommandsRestart() throws {
         guard Self.ready else { return }

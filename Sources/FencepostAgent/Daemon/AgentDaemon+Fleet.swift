@@ -15,6 +15,7 @@ extension AgentDaemon {
         // The closures hold the daemon strongly until tearDownFleet (no `unowned` in Embedded Swift).
         let link = try FleetLink(configuration: fc, store: center.store, meta: center.meta, log: log, clock: { [self] in self.clock })
         link.wallIsGNSS = { [self] in self.wallIsGNSS }
+        link.maximumDesiredBytes = { [self] in self.configuration.maximumMessageBytes }
         link.client.watcher = { [loop, log] change in
             do throws(Errno) {
                 switch change {
@@ -58,6 +59,7 @@ extension AgentDaemon {
         link.callControl = { _, _ in .failure(RPCError(.serverError, "stopping")) }
         link.healthFields = { _ in }
         link.wallIsGNSS = { false }
+        link.maximumDesiredBytes = { 0 }
         link.readClock = { EngineClock(wall: WallInstant(secondsSinceEpoch: 0), wallTrusted: false, monotonic: MonotonicInstant(nanosecondsSinceBoot: 0)) }
         link.client.watcher = { _ in }
         center.eventRecorder = nil

@@ -33,6 +33,10 @@ final class FleetLink {
     /// Whether the wall clock is the GNSS receiver's time (`clock_trust = "gnss"` with GNSS time
     /// seen). Set by the daemon.
     var wallIsGNSS: () -> Bool = { false }
+    /// The largest desired document applied: the control socket's bound on a line
+    /// (`[socket] max_message_bytes`), since both are applied the same way, in one loop turn. Set
+    /// by the daemon.
+    var maximumDesiredBytes: () -> Int = { 64 << 10 }
     /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
     var healthFields: (inout FleetHealth) -> Void = { _ in }
 
@@ -300,7 +304,7 @@ final class FleetLink {
         guard !payload.isEmpty else { return }   // a cleared retained document: nothing to do
         let now = readClock().wall
         let doc: FleetDesiredDocument
-        do { doc = try FleetDesiredDocument(parsing: payload) } catch {
+        do { doc = try FleetDesiredDocument(parsing: payload, maximumBytes: maximumDesiredBytes()) } catch {
             log.warning("fleet: desired document refused: \(error)")
             publish(topics.reported, FleetReported.failed(version: nil, applied: appliedVersion, at: now, error: error, agent: Self.agentVersion), retain: true)
             return
