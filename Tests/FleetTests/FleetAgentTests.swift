@@ -18,6 +18,8 @@ final class FleetAgent {
     var logPath: String { dir.appendingPathComponent("agent.log").path }
     private(set) var pid: pid_t = 0
     var extraFleet = ""
+    /// `[fleet] keepalive`, seconds.
+    var keepalive = 5
     /// false: a configuration without [fleet].
     var withFleet = true
 
@@ -49,7 +51,7 @@ final class FleetAgent {
             clock_trust = "always"
             time_zone = "UTC"
 
-            \(withFleet ? "[fleet]\nbroker = \"\(broker.address)\"\ndevice = \"\(device)\"\nkeepalive = 5\n\(extraFleet)" : "")
+            \(withFleet ? "[fleet]\nbroker = \"\(broker.address)\"\ndevice = \"\(device)\"\nkeepalive = \(keepalive)\n\(extraFleet)" : "")
 
             [socket]
             path = "\(socketPath)"
@@ -68,6 +70,14 @@ final class FleetAgent {
             usleep(20_000)
         }
         throw MosquittoBroker.BrokerError.exited("the agent's socket did not accept within 15 s; its log:\n\(log)")
+    }
+
+    /// How often the agent's main thread has gone to sleep (`voluntary_ctxt_switches` of
+    /// /proc/PID/task/PID/status): each wait of its loop is one.
+    var mainThreadSleeps: Int? {
+        let data = FileHandle(forReadingAtPath: "/proc/\(pid)/task/\(pid)/status")?.readDataToEndOfFile() ?? Data()
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Whether the running agent has libmosquitto mapped.
@@ -233,6 +243,29 @@ struct FleetAgentTests {
         let pending = try agent.control("pending")
         #expect(pending.serialized().contains("\"kept\"") && !pending.serialized().contains("\"r0\""), "\(pending.serialized())")
         ops.close()
+    }
+
+    @Test("an idle agent with [fleet] sleeps between keepalives: few wakes in 15 s, and the link stays up on its PINGREQs")
+    func idleLinkSleeps() throws {
+        guard Self.ready else { return }
+        let broker = try MosquittoBroker.start()
+        defer { broker.stop() }
+        let agent = try FleetAgent(broker: broker)
+        agent.keepalive = 10   // the broker drops a link silent for 15 s
+        try agent.start()
+        defer { agent.stop() }
+        let connected = SpawnedProcess.wait(timeout: 15) { agent.log.contains("fleet: connected") }
+        #expect(connected, "\(agent.log)")
+        usleep(2_000_000)   // the connect's own work (subscriptions, status, health) done
+        let before = try #require(agent.mainThreadSleeps, "no /proc/\(agent.pid)/task/\(agent.pid)/status")
+        usleep(15_000_000)
+        let wakes = (agent.mainThreadSleeps ?? 0) - before
+        print("idle agent, keepalive 10 s: \(wakes) wakes of the loop in 15 s")
+        // A PINGREQ tick and its PINGRESP per keepalive (+1 s), and a spare for a tick while the
+        // PINGRESP travels; once a second would be 15.
+        #expect(wakes <= 6, "the idle loop woke \(wakes) times in 15 s; log:\n\(agent.log)")
+        #expect(agent.log.components(separatedBy: "fleet: connected").count == 2 && !agent.log.contains("fleet: link"),
+                "the link did not stay up on its keepalive:\n\(agent.log)")
     }
 
     @Test("deliveries arrive on evt with id and seq; commands: an expired one refused, ack answered and recorded as a remote response; unacknowledged events sent again after a restart with the same ids")

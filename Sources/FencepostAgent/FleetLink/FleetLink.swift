@@ -50,7 +50,6 @@ final class FleetLink {
     private var acked: [(seq: Int64, bytes: Int)] = []
     private var recentCommands = RecentCommandIDs(capacity: 1000)
     private var nextHealth: UInt64 = 0
-    private var nextTick: UInt64 = 0
     private var refusedPublishes = 0
     private var lastRefusal: String?
     private var wantsFill = false
@@ -115,12 +114,16 @@ final class FleetLink {
     func start(now: UInt64) {
         log.info("fleet: device \(configuration.device) to \(configuration.broker), outbox \(outboxDescription())")
         client.start(now: now)
-        nextTick = now + 1_000_000_000
         nextHealth = now
     }
 
-    /// When ``tick(now:)`` is due.
-    var nextDeadline: UInt64? { nextTick }
+    /// When ``tick(now:)`` is due: the client's next tick (connect deadline, retry, keepalive)
+    /// and, while connected, the next health snapshot. An idle link sleeps between them.
+    var nextDeadline: UInt64? {
+        let tick = client.nextTick
+        guard client.state == .connected else { return tick }
+        return min(tick ?? .max, nextHealth)
+    }
 
     /// The watched descriptor was ready.
     func handle(readable: Bool, writable: Bool, now: UInt64) {
@@ -128,12 +131,12 @@ final class FleetLink {
         process(now: now)
     }
 
-    /// Once a second: keepalive, deadlines, retries, health.
+    /// Keepalive, deadlines, retries, health: each when it is due (called every loop turn).
     func tick(now: UInt64) {
-        guard now >= nextTick else { return }
-        nextTick = now + 1_000_000_000
-        client.tick(now: now)
-        process(now: now)
+        if let due = client.nextTick, now >= due {
+            client.tick(now: now)
+            process(now: now)
+        }
         if client.state == .connected && now >= nextHealth {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
