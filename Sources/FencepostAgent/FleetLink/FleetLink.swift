@@ -66,25 +66,12 @@ final class FleetLink {
         self.log = log
         readClock = clock
         topics = FleetTopics(device: configuration.device)
-        for (key, path) in [("key", configuration.key), ("password_file", configuration.passwordFile)] {
-            guard let path else { continue }
-            let readable: Bool
-            do { readable = try FilePermissions.isReadableByOthers(path) } catch {
-                throw DaemonError("[fleet] \(key) \(path): \(error)", exitCode: 78)
-            }
-            if readable {
-                throw DaemonError("[fleet] \(key) \(path) is readable by other users: make it private (chmod 600 \(path)); not starting", exitCode: 78)
-            }
-        }
         var password: String?
-        if let path = configuration.passwordFile {
-            do {
-                let bytes = try FileDescriptor.readFile(path, maximumBytes: 4096)
-                let first = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-                password = String(decoding: first.filter { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
-            } catch {
-                throw DaemonError("[fleet] password_file \(path): \(error)", exitCode: 78)
-            }
+        do throws(SecretFileError) {
+            if let key = configuration.key { try FilePermissions.requirePrivate(key, what: "[fleet] key") }
+            if let path = configuration.passwordFile { password = try FilePermissions.readSecretFirstLine(path, what: "[fleet] password_file") }
+        } catch {
+            throw DaemonError("\(error); not starting", exitCode: 78)
         }
         // The tag of event ids, chosen once per state file; bdSeq and the applied version persist.
         if let t = meta["fleet.tag"].flatMap({ UInt16($0) }) {
