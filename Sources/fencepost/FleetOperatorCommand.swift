@@ -183,22 +183,14 @@ enum OperatorTopics {
         }
     }
 
-    /// The topic `leaf` picks (`\.events`, `\.status` …) of one device, or of all (`+`).
-    static func filter(_ device: FleetTopics?, _ leaf: (FleetTopics) -> String) -> String {
-        guard let device else {
-            let sample = FleetTopics(device: try! DeviceID("x"))
-            return FleetTopics.prefix + "+" + leaf(sample).dropFirst(sample.root.count)
-        }
-        return leaf(device)
+    /// The topic `leaf` (`.events`, `.status` …) of one device, or of all (`+`).
+    static func filter(_ device: FleetTopics?, _ leaf: FleetTopics.Leaf) -> String {
+        device?[leaf] ?? FleetTopics.everyDevice(leaf)
     }
 
     /// The device of `topic` when it is `leaf` of some device.
-    static func device(of topic: String, _ leaf: (FleetTopics) -> String) -> String? {
-        let sample = FleetTopics(device: try! DeviceID("x"))
-        let suffix = leaf(sample).dropFirst(sample.root.count)
-        guard topic.hasPrefix(FleetTopics.prefix), topic.hasSuffix(suffix) else { return nil }
-        let name = String(topic.dropFirst(FleetTopics.prefix.count).dropLast(suffix.count))
-        return (try? DeviceID(name)) != nil ? name : nil
+    static func device(of topic: String, _ leaf: FleetTopics.Leaf) -> String? {
+        FleetTopics.device(of: topic, leaf)?.text
     }
 }
 
@@ -206,9 +198,8 @@ enum OperatorTopics {
 enum OperatorClock {
     /// Now, UTC, milliseconds since the epoch.
     static func nowMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        let now = SystemClocks.realtimeNow()
+        return now.instant.secondsSinceEpoch * 1000 + Int64(now.nanoseconds) / 1_000_000
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
