@@ -46,7 +46,6 @@ static struct {
     int (*tls_opts_set)(struct mosquitto *, int, const char *, const char *);
     int (*connect_bind_v5)(struct mosquitto *, const char *, int, int, const char *, const mosquitto_property *);
     int (*connect_bind_async)(struct mosquitto *, const char *, int, int, const char *);
-    int (*reconnect_async)(struct mosquitto *);
     int (*disconnect_v5)(struct mosquitto *, int, const mosquitto_property *);
     int (*publish_v5)(struct mosquitto *, int *, const char *, int, const void *, int, bool, const mosquitto_property *);
     int (*subscribe_v5)(struct mosquitto *, int *, const char *, int, int, const mosquitto_property *);
@@ -100,7 +99,6 @@ const char *cmq_load(void) {
     CMQ_SYMBOL(tls_opts_set, "mosquitto_tls_opts_set")
     CMQ_SYMBOL(connect_bind_v5, "mosquitto_connect_bind_v5")
     CMQ_SYMBOL(connect_bind_async, "mosquitto_connect_bind_async")
-    CMQ_SYMBOL(reconnect_async, "mosquitto_reconnect_async")
     CMQ_SYMBOL(disconnect_v5, "mosquitto_disconnect_v5")
     CMQ_SYMBOL(publish_v5, "mosquitto_publish_v5")
     CMQ_SYMBOL(subscribe_v5, "mosquitto_subscribe_v5")
@@ -248,7 +246,6 @@ int cmq_store_connect_properties(struct mosquitto *m, const char *host, int port
 int cmq_connect_async(struct mosquitto *m, const char *host, int port, int keepalive) {
     return api.connect_bind_async(m, host, port, keepalive, NULL);
 }
-int cmq_reconnect_async(struct mosquitto *m) { return api.reconnect_async(m); }
 int cmq_disconnect(struct mosquitto *m, int reason) { return api.disconnect_v5(m, reason, NULL); }
 
 int cmq_publish(struct mosquitto *m, int *mid, const char *topic, int length, const void *payload, int qos, bool retain, uint32_t expiry) {

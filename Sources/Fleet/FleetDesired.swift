@@ -20,11 +20,18 @@ public struct FleetDesiredDocument: Sendable {
     /// The zone set to have, a blob named by its hash (FleetBlob.swift); nil: the zone set stays as it is.
     public var zoneSet: BlobReference?
 
+    /// The largest document of the protocol. A board applies at most its control socket's bound
+    /// on a line (`[socket] max_message_bytes`, 64 KiB by default): the document is applied in one
+    /// loop turn, as the socket's `apply` is.
     public static let maximumBytes = 1 << 20
 
-    public init(parsing payload: [UInt8]) throws(FleetError) {
-        guard payload.count <= Self.maximumBytes else {
-            throw FleetError("desired.tooLarge", "the desired document has \(payload.count) bytes; at most \(Self.maximumBytes)")
+    /// Parses a document of at most `maximumBytes` (and ``maximumBytes``); a larger one is refused
+    /// as `desired.tooLarge`, naming both sizes and the setting.
+    public init(parsing payload: [UInt8], maximumBytes limit: Int = Self.maximumBytes) throws(FleetError) {
+        let bound = min(limit, Self.maximumBytes)
+        guard payload.count <= bound else {
+            throw FleetError("desired.tooLarge", "the desired document has \(payload.count) bytes; this board applies at most \(bound)"
+                + (bound < Self.maximumBytes ? " ([socket] max_message_bytes, the bound of the control socket's apply)" : ""))
         }
         let doc: JSONValue
         do { doc = try JSONValue.parse(payload) } catch {

@@ -59,13 +59,34 @@ public struct FleetTopics: Hashable, Sendable {
         root = Self.prefix + device.text
     }
 
-    public var status: String { root + "/status" }
-    public var desired: String { root + "/desired" }
-    public var reported: String { root + "/reported" }
-    public var health: String { root + "/health" }
-    public var events: String { root + "/evt" }
-    public var command: String { root + "/cmd" }
-    public var commandResult: String { root + "/cmd/res" }
+    /// The topics of a device, by their part after its root (`status`, `evt`, `cmd/res` …).
+    public enum Leaf: String, Hashable, Sendable, CaseIterable {
+        case status, desired, reported, health
+        case events = "evt"
+        case command = "cmd"
+        case commandResult = "cmd/res"
+    }
+
+    /// The device's topic `leaf`: `fencepost/v1/dev/<device>/<leaf>`.
+    public subscript(leaf: Leaf) -> String { root + "/" + leaf.rawValue }
+
+    public var status: String { self[.status] }
+    public var desired: String { self[.desired] }
+    public var reported: String { self[.reported] }
+    public var health: String { self[.health] }
+    public var events: String { self[.events] }
+    public var command: String { self[.command] }
+    public var commandResult: String { self[.commandResult] }
+
+    /// The filter of `leaf` of every device: `fencepost/v1/dev/+/<leaf>`.
+    public static func everyDevice(_ leaf: Leaf) -> String { prefix + "+/" + leaf.rawValue }
+
+    /// The device whose topic `leaf` is `topic`, nil when it is no such topic.
+    public static func device(of topic: String, _ leaf: Leaf) -> DeviceID? {
+        let suffix = "/" + leaf.rawValue
+        guard topic.hasPrefix(prefix), topic.hasSuffix(suffix), topic.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
+        return try? DeviceID(String(topic.dropFirst(prefix.count).dropLast(suffix.count)))
+    }
 
     /// What the device subscribes to: its desired document, its commands, its own status (a late
     /// Will is answered by publishing `online` again).

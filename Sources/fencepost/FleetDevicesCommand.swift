@@ -34,7 +34,7 @@ struct FleetDevicesCommand: ParsableCommand {
             let one = try device.map { (d: String) throws(ClientFailure) in try OperatorTopics.of(d) }
             let mqtt = try connection.connect()
             defer { mqtt.close() }
-            let leaves: [(name: String, topic: (FleetTopics) -> String)] = [("status", \.status), ("reported", \.reported), ("health", \.health)]
+            let leaves: [(name: String, topic: FleetTopics.Leaf)] = [("status", .status), ("reported", .reported), ("health", .health)]
             for leaf in leaves {
                 let filter = OperatorTopics.filter(one, leaf.topic)
                 do { try mqtt.subscribe(filter, qos: 1, timeout: connection.timeoutNanoseconds) } catch {

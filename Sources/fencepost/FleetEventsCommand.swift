@@ -56,7 +56,7 @@ struct FleetEventsCommand: ParsableCommand {
     func run() throws {
         try runClient("fleet events") { () throws(ClientFailure) in
             let one = try device.map { (d: String) throws(ClientFailure) in try OperatorTopics.of(d) }
-            let filter = OperatorTopics.filter(one, \.events)
+            let filter = OperatorTopics.filter(one, .events)
             let mqtt = try connection.connect(clientID: session, sessionExpiry: session == nil ? 0 : sessionExpiry)
             defer { mqtt.close() }
             do { try mqtt.subscribe(filter, qos: 1, timeout: connection.timeoutNanoseconds) } catch {
@@ -83,7 +83,7 @@ struct FleetEventsCommand: ParsableCommand {
                 }
                 eventsSeen = mqtt.pending.count
                 if let m = mqtt.nextMessage(until: now + step) {
-                    guard let device = OperatorTopics.device(of: m.topic, \.events) else { continue }
+                    guard let device = OperatorTopics.device(of: m.topic, .events) else { continue }
                     switch ReceivedFleetEvent.parse(device: device, payload: m.payload) {
                     case .failure(let problem):
                         writeErrorLine("fencepost fleet events: \(m.topic): \(problem.message)")

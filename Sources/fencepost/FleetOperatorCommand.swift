@@ -83,42 +83,41 @@ struct FleetConnectionOptions: ParsableArguments {
     /// The options the connection uses, the [fleet] section of --config filling what the
     /// command line leaves out.
     func mqttOptions(clientID fixed: String? = nil, sessionExpiry: UInt32 = 0) throws(ClientFailure) -> MQTTOptions {
-        var file = FleetOperatorFile()
-        if let config { file = try FleetOperatorFile.read(config) }
-        guard let brokerText = broker ?? file.broker else {
+        let file = try config.map(FleetOperatorFile.read)
+        let parsed: MQTTBroker
+        if let broker {
+            do { parsed = try MQTTBroker(parsing: broker) } catch { throw ClientFailure(ExitCode.validationFailure.rawValue, "\(error)") }
+        } else if let fromFile = file?.broker {
+            parsed = fromFile
+        } else {
             throw ClientFailure(ExitCode.validationFailure.rawValue, "no broker: give --broker URL, or --config FILE with a [fleet] section that has broker")
         }
-        let parsed: MQTTBroker
-        do { parsed = try MQTTBroker(parsing: brokerText) } catch { throw ClientFailure(ExitCode.validationFailure.rawValue, "\(error)") }
         let id = fixed ?? clientId ?? "fencepost-op-\(UInt32.random(in: 0 ... UInt32.max))"
         var options = MQTTOptions(broker: parsed, clientID: id)
         options.keepalive = 30
         options.connectTimeout = UInt64(timeout * 1e9)
         options.sessionExpiry = sessionExpiry
         options.cleanStart = sessionExpiry == 0
-        let caFile = ca ?? file.ca, certFile = cert ?? file.cert, keyFile = key ?? file.key
-        if parsed.usesTLS {
-            guard let caFile else {
-                throw ClientFailure(ExitCode.validationFailure.rawValue, "\(parsed) is TLS: give --ca FILE (the CA that signed the broker's certificate)")
-            }
-            guard (certFile == nil) == (keyFile == nil) else {
-                throw ClientFailure(ExitCode.validationFailure.rawValue, "--cert and --key go together")
-            }
-            for path in [caFile, certFile, keyFile].compactMap({ $0 }) { try FleetOperatorFile.requireReadable(path) }
-            if let keyFile { try FleetOperatorFile.requirePrivate(keyFile, what: "the key file") }
-            options.tls = MQTTTLSFiles(ca: caFile, certificate: certFile, key: keyFile)
-        } else if caFile != nil || certFile != nil || keyFile != nil {
-            throw ClientFailure(ExitCode.validationFailure.rawValue, "--ca, --cert and --key need an mqtts:// broker (\(parsed) is not TLS)")
+        let caFile = ca ?? file?.ca, certFile = cert ?? file?.certificate, keyFile = key ?? file?.key
+        let user = username ?? file?.username, passwordPath = passwordFile ?? file?.passwordFile
+        // The agent's rules ([fleet] keys named with their options).
+        if let p = FleetSettings.credentialProblem(broker: parsed, ca: caFile, certificate: certFile, key: keyFile,
+                                                   username: user, passwordFile: passwordPath) {
+            let option = p.key == "password_file" ? "password-file" : p.key
+            throw ClientFailure(ExitCode.validationFailure.rawValue, "--\(option) (or [fleet] \(p.key)) \(p.message)")
         }
-        if let user = username ?? file.username {
-            guard let pf = passwordFile ?? file.passwordFile else {
-                throw ClientFailure(ExitCode.validationFailure.rawValue, "--username needs --password-file FILE (the password is not taken on the command line, where ps shows it)")
+        if let caFile {
+            for path in [caFile, certFile].compactMap({ $0 }) { try FleetOperatorFile.requireReadable(path) }
+            do throws(SecretFileError) {
+                if let keyFile { try FilePermissions.requirePrivate(keyFile, what: "the key file") }
+            } catch { throw FleetOperatorFile.failure(error) }
+            options.tls = MQTTTLSFiles(ca: caFile, certificate: certFile, key: keyFile)
+        }
+        options.username = user
+        if let passwordPath {
+            do throws(SecretFileError) { options.password = try FilePermissions.readSecretFirstLine(passwordPath, what: "the password file") } catch {
+                throw FleetOperatorFile.failure(error)
             }
-            try FleetOperatorFile.requirePrivate(pf, what: "the password file")
-            options.username = user
-            options.password = try FleetOperatorFile.firstLine(pf)
-        } else if passwordFile ?? file.passwordFile != nil {
-            throw ClientFailure(ExitCode.validationFailure.rawValue, "--password-file needs --username")
         }
         return options
     }
@@ -144,55 +143,22 @@ struct FleetConnectionOptions: ParsableArguments {
 }
 
 /// The [fleet] section of an operator's file: where the broker is and how to log in.
-struct FleetOperatorFile {
-    var broker: String?
-    var ca: String?
-    var cert: String?
-    var key: String?
-    var username: String?
-    var passwordFile: String?
-
-    static let keys = ["broker", "ca", "cert", "key", "username", "password_file"]
-
-    /// Reads `path`'s [fleet] section (a TOML file; other sections are ignored, so a board's own
-    /// config works too). Relative paths are taken from the file's folder.
-    static func read(_ path: String) throws(ClientFailure) -> FleetOperatorFile {
+enum FleetOperatorFile {
+    /// Reads `path`'s [fleet] section with the agent's reader (``FleetSettings``): the same keys,
+    /// types and rules; other sections are not read, so a board's own config works too. Relative
+    /// paths are taken from the file's folder.
+    static func read(_ path: String) throws(ClientFailure) -> FleetSettings {
         let bytes = try ClientInput.read(path)
         let text: String
         do { text = try StrictUTF8.decode(bytes) } catch {
             throw ClientFailure(ClientFailure.dataError, "\(path):\(error.line): \(error)")
         }
-        let document: TOMLTable
-        do { document = try TOML.parse(text) } catch {
-            throw ClientFailure(ClientFailure.dataError, "\(path):\(error.line): \(error.message)")
+        let settings: FleetSettings?
+        do { settings = try FleetSettings.read(configFile: path, text: text) } catch {
+            throw ClientFailure(ClientFailure.dataError, "\(path): \(error)")
         }
-        guard let section = document["fleet"] else {
-            throw ClientFailure(ClientFailure.dataError, "\(path): no [fleet] section")
-        }
-        guard let table = section.table else {
-            throw ClientFailure(ClientFailure.dataError, "\(path):\(section.line): fleet must be a table ([fleet])")
-        }
-        var out = FleetOperatorFile()
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        for entry in table.entries {
-            guard let s = entry.value.string else {
-                if keys.contains(entry.key) {
-                    throw ClientFailure(ClientFailure.dataError, "\(path):\(entry.value.line): fleet.\(entry.key) must be a string")
-                }
-                continue
-            }
-            let relative = s.hasPrefix("/") || entry.key == "broker" || entry.key == "username" ? s : "\(folder)/\(s)"
-            switch entry.key {
-            case "broker": out.broker = s
-            case "ca": out.ca = relative
-            case "cert": out.cert = relative
-            case "key": out.key = relative
-            case "username": out.username = s
-            case "password_file": out.passwordFile = relative
-            default: break
-            }
-        }
-        return out
+        guard let settings else { throw ClientFailure(ClientFailure.dataError, "\(path): no [fleet] section") }
+        return settings
     }
 
     static func requireReadable(_ path: String) throws(ClientFailure) {
@@ -201,21 +167,9 @@ struct FleetOperatorFile {
         }
     }
 
-    /// Refuses a secret (key, password) that others may read: the agent refuses the same.
-    static func requirePrivate(_ path: String, what: String) throws(ClientFailure) {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw ClientFailure(ClientFailure.noInput, "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
-        }
-        if st.st_mode & 0o077 != 0 {
-            throw ClientFailure(ClientFailure.noPermission, "\(what) \(path) can be read by others (mode \(String(st.st_mode & 0o777, radix: 8))): chmod 600 \(path)")
-        }
-    }
-
-    static func firstLine(_ path: String) throws(ClientFailure) -> String {
-        let bytes = try ClientInput.read(path)
-        let line = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
-        return String(decoding: line, as: UTF8.self)
+    /// A secret's failure as the CLI's exit code: 77 for a file others may read, 66 when unreadable.
+    static func failure(_ error: SecretFileError) -> ClientFailure {
+        ClientFailure(error.isNotPrivate ? ClientFailure.noPermission : ClientFailure.noInput, error.description)
     }
 }
 
@@ -229,22 +183,14 @@ enum OperatorTopics {
         }
     }
 
-    /// The topic `leaf` picks (`\.events`, `\.status` …) of one device, or of all (`+`).
-    static func filter(_ device: FleetTopics?, _ leaf: (FleetTopics) -> String) -> String {
-        guard let device else {
-            let sample = FleetTopics(device: try! DeviceID("x"))
-            return FleetTopics.prefix + "+" + leaf(sample).dropFirst(sample.root.count)
-        }
-        return leaf(device)
+    /// The topic `leaf` (`.events`, `.status` …) of one device, or of all (`+`).
+    static func filter(_ device: FleetTopics?, _ leaf: FleetTopics.Leaf) -> String {
+        device?[leaf] ?? FleetTopics.everyDevice(leaf)
     }
 
     /// The device of `topic` when it is `leaf` of some device.
-    static func device(of topic: String, _ leaf: (FleetTopics) -> String) -> String? {
-        let sample = FleetTopics(device: try! DeviceID("x"))
-        let suffix = leaf(sample).dropFirst(sample.root.count)
-        guard topic.hasPrefix(FleetTopics.prefix), topic.hasSuffix(suffix) else { return nil }
-        let name = String(topic.dropFirst(FleetTopics.prefix.count).dropLast(suffix.count))
-        return (try? DeviceID(name)) != nil ? name : nil
+    static func device(of topic: String, _ leaf: FleetTopics.Leaf) -> String? {
+        FleetTopics.device(of: topic, leaf)?.text
     }
 }
 
@@ -252,9 +198,8 @@ enum OperatorTopics {
 enum OperatorClock {
     /// Now, UTC, milliseconds since the epoch.
     static func nowMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        let now = SystemClocks.realtimeNow()
+        return now.instant.secondsSinceEpoch * 1000 + Int64(now.nanoseconds) / 1_000_000
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.

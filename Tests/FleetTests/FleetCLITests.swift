@@ -211,7 +211,7 @@ import Glibc
 
         chmod(pki.key("operator"), 0o644)
         out = try Binaries.run(["fleet", "devices", "--ca", pki.caFile] + tls)
-        #expect(out.status == 77 && out.stderr.contains("can be read by others (mode 644): chmod 600"), "\(out)")
+        #expect(out.status == 77 && out.stderr.contains("by others (mode 644): chmod 600"), "\(out)")
 
         // The same from a [fleet] section (paths relative to the file).
         chmod(pki.key("operator"), 0o600)
@@ -220,5 +220,13 @@ import Glibc
             .write(toFile: file, atomically: true, encoding: .utf8)
         out = try Binaries.run(["fleet", "devices", "--json", "--config", file])
         #expect(out.status == 0 && out.stdout.contains(#""device":"van-a""#), "\(out)")
+        // The agent's [fleet] reader: a typo is named with its line, a group-readable key refused.
+        try "[fleet]\nbroker = \"\(broker.tlsAddress!)\"\nbrokr = \"x\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        out = try Binaries.run(["fleet", "devices", "--config", file])
+        #expect(out.status == 65 && out.stderr.contains("line 3") && out.stderr.contains("did you mean `broker`"), "\(out)")
+        chmod(pki.key("operator"), 0o640)
+        out = try Binaries.run(["fleet", "devices", "--ca", pki.caFile] + tls)
+        #expect(out.status == 77 && out.stderr.contains("by others (mode 640): chmod 600"), "\(out)")
+        chmod(pki.key("operator"), 0o600)
     }
 }

@@ -24,6 +24,18 @@ struct FleetProtocolTests {
         #expect(t.classify("fencepost/v1/dev/van-2/desired") == nil)
     }
 
+    @Test("leaves: one device's topic, every device's filter, and the device of a topic")
+    func leaves() throws {
+        let t = FleetTopics(device: try DeviceID("van-1"))
+        #expect(FleetTopics.Leaf.allCases.map { t[$0] } == [t.status, t.desired, t.reported, t.health, t.events, t.command, t.commandResult])
+        #expect(FleetTopics.everyDevice(.commandResult) == "fencepost/v1/dev/+/cmd/res")
+        #expect(FleetTopics.device(of: "fencepost/v1/dev/van-7/evt", .events)?.text == "van-7")
+        #expect(FleetTopics.device(of: "fencepost/v1/dev/van-7/cmd/res", .commandResult)?.text == "van-7")
+        for topic in ["fencepost/v1/dev/van-7/evt/x", "fencepost/v1/dev//evt", "fencepost/v1/dev/a/b/evt", "other/van-7/evt", "fencepost/v1/dev/evt"] {
+            #expect(FleetTopics.device(of: topic, .events) == nil, "\(topic)")
+        }
+    }
+
     @Test("event payloads: v, id, seq first, then the body; ids unique per seq and zero-padded")
     func eventPayloads() throws {
         let d = try DeviceID("van-0042")

@@ -84,20 +84,21 @@ import Glibc
         #expect(agent.process?.isRunning == true)
     }
 
-    /// A key file others can read: the agent refuses to start and names the file and the fix.
+    /// A key file its group can read: the agent refuses to start and names the file and the fix,
+    /// as `fencepost fleet` does (one rule for both).
     @Test func aKeyOthersCanReadIsRefusedAtStart() throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let pki = try Self.pki("mode")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
-        chmod(pki.key("van-a"), 0o644)
+        chmod(pki.key("van-a"), 0o640)
         let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"))
         try agent.start()
         let ended = SpawnedProcess.wait(timeout: 20) { agent.process?.isRunning == false }
         #expect(ended, "the agent started with a key others can read")
         #expect(agent.process?.exitStatus != 0)
-        #expect(agent.log.contains(pki.key("van-a")), "the message names the key file:\n\(agent.log)")
+        #expect(agent.log.contains("\(pki.key("van-a")) can be read or changed by others (mode 640): chmod 600"), "the message names the key file and the fix:\n\(agent.log)")
         let checked = try Binaries.run(["check-config", agent.configPath])
         print("check-config: \(checked.status) \(checked.stderr)")
     }

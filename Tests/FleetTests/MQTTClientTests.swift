@@ -213,7 +213,7 @@ struct MQTTClientPartsTests {
     @Test("backoff: each delay within [d/2, d], doubling to the cap, reset after a success (seeded)")
     func backoff() {
         for seed in UInt64(1)...200 {
-            var b = MQTTBackoff(initial: 1_000, maximum: 60_000, seed: seed)
+            var b = ReconnectBackoff(initial: 1_000, maximum: 60_000, jitterSeed: seed)
             var step: UInt64 = 1_000
             var seen = Set<UInt64>()
             for _ in 0..<12 {
@@ -228,8 +228,8 @@ struct MQTTClientPartsTests {
             #expect(d >= 500 && d <= 1_000, "seed \(seed): after reset \(d)")
         }
         // Two boards with different seeds do not retry in lock step.
-        var a = MQTTBackoff(initial: 1_000_000_000, maximum: 60_000_000_000, seed: 1)
-        var c = MQTTBackoff(initial: 1_000_000_000, maximum: 60_000_000_000, seed: 2)
+        var a = ReconnectBackoff(initial: 1_000_000_000, maximum: 60_000_000_000, jitterSeed: 1)
+        var c = ReconnectBackoff(initial: 1_000_000_000, maximum: 60_000_000_000, jitterSeed: 2)
         #expect((0..<5).map { _ in a.nextDelay() } != (0..<5).map { _ in c.nextDelay() })
     }
 

@@ -73,14 +73,13 @@ int cmq_tls_set(struct mosquitto *m, const char *cafile, const char *certfile, c
 /// Stores the CONNECT properties (Session Expiry, seconds) for every later connect, with no I/O.
 /// 2.0.11 has no asynchronous MQTT 5 connect (upstream #1835); mosquitto_connect_bind_v5 copies
 /// its properties before it checks the keepalive, so a call with keepalive 1 fails with
-/// MOSQ_ERR_INVAL before any I/O and leaves them for connect_bind_async and reconnect_async.
+/// MOSQ_ERR_INVAL before any I/O and leaves them for every later connect_bind_async.
 /// Returns MOSQ_ERR_INVAL (3) when that happened as expected; anything else means the library
 /// behaves otherwise (a test pins it: session present after a reconnect).
 int cmq_store_connect_properties(struct mosquitto *m, const char *host, int port, uint32_t session_expiry);
 /// mosquitto_connect_bind_async: name lookup (blocking), non-blocking TCP connect, CONNECT queued.
 /// `port` 0: `host` is the path of a Unix socket.
 int cmq_connect_async(struct mosquitto *m, const char *host, int port, int keepalive);
-int cmq_reconnect_async(struct mosquitto *m);
 /// mosquitto_disconnect_v5 (reason 0x04 sends the Will).
 int cmq_disconnect(struct mosquitto *m, int reason);
 /// mosquitto_publish_v5 with a Message Expiry (seconds; 0 = none).

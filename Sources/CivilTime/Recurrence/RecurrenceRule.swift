@@ -261,12 +261,6 @@ public struct RecurrenceRule: Hashable, Sendable {
 
 /// Dates and date-times as rules and requests write them.
 public enum RecurrenceText {
-    /// `2026-01-05T07:00:00`, `20260105T070000` (local), or a date `2026-01-05` / `20260105`
-    /// (midnight). nil when malformed or out of range.
-    public static func localDateTime(_ text: String) -> CivilDateTime? {
-        parse(text)?.utc == false ? parse(text)?.civil : nil
-    }
-
     /// A date-time with an optional trailing `Z`, and whether it had one; a date alone has
     /// `isDate`.
     public static func parse(_ text: String) -> (civil: CivilDateTime, utc: Bool, isDate: Bool)? {

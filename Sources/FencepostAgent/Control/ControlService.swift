@@ -74,10 +74,12 @@ public struct ControlService {
     }
 
     /// One method called in process with its params (the fleet link's desired document and
-    /// commands): the same dispatch, the same code, as a line on the socket.
+    /// commands): the same dispatch, the same code, as a line on the socket. `source`: who
+    /// answers a delivery through it.
     public mutating func call(_ method: String, params: JSONValue, center: DurableNotificationCenter, clock: EngineClock,
-                              status: () -> AgentStatus) -> (result: Result<JSONValue, RPCError>, output: EngineOutput, fatal: CenterError?) {
-        var call = Call(center: center, clock: clock, params: params)
+                              answeredBy source: ResponseSource, status: () -> AgentStatus)
+        -> (result: Result<JSONValue, RPCError>, output: EngineOutput, fatal: CenterError?) {
+        var call = Call(center: center, clock: clock, params: params, source: source)
         do throws(RPCError) {
             let value = try dispatch(method, &call, status: status)
             return (.success(value), call.output, call.fatal)
@@ -115,6 +117,8 @@ struct Call {
     let center: DurableNotificationCenter
     let clock: EngineClock
     let params: JSONValue
+    /// Who answers a delivery through this call.
+    var source: ResponseSource = .socket
     var output = EngineOutput()
     var fatal: CenterError?
 
@@ -123,7 +127,7 @@ struct Call {
     mutating func perform(meta: [(String, String)] = [], store: [StoreChange] = [], path: () -> String = { "" },
                           _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(RPCError) -> EngineOutput {
         do {
-            let out = try center.perform(meta: meta, store: store, operation)
+            let out = try center.perform(meta: meta, store: store, answeredBy: source, operation)
             output.append(out)
             return out
         } catch {

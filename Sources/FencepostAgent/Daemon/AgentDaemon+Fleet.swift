@@ -13,7 +13,9 @@ extension AgentDaemon {
     func setUpFleet() throws(DaemonError) {
         guard let fc = configuration.fleet else { return }
         // The closures hold the daemon strongly until tearDownFleet (no `unowned` in Embedded Swift).
-        let link = try FleetLink(configuration: fc, store: center.store, log: log, clock: { [self] in self.clock })
+        let link = try FleetLink(configuration: fc, store: center.store, meta: center.meta, log: log, clock: { [self] in self.clock })
+        link.wallIsGNSS = { [self] in self.wallIsGNSS }
+        link.maximumDesiredBytes = { [self] in self.configuration.maximumMessageBytes }
         link.client.watcher = { [loop, log] change in
             do throws(Errno) {
                 switch change {
@@ -27,7 +29,7 @@ extension AgentDaemon {
             }
         }
         link.callControl = { [self] method, params in
-            let reply = self.control.call(method, params: params, center: self.center, clock: self.clock, status: { self.status })
+            let reply = self.control.call(method, params: params, center: self.center, clock: self.clock, answeredBy: .remote, status: { self.status })
             if let f = reply.fatal { self.fatal(f) }
             self.act(on: reply.output)
             return reply.result
@@ -39,10 +41,10 @@ extension AgentDaemon {
             h.fixError = self.gps.lastFix?.horizontalError
             h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
         }
-        center.eventRecorder = { [link] out in link.outboxChanges(for: out) }
+        center.eventRecorder = { [link] out, source in link.outboxChanges(for: out, answeredBy: source) }
         // The catch-up deliveries of the start were committed before the link existed: recorded
         // now, in a transaction of their own (a crash in between loses their events, never repeats them).
-        let caughtUp = link.outboxChanges(for: center.restoreOutput)
+        let caughtUp = link.outboxChanges(for: center.restoreOutput, answeredBy: .socket)
         if !caughtUp.isEmpty {
             do { try center.store.apply(caughtUp, sync: false) } catch { throw DaemonError("the state file could not be written: \(error)") }
         }
@@ -58,6 +60,8 @@ extension AgentDaemon {
         link.callControl = { _, _ in .failure(RPCError(.serverError, "stopping")) }
         link.healthFields = { _ in }
         link.buildZoneSet = { _ in }
+        link.wallIsGNSS = { false }
+        link.maximumDesiredBytes = { 0 }
         link.readClock = { EngineClock(wall: WallInstant(secondsSinceEpoch: 0), wallTrusted: false, monotonic: MonotonicInstant(nanosecondsSinceBoot: 0)) }
         link.client.watcher = { _ in }
         center.eventRecorder = nil

@@ -486,10 +486,8 @@ public final class AgentDaemon {
     func handlePress(_ press: ButtonEvent) {
         guard let id = outputs.currentAlert else { return }
         let action = press.kind == .longPress ? ActionIdentifier.snooze : ActionIdentifier.default
-        fleet?.responseSource = "button"
-        defer { fleet?.responseSource = "socket" }
         do {
-            let out = try center.perform { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
+            let out = try center.perform(answeredBy: .button) { (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
                 try e.respond(to: id, action: action, clock: clock)
             }
             log.info("button: \(press.kind == .longPress ? "long" : "short") press answers \(id) with \(action)")

@@ -1,7 +1,7 @@
 // The fleet link: the agent's side of the MQTT broker (Fleet/FleetTopics.swift has the protocol).
 //
 //   uplink    deliveries and responses → outbox rows, in the transaction that records them
-//             (``outboxChanges(for:clock:)``, the center's hook) → sent in seq order, at most
+//             (``outboxChanges(for:answeredBy:)``, the center's hook) → sent in seq order, at most
 //             `window` in flight → deleted on PUBACK, one transaction per loop turn
 //   downlink  D/desired → the control service's `apply` (the socket's code, all or nothing,
 //             only a newer version) → D/reported;  D/cmd → ack, removeDelivered, status, resync
@@ -25,15 +25,20 @@ final class FleetLink {
     let client: MQTTClient
     let store: NotificationStore
     let log: DaemonLog
-    /// Calls a control method in process: (method, params) → result. Set by the daemon.
+    /// Calls a control method in process: (method, params) → result, answering deliveries as
+    /// `remote`. Set by the daemon.
     var callControl: (String, JSONValue) -> Result<JSONValue, RPCError> = { _, _ in .failure(RPCError(.serverError, "not wired")) }
     /// The wall clock and whether it is trusted. Set by the daemon.
     var readClock: () -> EngineClock
+    /// Whether the wall clock is the GNSS receiver's time (`clock_trust = "gnss"` with GNSS time
+    /// seen). Set by the daemon.
+    var wallIsGNSS: () -> Bool = { false }
+    /// The largest desired document applied: the control socket's bound on a line
+    /// (`[socket] max_message_bytes`), since both are applied the same way, in one loop turn. Set
+    /// by the daemon.
+    var maximumDesiredBytes: () -> Int = { 64 << 10 }
     /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
     var healthFields: (inout FleetHealth) -> Void = { _ in }
-    /// The answer's source recorded for the next response (`button` while the daemon handles a
-    /// press, `remote` for a command); `socket` otherwise.
-    var responseSource = "socket"
 
     static let agentVersion = "fencepost-agent"
 
@@ -54,44 +59,32 @@ final class FleetLink {
     private var acked: [(seq: Int64, bytes: Int)] = []
     private var recentCommands = RecentCommandIDs(capacity: 1000)
     private var nextHealth: UInt64 = 0
-    private var nextTick: UInt64 = 0
+    /// The next check of a zone-set download for chunks that did not come.
+    var nextRolloutTick: UInt64 = 0
     private var refusedPublishes = 0
     private var lastRefusal: String?
     private var wantsFill = false
     /// Failures logged as one repeating condition.
     private var linkDown = RepeatLimiter()
 
-    /// Reads the secrets (refusing files others may read), the tag and counters from the state
-    /// file, and makes the MQTT client (loads libmosquitto). No I/O to the broker yet.
-    init(configuration: FleetConfiguration, store: NotificationStore, log: DaemonLog, clock: @escaping () -> EngineClock) throws(DaemonError) {
+    /// Reads the secrets (refusing files others may read), takes the tag and counters from `meta`
+    /// (the state file's meta values as the center loaded them at start), and makes the MQTT
+    /// client (loads libmosquitto). No I/O to the broker yet.
+    init(configuration: FleetConfiguration, store: NotificationStore, meta: [String: String], log: DaemonLog,
+         clock: @escaping () -> EngineClock) throws(DaemonError) {
         self.configuration = configuration
         self.store = store
         self.log = log
         readClock = clock
         topics = FleetTopics(device: configuration.device)
-        for (key, path) in [("key", configuration.key), ("password_file", configuration.passwordFile)] {
-            guard let path else { continue }
-            let readable: Bool
-            do { readable = try FilePermissions.isReadableByOthers(path) } catch {
-                throw DaemonError("[fleet] \(key) \(path): \(error)", exitCode: 78)
-            }
-            if readable {
-                throw DaemonError("[fleet] \(key) \(path) is readable by other users: make it private (chmod 600 \(path)); not starting", exitCode: 78)
-            }
-        }
         var password: String?
-        if let path = configuration.passwordFile {
-            do {
-                let bytes = try FileDescriptor.readFile(path, maximumBytes: 4096)
-                let first = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-                password = String(decoding: first.filter { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
-            } catch {
-                throw DaemonError("[fleet] password_file \(path): \(error)", exitCode: 78)
-            }
+        do throws(SecretFileError) {
+            if let key = configuration.key { try FilePermissions.requirePrivate(key, what: "[fleet] key") }
+            if let path = configuration.passwordFile { password = try FilePermissions.readSecretFirstLine(path, what: "[fleet] password_file") }
+        } catch {
+            throw DaemonError("\(error); not starting", exitCode: 78)
         }
         // The tag of event ids, chosen once per state file; bdSeq and the applied version persist.
-        var meta: [String: String] = [:]
-        do { meta = try store.load().meta } catch { throw DaemonError("the state file could not be read: \(error)") }
         if let t = meta["fleet.tag"].flatMap({ UInt16($0) }) {
             tag = t
         } else {
@@ -127,12 +120,21 @@ final class FleetLink {
     func start(now: UInt64) {
         log.info("fleet: device \(configuration.device) to \(configuration.broker), outbox \(outboxDescription())")
         client.start(now: now)
-        nextTick = now + 1_000_000_000
         nextHealth = now
     }
 
-    /// When ``tick(now:)`` is due.
-    var nextDeadline: UInt64? { rollout?.wantsTurn == true ? 1 : nextTick }
+    /// When ``tick(now:)`` is due: the client's next tick (connect deadline, retry, keepalive)
+    /// and, while connected, the next health snapshot and, while a zone set downloads, its
+    /// once-a-second check for chunks that did not come. An idle link sleeps between them.
+    var nextDeadline: UInt64? {
+        if rollout?.wantsTurn == true { return 1 }
+        var due = client.nextTick ?? .max
+        if client.state == .connected {
+            due = min(due, nextHealth)
+            if rollout?.stage == .downloading { due = min(due, nextRolloutTick) }
+        }
+        return due == .max ? nil : due
+    }
 
     /// The watched descriptor was ready.
     func handle(readable: Bool, writable: Bool, now: UInt64) {
@@ -140,13 +142,17 @@ final class FleetLink {
         process(now: now)
     }
 
-    /// Once a second: keepalive, deadlines, retries, health.
+    /// Keepalive, deadlines, retries, health: each when it is due (called every loop turn).
     func tick(now: UInt64) {
-        guard now >= nextTick else { return }
-        nextTick = now + 1_000_000_000
-        client.tick(now: now)
-        process(now: now)
-        if client.state == .connected { rollout?.tick(now: now) }   // a chunk cannot come over a link that is down
+        if let due = client.nextTick, now >= due {
+            client.tick(now: now)
+            process(now: now)
+        }
+        // A chunk cannot come over a link that is down.
+        if client.state == .connected, rollout?.stage == .downloading, now >= nextRolloutTick {
+            nextRolloutTick = now + 1_000_000_000
+            rollout?.tick(now: now)
+        }
         if client.state == .connected && now >= nextHealth {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
@@ -168,12 +174,13 @@ final class FleetLink {
 
     // MARK: Uplink
 
-    /// The outbox rows for what an engine output records: deliveries and responses. Runs inside
-    /// the center's commit (same transaction).
-    func outboxChanges(for out: EngineOutput) -> [StoreChange] {
-        let clock = readClock()
+    /// The outbox rows for what an engine output records: deliveries and responses (answered by
+    /// `source`). Runs inside the center's commit (same transaction), for every engine operation
+    /// (each fix, each loop turn's advance): the clocks are read only when the output holds an event.
+    func outboxChanges(for out: EngineOutput, answeredBy source: ResponseSource) -> [StoreChange] {
+        lazy var clock = readClock()
         var changes: [StoreChange] = []
-        let fleetClock: FleetClock = clock.wallTrusted ? .ntp : .untrusted
+        lazy var fleetClock = label(clock)
         for d in out.deliveries {
             var trigger: [(key: String, value: JSONValue)] = []
             if let e = d.regionEvent { trigger = [("kind", "region"), ("event", .string(e))] }
@@ -186,12 +193,17 @@ final class FleetLink {
         }
         for c in out.changes {
             if case .setResponse(let id, let action, let at) = c {
-                let e = FleetEvent.response(delivery: id, action: action, source: responseSource, at: at ?? clock.wall, clock: fleetClock)
+                let e = FleetEvent.response(delivery: id, action: action, source: source.rawValue, at: at ?? clock.wall, clock: fleetClock)
                 changes.append(.appendOutbox(entry(e, clock: clock)))
             }
         }
         if !changes.isEmpty { wantsFill = true }
         return changes
+    }
+
+    /// How an event or a health snapshot dated by `clock` says where its time came from.
+    private func label(_ clock: EngineClock) -> FleetClock {
+        clock.wallTrusted ? (wallIsGNSS() ? .gnss : .ntp) : .untrusted
     }
 
     private func entry(_ e: FleetEvent, clock: EngineClock) -> OutboxEntry {
@@ -314,7 +326,7 @@ final class FleetLink {
         guard !payload.isEmpty else { return }   // a cleared retained document: nothing to do
         let now = readClock().wall
         let doc: FleetDesiredDocument
-        do { doc = try FleetDesiredDocument(parsing: payload) } catch {
+        do { doc = try FleetDesiredDocument(parsing: payload, maximumBytes: maximumDesiredBytes()) } catch {
             log.warning("fleet: desired document refused: \(error)")
             publish(topics.reported, FleetReported.failed(version: nil, applied: appliedVersion, at: now, error: error, agent: Self.agentVersion), retain: true)
             return
@@ -371,10 +383,7 @@ final class FleetLink {
             return
         }
         if command.name == .status { params = .object([]) ; method = "status" }
-        responseSource = "remote"
-        let r = callControl(method, params)
-        responseSource = "socket"
-        switch r {
+        switch callControl(method, params) {
         case .success(let value):
             publish(topics.commandResult, FleetCommand.result(id: command.id, ok: true, result: value, error: nil), retain: false)
         case .failure(let e):
@@ -391,7 +400,7 @@ final class FleetLink {
     private func publishHealth() {
         let clock = readClock()
         let stats = try? store.outboxStatistics()
-        var h = FleetHealth(at: clock.wall, clock: clock.wallTrusted ? .ntp : .untrusted, pending: 0,
+        var h = FleetHealth(at: clock.wall, clock: label(clock), pending: 0,
                             outboxDepth: stats?.rows ?? 0, outboxBytes: stats?.bytes ?? 0, connections: client.connections)
         h.outboxFailed = stats?.failed ?? 0
         if let o = stats?.oldestCreated { h.outboxOldestSeconds = Double(max(0, clock.wall.secondsSinceEpoch - o)) }

@@ -68,11 +68,12 @@ public final class DurableNotificationCenter {
     /// If the commit fails the engine's memory is ahead of the file: the caller must stop (the
     /// process exits and systemd restarts it from the last commit) — see ``StoreError``.
     /// `meta` values and `store` changes are written in the same transaction, after the engine's.
-    public func perform(meta extra: [(String, String)] = [], store extraChanges: [StoreChange] = [],
+    /// `source`: who answers when the operation records a response (the control socket unless said).
+    public func perform(meta extra: [(String, String)] = [], store extraChanges: [StoreChange] = [], answeredBy source: ResponseSource = .socket,
                         _ operation: (inout NotificationEngine) throws(RequestError) -> EngineOutput) throws(CenterError) -> EngineOutput {
         let out: EngineOutput
         do { out = try operation(&engine) } catch { throw .request(error) }
-        let recorded = eventRecorder?(out) ?? []
+        let recorded = eventRecorder?(out, source) ?? []
         if !out.changes.isEmpty || !extra.isEmpty || !extraChanges.isEmpty || !recorded.isEmpty {
             // Rows made as they are written: an apply of a million zones never holds them all.
             var more = extra.map { StoreChange.setMeta(key: $0.0, value: $0.1) } + extraChanges + recorded
@@ -87,7 +88,8 @@ public final class DurableNotificationCenter {
 
     /// Rows that record an output's events elsewhere (the fleet link's outbox), written in the
     /// same transaction as the output's own changes: exactly one row per event across crashes.
-    public var eventRecorder: ((EngineOutput) -> [StoreChange])?
+    /// Called with who answered, for the output's responses.
+    public var eventRecorder: ((EngineOutput, ResponseSource) -> [StoreChange])?
 
     /// Commit now, fsync at ``sync()``: set by the agent, which acts on an output between the two.
     public var defersSync = false
@@ -120,6 +122,16 @@ public final class DurableNotificationCenter {
     public func setMeta(_ key: String, _ value: String) throws(StoreError) {
         try store.apply([.setMeta(key: key, value: value)])
     }
+}
+
+/// Who answered a delivery: the `source` of a response event.
+public enum ResponseSource: String, Sendable {
+    /// The push button on the board.
+    case button
+    /// A client of the control socket (`fencepost ack`).
+    case socket
+    /// A fleet command (`ack` on the broker).
+    case remote
 }
 
 /// Why an operation of the durable center failed.

@@ -4,7 +4,7 @@
 //   start(now)                                  connect on a ThreadJob (name lookup blocks there)
 //   epoll: `watcher` says what to watch         job's eventfd → the socket (re-added per connect)
 //   readable/writable → handle(…, now)          loop_read / loop_write; callbacks → events
-//   every second → tick(now)                    loop_misc (PINGREQ, keepalive), CONNACK deadline,
+//   at nextTick → tick(now)                     loop_misc (PINGREQ, keepalive), CONNACK deadline,
 //                                               backoff retry
 //   takeEvents()                                connected / message / published / disconnected …
 //
@@ -23,6 +23,11 @@
 //   and hands the library a window.
 // - The library closes the socket on a failed read/write/keepalive: the caller is told to
 //   forget the descriptor (``MQTTWatch/forget(_:)``), never to remove a number that may be reused.
+// - Its keepalive lives in `loop_misc`, with its own clock in whole seconds and no way to ask when
+//   the next PINGREQ is due: ``nextTick`` over-estimates the library's last packet in and out (the
+//   time after each call that may read or write), so a tick at that + keepalive + 1 s always finds
+//   the PINGREQ due. An idle link wakes the caller twice a keepalive (the PINGREQ, its PINGRESP),
+//   never once a second.
 import CivilTime
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +42,7 @@ import CFencepostLinux
 ///     let client = try MQTTClient(options)
 ///     client.watcher = { change in … epoll add/modify/remove, or forget … }
 ///     client.start(now: now)
-///     // loop: readable/writable → client.handle(readable:writable:now:); 1 s timer → client.tick(now:)
+///     // loop: readable/writable → client.handle(readable:writable:now:); at client.nextTick → client.tick(now:)
 ///     for event in client.takeEvents() { … }
 public final class MQTTClient {
     public let options: MQTTOptions
@@ -59,7 +64,7 @@ public final class MQTTClient {
     private let sink = MQTTEventSink()
     private var sinkReference: Unmanaged<MQTTEventSink>
     private var job: ThreadJob<Void, MQTTError>?
-    private var backoff: MQTTBackoff
+    private var backoff: ReconnectBackoff
     private var gate = HandshakeWriteGate()
     /// What the caller was told to watch.
     private var watched: (descriptor: FileDescriptor, interest: Interest)?
@@ -73,6 +78,12 @@ public final class MQTTClient {
     /// Set while the client itself ends a connection: the library's disconnect callback is then
     /// an echo of that decision, not news.
     private var ending = false
+    /// After the latest library call that may have read a packet, and that may have written one
+    /// (boottime, read after the call: never earlier than the library's own time of that packet).
+    private var lastRead: UInt64 = 0
+    private var lastWrite: UInt64 = 0
+    /// The `now` of the latest ``tick(now:)``.
+    private var lastTick: UInt64 = 0
 
     /// Loads libmosquitto (first use), makes the library object and sets the options (Will, TLS,
     /// credentials, CONNECT properties). No I/O.
@@ -88,7 +99,7 @@ public final class MQTTClient {
             throw e
         }
         let seed = options.jitterSeed ?? (SystemClocks.boottimeNow().nanosecondsSinceBoot ^ (UInt64(UInt32(bitPattern: getpid())) << 32))
-        backoff = MQTTBackoff(initial: options.backoffInitial, maximum: options.backoffMaximum, seed: seed)
+        backoff = ReconnectBackoff(initial: options.backoffInitial, maximum: options.backoffMaximum, jitterSeed: seed)
         do throws(MQTTError) {
             try configure()
         } catch {
@@ -149,11 +160,13 @@ public final class MQTTClient {
             // Before the CONNACK only loop_read drives a TLS handshake: a writable wake reads too.
             if readable || (writable && state == .handshaking) {
                 let rc = LibMosquitto._loopRead(handle)
+                trafficRead()
                 if rc != LibMosquitto.success { lost(code: rc) }
             }
             if writable, LibMosquitto._socket(handle) != nil {
                 gate.wrote()
                 let rc = LibMosquitto._loopWrite(handle)
+                trafficWritten()
                 if rc != LibMosquitto.success { lost(code: rc) }
             }
             absorb()
@@ -167,6 +180,7 @@ public final class MQTTClient {
     /// keepalives), the CONNACK deadline, the retry after the backoff.
     public func tick(now: UInt64) {
         lastNow = now
+        lastTick = now
         switch state {
         case .connecting:
             if let deadline, now >= deadline, !attemptOverdue {
@@ -180,14 +194,17 @@ public final class MQTTClient {
             } else {
                 // Drives a TLS handshake that the write gate held back.
                 var rc = LibMosquitto._loopRead(handle)
+                trafficRead()
                 if rc == LibMosquitto.success, LibMosquitto._socket(handle) != nil, LibMosquitto._wantWrite(handle) {
                     rc = LibMosquitto._loopWrite(handle)
+                    trafficWritten()
                 }
                 if rc != LibMosquitto.success { lost(code: rc) }
                 absorb()
             }
         case .connected:
-            let rc = LibMosquitto._loopMisc(handle)
+            let rc = LibMosquitto._loopMisc(handle)   // a PINGREQ it sends is written at once
+            trafficWritten()
             if rc != LibMosquitto.success { lost(code: rc) }
             absorb()
         case .waiting:
@@ -196,6 +213,24 @@ public final class MQTTClient {
             break
         }
         sync()
+    }
+
+    /// When ``tick(now:)`` is next needed (boottime nanoseconds), nil when never: the CONNACK
+    /// deadline or the retry; once a second during a TLS handshake (the write gate leaves its
+    /// remainder to the tick); once connected, when the keepalive's PINGREQ is surely due — the
+    /// older of the last read and write + keepalive + 1 s (the library counts whole seconds) —
+    /// and at most once a second while the library has not sent it (a PINGRESP pending).
+    public var nextTick: UInt64? {
+        switch state {
+        case .idle: return nil
+        case .connecting: return attemptOverdue ? nil : deadline   // overdue: the thread's end wakes the caller
+        case .waiting: return deadline
+        case .handshaking: return min(deadline ?? .max, lastTick + 1_000_000_000)
+        case .connected:
+            guard options.keepalive > 0 else { return nil }
+            let due = min(lastRead, lastWrite) + UInt64(options.keepalive) * 1_000_000_000 + 1_000_000_000
+            return max(due, lastTick + 1_000_000_000)
+        }
     }
 
     /// The events since the last call, oldest first.
@@ -228,6 +263,7 @@ public final class MQTTClient {
         let r = payload.withUnsafeBytes { bytes in
             LibMosquitto._publish(handle, topic: topic, payload: bytes, qos: qos, retain: retain, messageExpiry: messageExpiry)
         }
+        trafficWritten()
         sync()
         return try r.get()
     }
@@ -236,6 +272,7 @@ public final class MQTTClient {
     public func subscribe(_ filter: String, qos: Int32) throws(MQTTError) -> Int32 {
         guard state == .connected else { throw .notConnected }
         let r = LibMosquitto._subscribe(handle, filter, qos: qos)
+        trafficWritten()
         sync()
         return try r.get()
     }
@@ -243,6 +280,7 @@ public final class MQTTClient {
     public func unsubscribe(_ filter: String) throws(MQTTError) -> Int32 {
         guard state == .connected else { throw .notConnected }
         let r = LibMosquitto._unsubscribe(handle, filter)
+        trafficWritten()
         sync()
         return try r.get()
     }
@@ -265,6 +303,18 @@ public final class MQTTClient {
     }
 
     // MARK: Internals
+
+    /// After a call that may have read a packet. A read may also write (the PUBACK of a message,
+    /// sent at once): it counts as both.
+    private func trafficRead() {
+        lastRead = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        lastWrite = lastRead
+    }
+
+    /// After a call that may have written a packet.
+    private func trafficWritten() {
+        lastWrite = SystemClocks.boottimeNow().nanosecondsSinceBoot
+    }
 
     private func beginConnect(now: UInt64) {
         // The library closes its old socket in the connect: stop watching it while it is open.
