@@ -38,6 +38,8 @@ extension AgentDaemon {
             h.fixAgeSeconds = self.gps.lastFixAt.map { Double(now - $0) / 1e9 }
             h.fixError = self.gps.lastFix?.horizontalError
             h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
+            // The GeoJSON's content hash (with the build limits): boards with the same zones say the same.
+            h.zoneSetHash = self.zones.mapped.map { FleetHealth.hex($0.set.sourceHash) }
         }
         center.eventRecorder = { [link] out in link.outboxChanges(for: out) }
         // The catch-up deliveries of the start were committed before the link existed: recorded
