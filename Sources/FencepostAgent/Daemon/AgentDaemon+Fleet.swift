@@ -5,6 +5,7 @@ import CivilTime
 import Fleet
 import FencepostJSON
 import FencepostLinux
+import Geofencing
 import LocalNotifications
 import Position
 
