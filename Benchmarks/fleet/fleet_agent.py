@@ -7,7 +7,9 @@ the lab's mosquitto, through the counting proxy.
   the broker's Unix socket) and events/s over that time (the outbox's throughput to the broker,
   QoS 1 acknowledged, window 16);
 - rss: VmRSS and RssAnon of the agent idle for a few seconds with the link up, and of the same
-  agent without a [fleet] section.
+  agent without a [fleet] section;
+- embedded (measure_rss, with --embedded PATH): the same two for another agent executable (the
+  Embedded Swift build, board/cross-build x86_64), driven by --bin's `fencepost`.
 """
 
 import json
@@ -26,7 +28,7 @@ def vm(pid, key):
 
 
 class Agent:
-    def __init__(self, lab, binary, name, fleet):
+    def __init__(self, lab, binary, name, fleet, executable=None):
         self.lab, self.binary, self.name = lab, binary, name
         self.dir = lab.path("agent-" + name)
         os.makedirs(self.dir, exist_ok=True)
@@ -38,7 +40,7 @@ class Agent:
             if fleet:
                 f.write("[fleet]\n" + fleet + "\n")
         self.log = os.path.join(self.dir, "log")
-        self.process = lab.spawn([os.path.join(binary, "fencepost-agent"), "--config", os.path.join(self.dir, "fencepost.toml")],
+        self.process = lab.spawn([executable or os.path.join(binary, "fencepost-agent"), "--config", os.path.join(self.dir, "fencepost.toml")],
                                  os.path.relpath(self.log, lab.dir))
         end = time.time() + 60
         while self.cli(["status", "--json"]).returncode != 0:
@@ -84,6 +86,26 @@ def unique_events(path):
             if isinstance(e, dict) and e.get("id") not in seen:
                 seen.add(e.get("id"))
                 out.append(e)
+    return out
+
+
+def measure_rss(lab, binary, executable, name):
+    """VmRSS and RssAnon of `executable` idle with the link up (a connected, idle link: 8 s after
+    its start) and without a [fleet] section."""
+    out = {"executable": executable}
+    device = "van-rss"
+    agent = Agent(lab, binary, name + "-link", 'broker = "unix:%s"\ndevice = "%s"\nkeepalive = 60\n' % (lab.sock, device), executable)
+    time.sleep(8)
+    with open(agent.log, errors="replace") as f:
+        out["connected"] = any("fleet: connected" in line for line in f)
+    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+    agent.stop()
+    plain = Agent(lab, binary, name + "-nofleet", None, executable)
+    time.sleep(8)
+    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
+    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
+    plain.stop()
     return out
 
 

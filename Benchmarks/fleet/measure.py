@@ -16,7 +16,8 @@ Parts:
   agent  the agent itself (fencepost-agent with a [fleet] section, --bin): its delivery events as
          they come (bytes per event), outbox throughput (events/s acknowledged by the broker),
          time from the link restored to a 10,000-event backlog drained, RSS idle with the link up
-         and with no [fleet] section. Needs the fleet link in the agent.
+         and with no [fleet] section. Needs the fleet link in the agent. With --embedded PATH
+         also the RSS of that agent executable (the Embedded Swift build) link up and off.
 
 Prints one JSON object, also written to --out (default Benchmarks/results/fleet.json).
 """
@@ -251,6 +252,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     parser.add_argument("--parts", default="wire,idle,agent")
     parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "results", "fleet.json"))
+    parser.add_argument("--embedded", help="another fencepost-agent executable (board/cross-build x86_64): its RSS link up and off")
     options = parser.parse_args()
     parts = options.parts.split(",")
     for tool in ("mosquitto", "mosquitto_pub", "mosquitto_sub", "openssl"):
@@ -275,6 +277,8 @@ def main():
                 fleet_agent = None
             if fleet_agent is not None:
                 result["agent"] = fleet_agent.measure(lab, options.bin)
+                if options.embedded:
+                    result["agent"]["embedded"] = fleet_agent.measure_rss(lab, options.bin, options.embedded, "embedded")
                 if "event" in result["agent"]:
                     shapes["fencepost delivery"] = result["agent"]["event"]
         if "wire" in parts:

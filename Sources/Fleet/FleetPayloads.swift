@@ -122,6 +122,22 @@ public struct FleetGap: Hashable, Sendable {
         self.refused = refused
     }
 
+    /// A gap row's body read back (``body``'s shape); nil when it is not one.
+    public init?(body: String) {
+        guard let v = try? JSONValue.parse(Array(("{" + body + "}").utf8)), v["type"]?.string == "gap",
+              let dropped = v["dropped"]?.object else { return nil }
+        func counts(_ o: [(key: String, value: JSONValue)]) -> [(type: String, count: Int)]? {
+            var out: [(type: String, count: Int)] = []
+            for (k, n) in o {
+                guard let c = n.int else { return nil }
+                out.append((k, c))
+            }
+            return out
+        }
+        guard let d = counts(dropped), let r = counts(v["refused"]?.object ?? []) else { return nil }
+        self.init(from: v["from"]?.int64 ?? 0, to: v["to"]?.int64 ?? 0, dropped: d, refused: r)
+    }
+
     public var body: String {
         var m: [(key: String, value: JSONValue)] = [("type", "gap"), ("reason", "outbox-full")]
         if from > 0 { m.append(("from", .integer(from))); m.append(("to", .integer(to))) }
@@ -209,6 +225,14 @@ public struct FleetHealth: Hashable, Sendable {
         self.outboxFailed = 0
         self.refusedPublishes = 0
         self.connections = connections
+    }
+
+    /// 16 lower-case hex digits (the zone set's hash).
+    public static func hex(_ v: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int((v >> UInt64(shift)) & 0xF)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     public var payload: [UInt8] {

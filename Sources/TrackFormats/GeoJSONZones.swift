@@ -25,7 +25,8 @@
 // - id: properties[idProperty] when the caller names one and the feature has it; else the
 //   feature's `id`; else `properties.id` (each a non-empty string or an integer). One is required.
 // - Optional properties: `notifyOnEntry`, `notifyOnExit` (booleans, default true), `dwell` and
-//   `cooldown` (seconds, ≥ 0). Other properties (name, colour, …) are ignored.
+//   `cooldown` (seconds, ≥ 0), `report` (boolean, default false: its entries and exits are also
+//   sent to the fleet as transition events). Other properties (name, colour, …) are ignored.
 // - The same id again replaces the earlier zone (as registering a region with the same identifier
 //   does on iOS); the zone keeps the later definition and the later position in the list.
 // - A top-level `crs` (GeoJSON 2008) must name longitude/latitude on WGS 84 (CRS84 or
@@ -55,13 +56,15 @@ public struct ZoneDefinition: Hashable, Sendable {
     public var dwell: Double?
     /// Seconds after a notification during which the zone stays quiet; nil for none.
     public var cooldown: Double?
+    /// Whether its entries and exits are reported beyond the board (the fleet's transitions).
+    public var report: Bool
 
     public init(
         id: String, shape: Shape, notifyOnEntry: Bool = true, notifyOnExit: Bool = true,
-        dwell: Double? = nil, cooldown: Double? = nil
+        dwell: Double? = nil, cooldown: Double? = nil, report: Bool = false
     ) {
         self.id = id; self.shape = shape; self.notifyOnEntry = notifyOnEntry; self.notifyOnExit = notifyOnExit
-        self.dwell = dwell; self.cooldown = cooldown
+        self.dwell = dwell; self.cooldown = cooldown; self.report = report
     }
 }
 
@@ -339,8 +342,8 @@ public enum GeoJSONZones {
             throw fail(id, "geometry.type \"\(type)\" \(notAZone)")
         }
 
-        func flag(_ key: String) throws(ZoneFileProblem) -> Bool {
-            guard let v = properties?[key], !v.isNull else { return true }
+        func flag(_ key: String, default absent: Bool = true) throws(ZoneFileProblem) -> Bool {
+            guard let v = properties?[key], !v.isNull else { return absent }
             guard let b = v.bool else { throw fail(id, "properties.\(key) must be true or false, found \(v.serialized())") }
             return b
         }
@@ -353,7 +356,7 @@ public enum GeoJSONZones {
         }
         return ZoneDefinition(
             id: id, shape: shape, notifyOnEntry: try flag("notifyOnEntry"), notifyOnExit: try flag("notifyOnExit"),
-            dwell: try seconds("dwell"), cooldown: try seconds("cooldown"))
+            dwell: try seconds("dwell"), cooldown: try seconds("cooldown"), report: try flag("report", default: false))
     }
 
     /// Line and column (1-based, columns in bytes) of a byte offset; a byte-order mark takes no column.

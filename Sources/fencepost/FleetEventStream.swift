@@ -40,7 +40,9 @@ struct FleetEventProblem: Error, Equatable {
 /// that follow it. An event after a hole is held until the hole fills, or until it has waited
 /// `holdNanoseconds` or `holdLimit` events of that device are held: then the held events are
 /// released and the hole is reported (``Output/missing``). A `gap` event (the board's outbox was
-/// full and it dropped `from`…`to`) closes its range at once: those seqs never come. The first
+/// full and it dropped `from`…`to`) closes its range at once: those seqs never come (the ones
+/// between that survived, held or still to come, are released; a gap row the board has not sent
+/// yet absorbs later drops, so `to` may pass the gap's own seq). The first
 /// event of a device sets where it starts (a consumer may join in the middle); an event older than
 /// what was released (a resend to an earlier session) is released as it comes.
 ///
@@ -98,7 +100,11 @@ struct FleetEventStream {
         defer { devices[event.device] = device }
         if event.type == "gap", let from = event.payload["from"]?.int64, let to = event.payload["to"]?.int64, from <= to,
            let last = device.last, last + 1 >= from, last < to {
-            // The dropped range will never come: skip past it.
+            // The dropped range will never come: skip past it. Events of the range that survived
+            // the drop and wait here go out now, in seq order; later ones as they come.
+            for seq in device.held.keys.filter({ $0 <= to }).sorted() {
+                if let held = device.held.removeValue(forKey: seq) { out.events.append(held.event) }
+            }
             device.last = to
         }
         guard let last = device.last else {

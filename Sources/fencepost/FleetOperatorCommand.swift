@@ -129,15 +129,10 @@ struct FleetConnectionOptions: ParsableArguments {
         let options = try mqttOptions(clientID: clientID, sessionExpiry: sessionExpiry)
         let session: MQTTBlockingSession
         do { session = try MQTTBlockingSession(options) } catch { throw ClientFailure(ClientFailure.unavailable, "\(error)") }
-        var library: [String] = []
-        session.client.libraryLog = { _, line in if library.count < 20 { library.append(line) } }
+        // A TLS failure's reason in OpenSSL's words comes with the error (MQTTClient).
         do { try session.connect(timeout: timeoutNanoseconds) } catch {
-            // The library's own words name TLS failures (certificate verify failed, …).
-            let detail = library.filter { $0.contains("OpenSSL") || $0.contains("TLS") || $0.contains("Error") }
-            throw ClientFailure(ClientFailure.unavailable, "cannot connect to \(options.broker): \(error)"
-                + (detail.isEmpty ? "" : " (\(detail.joined(separator: "; ")))"))
+            throw ClientFailure(ClientFailure.unavailable, "cannot connect to \(options.broker): \(error)")
         }
-        session.client.libraryLog = nil
         return session
     }
 }

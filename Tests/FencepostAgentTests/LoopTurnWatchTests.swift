@@ -6,30 +6,47 @@ import Testing
 @Suite struct LoopTurnWatchTests {
     static let ms: UInt64 = 1_000_000
 
-    /// A slow turn names its long parts and counts; a fast turn after it says nothing unless it
-    /// is the longest so far.
+    /// A slow turn names its long parts, with wall and CPU time each, and counts; a fast turn
+    /// after it says nothing unless it is the longest so far.
     @Test func slowTurnsAreNamedAndCounted() {
         var w = LoopTurnWatch()
-        w.begin(at: 0)
-        w.note({ "state sync (fsync)" }, from: 0, to: 70 * Self.ms)
-        w.note({ "tiny" }, from: 70 * Self.ms, to: 70 * Self.ms + 10)
-        let line = w.end(at: 71 * Self.ms)
-        #expect(line == "loop turn took 71.0 ms: state sync (fsync) 70.0 ms", "\(line ?? "nil")")
-        #expect(w.slowTurns == 1)
+        w.begin(at: 0, cpu: 5 * Self.ms)
+        w.note({ "state sync (fsync)" }, from: 0, to: 70 * Self.ms, cpu: 2 * Self.ms)
+        w.note({ "tiny" }, from: 70 * Self.ms, to: 70 * Self.ms + 10, cpu: 10)
+        let line = w.end(at: 71 * Self.ms, cpu: 8 * Self.ms)
+        #expect(line == "loop turn took 71.0 ms, 3.0 ms of it on the CPU (off the CPU (preempted, or waiting in the kernel)): state sync (fsync) 70.0 ms (CPU 2.0 ms)", "\(line ?? "nil")")
+        #expect(w.slowTurns == 1 && w.slowOnCPU == 0)
         #expect(w.longest?.nanoseconds == 71 * Self.ms)
-        w.begin(at: 100 * Self.ms)
-        #expect(w.end(at: 102 * Self.ms) == nil)
+        w.begin(at: 100 * Self.ms, cpu: 8 * Self.ms)
+        #expect(w.end(at: 102 * Self.ms, cpu: 9 * Self.ms) == nil)
         #expect(w.slowTurns == 1)
+    }
+
+    /// A turn whose own work passes the threshold is counted apart and says so; the summary
+    /// gives both counts and the turn with the most CPU time.
+    @Test func ownWorkIsToldFromPreemption() {
+        var w = LoopTurnWatch()
+        w.begin(at: 0, cpu: 0)
+        w.note({ "status" }, from: 0, to: 60 * Self.ms, cpu: 55 * Self.ms)
+        let line = w.end(at: 61 * Self.ms, cpu: 56 * Self.ms) ?? ""
+        #expect(line.contains("56.0 ms of it on the CPU (the agent's own work)"), "\(line)")
+        #expect(w.slowTurns == 1 && w.slowOnCPU == 1)
+        w.begin(at: 100 * Self.ms, cpu: 56 * Self.ms)
+        _ = w.end(at: 300 * Self.ms, cpu: 57 * Self.ms)
+        let summary = w.summary ?? ""
+        #expect(summary.hasPrefix("longest loop turn: 200.0 ms, 1.0 ms on the CPU"), "\(summary)")
+        #expect(summary.contains("2 turns over 50 ms, 1 with over 50 ms on the CPU"), "\(summary)")
+        #expect(summary.contains("the most CPU in one turn: 56.0 ms of 61.0 ms (status 60.0 ms (CPU 55.0 ms))"), "\(summary)")
     }
 
     /// The longest turn since the mark: the build's own figure, independent of earlier turns.
     @Test func longestSinceMarkStartsAgainAtTheMark() {
         var w = LoopTurnWatch()
-        w.begin(at: 0); _ = w.end(at: 80 * Self.ms)
+        w.begin(at: 0, cpu: 0); _ = w.end(at: 80 * Self.ms, cpu: 0)
         #expect(w.longestSinceMark == 80 * Self.ms)
         w.resetLongestSinceMark()
-        w.begin(at: 100 * Self.ms); _ = w.end(at: 103 * Self.ms)
-        w.begin(at: 200 * Self.ms); _ = w.end(at: 201 * Self.ms)
+        w.begin(at: 100 * Self.ms, cpu: 0); _ = w.end(at: 103 * Self.ms, cpu: 0)
+        w.begin(at: 200 * Self.ms, cpu: 0); _ = w.end(at: 201 * Self.ms, cpu: 0)
         #expect(w.longestSinceMark == 3 * Self.ms)
         #expect(w.longest?.nanoseconds == 80 * Self.ms, "the all-time longest stays")
     }
@@ -38,8 +55,8 @@ import Testing
     @Test func slowWarningClearsAfterAQuietInterval() {
         var w = LoopTurnWatch()
         #expect(w.slowLinesMayClear(at: 0) == false, "nothing to clear before any warning")
-        w.begin(at: 0)
-        let line = w.end(at: 60 * Self.ms)
+        w.begin(at: 0, cpu: 0)
+        let line = w.end(at: 60 * Self.ms, cpu: 0)
         #expect(line != nil)
         _ = w.slowLines.occurred(at: 60 * Self.ms)
         let interval = w.slowLines.interval

@@ -95,6 +95,23 @@ struct FleetEventStreamTests {
         #expect(Self.seqs(stream.receive(Self.event("a", 22), now: 2)) == ["a:22"])
     }
 
+    /// A gap row that absorbed later drops before it was sent names a range past its own seq;
+    /// survivors inside the range (more important events) wait before it or come after it.
+    @Test func aGapWhoseRangePassesItsOwnSeqReleasesTheSurvivorsInOrder() {
+        var stream = FleetEventStream()
+        for seq in 1 ... 4 { _ = stream.receive(Self.event("a", Int64(seq)), now: 0) }
+        // 5 and 6 dropped; 7 and 8 survived and wait for the hole.
+        #expect(Self.seqs(stream.receive(Self.event("a", 7), now: 1)).isEmpty)
+        #expect(Self.seqs(stream.receive(Self.event("a", 8), now: 2)).isEmpty)
+        let out = stream.receive(Self.event("a", 9, type: "gap", extra: #","from":5,"to":30"#), now: 3)
+        #expect(Self.seqs(out) == ["a:7", "a:8", "a:9"])
+        #expect(out.missing.isEmpty)
+        // 10…30 dropped except 25; then the events after the range.
+        #expect(Self.seqs(stream.receive(Self.event("a", 25), now: 4)) == ["a:25"])
+        #expect(Self.seqs(stream.receive(Self.event("a", 31), now: 5)) == ["a:31"])
+        #expect(stream.finish().missing.isEmpty)
+    }
+
     @Test func aPayloadWithoutIdOrSeqIsNamed() {
         guard case .failure(let p) = ReceivedFleetEvent.parse(device: "a", payload: Array(#"{"seq":1}"#.utf8)) else {
             Issue.record("accepted"); return

@@ -100,24 +100,44 @@ final class FleetAgentProcess {
         return try Binaries.run(arguments + ["--socket", socketPath])
     }
 
-    /// Adds one-shot interval requests `prefix-i` due after `seconds[i]`; returns the wall time
-    /// (Unix seconds) just before and just after the call, so each due time lies within
+    /// Adds one-shot interval requests `prefix-i` due after `seconds[i]`, `batch` to a `fencepost
+    /// add` (each batch one control request: one loop turn); returns the wall time (Unix seconds)
+    /// just before the first call and just after the last, so each due time lies within
     /// [before + s, after + s].
-    func addIntervals(prefix: String, seconds: [Double]) throws -> (before: Double, after: Double) {
-        let lines = seconds.enumerated().map { i, s in
-            #"{"id":"\#(prefix)-\#(i)","content":{"title":"T\#(i)","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":\#(s)}}}"#
-        }.joined(separator: "\n") + "\n"
+    func addIntervals(prefix: String, seconds: [Double], batch: Int = 100) throws -> (before: Double, after: Double) {
         let before = Date().timeIntervalSince1970
-        let out = try cli(["add"], input: lines)
-        let after = Date().timeIntervalSince1970
-        guard out.status == 0 else { throw SpawnError(message: "fencepost add: \(out.stderr)") }
-        return (before, after)
+        for start in stride(from: 0, to: seconds.count, by: batch) {
+            let lines = seconds.indices[start ..< min(start + batch, seconds.count)].map { i in
+                #"{"id":"\#(prefix)-\#(i)","content":{"title":"T\#(i)","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":\#(seconds[i])}}}"#
+            }.joined(separator: "\n") + "\n"
+            let out = try cli(["add"], input: lines)
+            guard out.status == 0 else { throw SpawnError(message: "fencepost add: \(out.stderr)") }
+        }
+        return (before, Date().timeIntervalSince1970)
     }
 
-    /// Lines where the agent said a loop turn took over 50 ms, except turns spent adding the
-    /// tests' own batches of requests (`fencepost add` of hundreds at once, before any fault).
+    /// Lines where the agent said a loop turn took over 50 ms (wall or CPU; the line says which).
     var slowTurns: [String] {
-        log.split(separator: "\n").filter { $0.contains("loop turn took") && !$0.contains(": add ") }.map(String.init)
+        log.split(separator: "\n").filter { $0.contains("loop turn took") }.map(String.init)
+    }
+
+    /// From the summary the agent logs when it stops (stop it first): the turn with the most CPU
+    /// time, its milliseconds and what it did.
+    var mostCPUInOneTurn: (milliseconds: Double, what: String)? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("longest loop turn: ") }),
+              let r = line.range(of: "the most CPU in one turn: ") else { return nil }
+        let rest = line[r.upperBound...]
+        guard let ms = Double(rest.prefix { $0 != " " }), let open = rest.range(of: " ms (") else { return nil }
+        return (ms, String(rest[open.upperBound...].dropLast()))
+    }
+
+    /// From the summary the agent logs when it stops (stop it first): turns whose own work (CPU
+    /// time) passed 50 ms, and the summary line; nil when there is no summary.
+    var turnsOverBudgetOnTheCPU: (count: Int, summary: String)? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("longest loop turn: ") }),
+              let r = line.range(of: " with over 50 ms on the CPU") else { return nil }
+        let count = Int(line[..<r.lowerBound].split(separator: " ").last ?? "") ?? -1
+        return (count, String(line))
     }
 }
 

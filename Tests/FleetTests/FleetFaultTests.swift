@@ -41,10 +41,19 @@ import Glibc
     }
 
     /// A link cut (blackhole: sockets open, bytes dropped, as a dead cellular link) for 20 s
-    /// while 1,000 deliveries happen. (The issue asks for 10 min; what is tested is the count of
-    /// events that wait in the outbox and the agent noticing a dead link, which 20 s at keepalive
-    /// 5 s covers: 1,000 events, several keepalive periods, failed reconnects.)
+    /// while 1,000 deliveries happen in its first 16 s: the count of events that wait in the
+    /// outbox, the agent noticing a dead link (keepalive 5 s) and failed reconnects, in every
+    /// run. ``FleetLongCutTests`` holds the issue's 10-minute cut.
     @Test func linkCutWhileAThousandEventsHappen() throws {
+        try Self.linkCut(seconds: 20, events: 1000, spread: 15, statusEvery: 0.5)
+    }
+
+    /// The link cut for `seconds` while `events` one-shot deliveries fall due over its first
+    /// `spread` seconds; `status` asked every `statusEvery` s meanwhile. Then: the consumer sees
+    /// every delivery exactly once, in seq order, each on time; no loop turn whose own work
+    /// (CPU time) passed 50 ms (turns slow on the wall clock only, a loaded machine preempting
+    /// the agent, are printed); every control answer within 2 s.
+    static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
@@ -57,30 +66,42 @@ import Glibc
 
         try proxy.command("mode blackhole")
         let cutAt = Date()
-        let seconds = (0 ..< 1000).map { 1.0 + Double($0) * 0.015 }   // 1 s … 16 s from now
+        let seconds = (0 ..< count).map { 1.0 + Double($0) * spread / Double(count) }
         let added = try agent.addIntervals(prefix: "cut", seconds: seconds)
         // The control socket answers at once while the link is dead.
         var slowest = 0.0
-        while Date().timeIntervalSince(cutAt) < 20 {
+        while Date().timeIntervalSince(cutAt) < cut {
             let t = Date()
             let out = try agent.cli(["status", "--json"])
             #expect(out.status == 0, "\(out.stderr)")
             slowest = max(slowest, Date().timeIntervalSince(t))
-            usleep(500_000)
+            usleep(UInt32(statusEvery * 1e6))
         }
         #expect(consumer.unique.isEmpty, "events arrived through a dead link")
         try proxy.command("mode pass")
         let restored = Date()
-        let all = consumer.waitFor(1000, type: "delivery", timeout: 180)
+        let all = consumer.waitFor(count, type: "delivery", timeout: 180)
         let drained = Date().timeIntervalSince(restored)
         let events = consumer.unique
-        print("link cut: \(events.count) unique events of \(consumer.received.count) received, drained \(String(format: "%.1f", drained)) s after the link came back; slowest status during the cut \(String(format: "%.3f", slowest)) s")
-        #expect(all, "\(events.count) of 1000 deliveries; agent log:\n\(agent.log.suffix(3000))")
-        #expect(events.filter { $0["type"]?.string == "delivery" }.count == 1000)
+        agent.stop()   // its summary of the loop turns
+        print("link cut \(Int(cut)) s: \(events.count) unique events of \(consumer.received.count) received, drained \(String(format: "%.1f", drained)) s after the link came back; slowest status during the cut \(String(format: "%.3f", slowest)) s")
+        #expect(all, "\(events.count) of \(count) deliveries; agent log:\n\(agent.log.suffix(3000))")
+        #expect(events.filter { $0["type"]?.string == "delivery" }.count == count)
         #expect(sequenceProblems(events) == [])
         #expect(Self.lateDeliveries(events, added: added, seconds: seconds, prefix: "cut") == [])
-        withKnownIssue("a `status` answer took 44 ms of a 64 ms loop turn during the cut in one run at load 15; not explained yet", isIntermittent: true) {
-            #expect(agent.slowTurns == [], "\(agent.slowTurns)")
+        let turns = agent.turnsOverBudgetOnTheCPU
+        print("link cut \(Int(cut)) s: \(turns?.summary ?? "no summary"); slow on the wall clock: \(agent.slowTurns)")
+        #expect(turns != nil, "no summary of the loop turns in the log:\n\(agent.log.suffix(2000))")
+        // A control answer's own work is bounded (a status page is 250 requests): never the turn
+        // with the most CPU time past 50 ms.
+        if let most = agent.mostCPUInOneTurn, most.milliseconds > 50 {
+            #expect(most.what.hasPrefix("due work"), "a turn of \(most.milliseconds) ms of the agent's own work: \(most.what)")
+        }
+        // Open: after the loop was held off the CPU for seconds (load 25 here), the next turn
+        // delivers every fire that fell due meanwhile (187 ms of CPU for about 200 in a debug
+        // build): the engine has no per-turn budget of fires yet.
+        withKnownIssue("a stalled loop catches up on every due fire in one turn", isIntermittent: true) {
+            #expect(turns?.count == 0, "loop turns over 50 ms of the agent's own work: \(turns?.summary ?? "")\n\(agent.slowTurns)")
         }
         #expect(slowest < 2, "a control answer took \(slowest) s while the link was down")
     }
@@ -199,11 +220,20 @@ import Glibc
         #expect(deliveries <= 16, "more events than the outbox holds came through")
         #expect(deliveries + dropped == 100, "\(deliveries) sent + \(dropped) dropped ≠ 100: something went missing silently")
         #expect(sequenceProblems(events) == [])
-        // Open: each drop while the link is down wrote a gap row of its own (gaps are never
-        // dropped), so a 16-row outbox ended holding gaps only and every delivery was dropped;
-        // one gap that absorbs the later counts would keep 15 deliveries.
-        withKnownIssue("gap rows are not merged while the link is down") {
-            #expect(gaps.count <= 2 && deliveries > 0, "\(gaps.count) gap events, \(deliveries) deliveries kept")
-        }
+        // Every drop while the link is down goes into the one gap row not yet sent: the outbox
+        // keeps deliveries, not a row of gaps per drop.
+        #expect(gaps.count <= 2 && deliveries >= 10, "\(gaps.count) gap events, \(deliveries) deliveries kept")
+    }
+}
+
+/// The issue's link cut: 10 minutes while 1,000 deliveries happen over it. A suite of its own,
+/// not serialized with the other fault tests: it is mostly waiting (a `status` every 2 s, a
+/// delivery every 0.6 s), so `swift test` runs it beside the other suites and it does not
+/// lengthen the run, which takes longer than 10 minutes anyway.
+/// FENCEPOST_FLEET_CUT_SECONDS sets another length (a quick local run).
+struct FleetLongCutTests {
+    @Test func linkCutForTenMinutesWhileAThousandEventsHappen() throws {
+        let cut = Double(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_CUT_SECONDS"] ?? "") ?? 600
+        try FleetFaultTests.linkCut(seconds: cut, events: 1000, spread: max(1, cut - 5), statusEvery: 2)
     }
 }

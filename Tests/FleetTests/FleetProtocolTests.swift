@@ -1,5 +1,6 @@
 import CivilTime
-import Fleet
+@testable import Fleet
+import Foundation
 import FencepostJSON
 import Testing
 
@@ -104,5 +105,35 @@ struct FleetProtocolTests {
         #expect(!b.admits(rows: 100, bytes: 0, adding: 10))
         #expect(!b.admits(rows: 0, bytes: (1 << 20) - 5, adding: 10))
         #expect(b.lowWaterRows == 90)
+    }
+}
+
+/// The certificate expiry the health reports, read from PEM by a DER walk: checked against
+/// openssl's own reading for a UTCTime (before 2050) and a GeneralizedTime (2050 on) notAfter;
+/// anything else gives nil, never a wrong date.
+struct FleetCertificateTests {
+    @Test(arguments: [2, 12_000])
+    func notAfterAsOpensslSaysIt(days: Int) throws {
+        guard FleetTools.all() else { return }
+        let dir = "/tmp/fp-cert-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let made = try FleetTools.run(["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                       "-days", String(days), "-subj", "/CN=van-1", "-keyout", dir + "/k.pem", "-out", dir + "/c.pem"])
+        #expect(made.status == 0, "\(made.output)")
+        let end = try FleetTools.run(["/usr/bin/openssl", "x509", "-noout", "-enddate", "-in", dir + "/c.pem"]).output
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "MMM d HH:mm:ss yyyy 'GMT'"
+        let text = end.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "notAfter=", with: "").replacingOccurrences(of: "  ", with: " ")
+        let expected = try #require(f.date(from: text), "openssl said \(end)")
+        let pem = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/c.pem")))
+        #expect(FleetCertificate.notAfter(pem: pem)?.secondsSinceEpoch == Int64(expected.timeIntervalSince1970), "openssl: \(end)")
+        // Cut anywhere inside, or not a certificate: nil.
+        let der = try #require(FleetCertificate.firstCertificateDER(pem))
+        for cut in stride(from: 0, to: der.count, by: 7) { #expect(FleetCertificate.notAfter(der: Array(der[..<cut])) == nil) }
+        #expect(FleetCertificate.notAfter(pem: Array("-----BEGIN CERTIFICATE-----\nMIIB!\n-----END CERTIFICATE-----\n".utf8)) == nil)
+        #expect(FleetCertificate.notAfter(pem: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/k.pem")))) == nil)
     }
 }

@@ -59,8 +59,9 @@ import Glibc
         #expect(status.status == 0)
     }
 
-    /// A board given the wrong CA: the log says why in OpenSSL's words, and the board keeps
-    /// working (its control socket answers, its deliveries happen).
+    /// A board given the wrong CA: the log says why in OpenSSL's words and names the CA file,
+    /// the board retries with its backoff (no storm: a few attempts in 20 s, not one per loop
+    /// turn), and it keeps working (its control socket answers, its deliveries happen).
     @Test func theWrongCAIsNamedAndTheBoardKeepsWorking() throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let pki = try Self.pki("wrongca")
@@ -69,19 +70,64 @@ import Glibc
         let agent = try FleetAgentProcess()
         try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a", ca: pki.wrongCAFile))
         try agent.start()
+        let started = Date()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         _ = try agent.addIntervals(prefix: "ca", seconds: [0.5])
         let said = SpawnedProcess.wait(timeout: 20) { agent.log.lowercased().contains("certificate verify failed") }
-        // Open: the agent says only "A TLS error occurred" (MOSQ_ERR_TLS); the reason is in
-        // libmosquitto's log callback during the connect, which runs on the connect thread.
-        // `fencepost fleet` names it (FleetCLITests.theOperatorsTLSConnection).
-        withKnownIssue("the agent's log does not name the TLS failure's reason yet") {
-            #expect(said, "the log does not name the certificate problem:\n\(agent.log.suffix(3000))")
-        }
-        #expect(agent.log.contains("A TLS error occurred") || said, "\(agent.log.suffix(3000))")
+        #expect(said, "the log does not name the certificate problem:\n\(agent.log.suffix(3000))")
+        let line = agent.log.split(separator: "\n").first { $0.lowercased().contains("certificate verify failed") } ?? ""
+        #expect(line.contains(pki.wrongCAFile), "the line does not name the CA file \(pki.wrongCAFile): \(line)")
+        // Attempts the broker saw: the backoff (0.5–1 s, 1–2 s, 2–4 s, 4–8 s, 8–16 s …) allows
+        // at most 6 in 20 s.
+        usleep(UInt32(max(0, 20 - Date().timeIntervalSince(started)) * 1e6))
+        let attempts = broker.log.components(separatedBy: "New connection from").count - 1
+        print("wrong CA: \(attempts) connection attempts in 20 s; the agent said: \(line)")
+        #expect(attempts >= 1 && attempts <= 7, "\(attempts) attempts in 20 s:\n\(broker.log.suffix(3000))")
+        let lines = agent.log.components(separatedBy: "certificate verify failed").count - 1
+        #expect(lines <= 3, "the failure logged \(lines) times in 20 s:\n\(agent.log.suffix(3000))")
         let delivered = try agent.cli(["delivered", "--json"])
         #expect(delivered.stdout.contains("ca-0"), "the delivery did not happen: \(delivered)")
         #expect(agent.process?.isRunning == true)
+    }
+
+    /// Health, from the broker: the board certificate's expiry as openssl reads it, and the
+    /// hash of the zone set the board runs (the source hash in its zone-set file's header).
+    @Test func healthNamesTheCertificateExpiryAndTheZoneSet() throws {
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        let pki = try Self.pki("health")
+        defer { try? FileManager.default.removeItem(at: pki.folder) }
+        let broker = try MosquittoBroker(.init(tls: pki))
+        let agent = try FleetAgentProcess()
+        let zones = agent.folder.appendingPathComponent("zones.geojson").path
+        try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.7735,51.2277]},"properties":{"radius":150}}]}"#
+            .write(toFile: zones, atomically: true, encoding: .utf8)
+        try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"), extra: "zones = \"\(zones)\"")
+        try agent.start()
+        #expect(agent.waitUntilRunning(), "\(agent.log)")
+        var health: JSONValue?
+        _ = SpawnedProcess.wait(timeout: 30) {
+            guard let out = try? FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", "fencepost/v1/dev/van-a/health",
+                                                 "-C", "1", "-W", "2"]),
+                  let line = out.output.split(separator: "\n").first else { return false }
+            health = try? JSONValue.parse(String(line))
+            return health != nil
+        }
+        let h = try #require(health, "no retained health: \(agent.log.suffix(3000))")
+        // openssl's notAfter, e.g. "notAfter=Nov 28 15:04:05 2026 GMT".
+        let end = try FleetTools.run(["/usr/bin/openssl", "x509", "-noout", "-enddate", "-in", pki.cert("van-a")]).output
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "MMM d HH:mm:ss yyyy 'GMT'"
+        let text = end.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "notAfter=", with: "")
+            .replacingOccurrences(of: "  ", with: " ")
+        let expected = try #require(f.date(from: text), "openssl said \(end)")
+        #expect(unixSeconds(h["certificateNotAfter"]?.string) == expected.timeIntervalSince1970,
+                "health says \(h["certificateNotAfter"]?.serialized() ?? "nothing"), openssl \(end)")
+        // The zone set's source hash: bytes 32..<40 of STATE.zones, little-endian.
+        let header = try Data(contentsOf: URL(fileURLWithPath: agent.statePath + ".zones")).prefix(40)
+        let hash = header.suffix(8).reversed().map { String(format: "%02x", $0) }.joined()
+        #expect(h["zoneSet"]?.string == hash, "health says \(h["zoneSet"]?.serialized() ?? "nothing"), the file \(hash)")
     }
 
     /// A key file its group can read: the agent refuses to start and names the file and the fix,

@@ -89,6 +89,42 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test("link down: every drop goes into the one unsent gap row, across a restart; a handed gap row is not touched")
+    func dropsWhileDownShareOneGapRow() throws {
+        let path = tempPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bounds = FleetOutboxBounds(maximumRows: 16, maximumBytes: 1 << 20, window: 4)
+        func check(_ store: NotificationStore, added: Int, gapRows: Int) throws {
+            let rows = try store.outboxRows(after: 0, limit: 100)
+            let gaps = rows.filter { $0.kind == "gap" }
+            let kept = rows.filter { $0.kind == "delivery" }.count
+            #expect(rows.count <= 16)
+            #expect(gaps.count == gapRows, "\(gaps.map(\.body))")
+            #expect(kept >= 16 - gapRows - 2, "\(kept) deliveries kept of \(rows.count) rows")
+            let dropped = try gaps.reduce(0) { n, g in
+                n + Int(try JSONValue.parse(Array(("{" + g.body + "}").utf8))["dropped"]?["delivery"]?.int64 ?? 0)
+            }
+            #expect(kept + dropped == added, "\(kept) kept + \(dropped) dropped ≠ \(added)")
+        }
+        do {
+            let store = try NotificationStore(path: path)
+            store.outboxBounds = bounds
+            for i in 0 ..< 100 { try store.apply([.appendOutbox(entry("delivery", 1, i))]) }
+            try check(store, added: 100, gapRows: 1)
+            try store.close()
+        }
+        // A restart (power cycle while still offline): the gap row is found again.
+        let store = try NotificationStore(path: path)
+        store.outboxBounds = bounds
+        for i in 100 ..< 150 { try store.apply([.appendOutbox(entry("delivery", 1, i))]) }
+        try check(store, added: 150, gapRows: 1)
+        // Once handed to the library the gap row is final: the next drop writes a new one.
+        let gapSeq = try #require(try store.outboxRows(after: 0, limit: 100).first { $0.kind == "gap" }?.seq)
+        store.outboxProtectedThrough = gapSeq
+        for i in 150 ..< 170 { try store.apply([.appendOutbox(entry("delivery", 1, i))]) }
+        try check(store, added: 170, gapRows: 2)
+    }
+
     @Test("a rolled-back transaction leaves the counters as they were")
     func rollback() throws {
         let path = tempPath()

@@ -61,6 +61,22 @@ import TrackFormats
 
     static let good = #"{"type":"Feature","id":"ok","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"radius":5}}"#
 
+    /// `report` (the fleet's transitions): off unless the zone says true; anything else refused.
+    @Test func reportIsOffUnlessAsked() throws {
+        func zone(_ properties: String) -> String {
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"z","geometry":{"type":"Point","coordinates":[6.7,51.2]},"properties":{"radius":50\#(properties)}}]}"#
+        }
+        #expect(try GeoJSONZones.parse(Array(zone("").utf8)).map(\.report) == [false])
+        #expect(try GeoJSONZones.parse(Array(zone(#","report":true"#).utf8)).map(\.report) == [true])
+        #expect(try GeoJSONZones.parse(Array(zone(#","report":false"#).utf8)).map(\.report) == [false])
+        do {
+            _ = try GeoJSONZones.parse(Array(zone(#","report":"yes""#).utf8))
+            Issue.record("report \"yes\" accepted")
+        } catch {
+            #expect(error.description.contains("properties.report must be true or false"), "\(error)")
+        }
+    }
+
     @Test func errorsSayWhere() {
         #expect(message("{\"type\":\n  \"FeatureCollection\",,}")?.hasPrefix("line 2, column 23: not JSON: ") == true)
         #expect(message(#"{"type":"Feature"}"#)

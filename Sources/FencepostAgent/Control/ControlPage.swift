@@ -34,9 +34,11 @@ public struct ControlPage {
     /// One page: the engine's requests after `after`, at most `limit` (default `defaultLimit`) and
     /// `maximumBytes`, each made JSON by `json`. Returns the items, the `next` identifier (nil
     /// when nothing follows) and the number of pending requests.
-    func cut(_ engine: NotificationEngine, clock: EngineClock, defaultLimit: Int,
+    /// `maximumItems`: the most this listing puts in one answer, whatever `limit` asks (a
+    /// listing whose items cost more caps lower: one answer is one loop turn).
+    func cut(_ engine: NotificationEngine, clock: EngineClock, defaultLimit: Int, maximumItems: Int = ControlPage.maximumItems,
              json: (PendingNotification) -> JSONValue) throws(RPCError) -> (items: [JSONValue], next: String?) {
-        let wanted = limit ?? defaultLimit
+        let wanted = min(limit ?? defaultLimit, maximumItems)
         guard let page = engine.pendingPage(after: after, limit: wanted, clock: clock) else {
             throw RPCError.params("\"after\": \"\(after ?? "")\" is not pending (removed meanwhile?); start again without \"after\"")
         }

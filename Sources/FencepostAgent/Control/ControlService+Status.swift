@@ -6,8 +6,10 @@ import LocalNotifications
 import Geofencing
 
 extension ControlService {
-    /// Pending requests in one `status` answer when no `limit` is given.
-    static let statusPageItems = 1_000
+    /// Pending requests in one `status` answer, whatever `limit` asks: each costs its "why" (about
+    /// 25 µs in a debug build here, several times that on a board's core), and one answer is one
+    /// loop turn, so the page is what bounds the turn. The CLI asks for the rest page by page.
+    static let statusPageItems = 250
 
     /// `status` `{}` → `{"clock":{…},"gps":{…},"badge":n,"delivered":n,"pending":[{"id","kind","nextFire","regionState","why"}],
     /// "pendingTotal":n,"next":id|null}`: the first page of pending requests (statusPageItems, ControlPage's
@@ -32,14 +34,22 @@ extension ControlService {
             ("error", number(s.lastFixError)), ("lat", number(s.lastFixLatitude)), ("lon", number(s.lastFixLongitude)),
             ("fixes", .integer(Int64(s.fixesReceived))),
         ] + s.gps.jsonFields)
-        // The last delivery of each request, once (not a scan of the deliveries per request).
-        var lastDelivered: [String: WallInstant] = [:]
-        for d in engine.delivered { if let date = d.date { lastDelivered[d.requestIdentifier] = date } }
-        let (pending, next) = try page.cut(engine, clock: clock, defaultLimit: Self.statusPageItems) { p -> JSONValue in
+        // The last delivery of each request, made once and only when a request of the page needs
+        // it (a location request with a cooldown): O(delivered) at most once per answer.
+        var lastDelivered: [String: WallInstant]?
+        func lastDelivery(_ id: String) -> WallInstant? {
+            if lastDelivered == nil {
+                var m: [String: WallInstant] = [:]
+                for d in engine.delivered { if let date = d.date { m[d.requestIdentifier] = date } }
+                lastDelivered = m
+            }
+            return lastDelivered?[id]
+        }
+        let (pending, next) = try page.cut(engine, clock: clock, defaultLimit: Self.statusPageItems, maximumItems: Self.statusPageItems) { p -> JSONValue in
             .object([("id", .string(p.request.identifier)), ("kind", .string(p.request.trigger.kind)),
                      ("nextFire", text(p.nextFire?.description)),
                      ("regionState", p.regionState.map { .string(Self.regionName($0)) } ?? .null),
-                     ("why", .string(Self.why(p, engine: engine, clock: clock, status: s, lastDelivered: lastDelivered)))])
+                     ("why", .string(Self.why(p, engine: engine, clock: clock, status: s, lastDelivery: lastDelivery)))])
         }
         return .object([("clock", clockJSON), ("gps", gps), ("badge", .integer(Int64(engine.badgeCount))),
                         ("delivered", .integer(Int64(engine.delivered.count))), ("config", text(s.configPath)),
@@ -61,9 +71,9 @@ extension ControlService {
     /// Most zones with state listed by `status`.
     static let zoneStatusLimit = 50
 
-    /// Why `p` has not fired yet, in one line. `lastDelivered`: each request's last delivery date.
+    /// Why `p` has not fired yet, in one line. `lastDelivery`: a request's last delivery date.
     static func why(_ p: PendingNotification, engine: NotificationEngine, clock: EngineClock, status s: AgentStatus,
-                    lastDelivered: [String: WallInstant]) -> String {
+                    lastDelivery: (String) -> WallInstant?) -> String {
         func next(_ fire: WallInstant?) -> String {
             guard let fire else { return "no further fire" }
             return "next fire in \(approximate(fire.secondsSinceEpoch - clock.wall.secondsSinceEpoch)) (\(fire))"
@@ -88,7 +98,7 @@ extension ControlService {
                 let source = s.gpsSource.map { "\($0)\(s.gpsConnected ? "" : ", not connected")" } ?? "no GPS source configured"
                 parts.append("waiting for a fix (\(source))")
             }
-            if t.cooldown > 0, let last = lastDelivered[p.request.identifier] {
+            if t.cooldown > 0, let last = lastDelivery(p.request.identifier) {
                 let left = Int64(t.cooldown.rounded(.up)) - (clock.wall.secondsSinceEpoch - last.secondsSinceEpoch)
                 if left > 0 { parts.append("cooldown \(approximate(left)) left") }
             }

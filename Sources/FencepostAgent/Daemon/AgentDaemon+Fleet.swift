@@ -5,6 +5,7 @@ import CivilTime
 import Fleet
 import FencepostJSON
 import FencepostLinux
+import Geofencing
 import LocalNotifications
 import Position
 
@@ -40,6 +41,8 @@ extension AgentDaemon {
             h.fixAgeSeconds = self.gps.lastFixAt.map { Double(now - $0) / 1e9 }
             h.fixError = self.gps.lastFix?.horizontalError
             h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
+            // The GeoJSON's content hash (with the build limits): boards with the same zones say the same.
+            h.zoneSetHash = self.zones.mapped.map { FleetHealth.hex($0.set.sourceHash) }
         }
         center.eventRecorder = { [link] out, source in link.outboxChanges(for: out, answeredBy: source) }
         // The catch-up deliveries of the start were committed before the link existed: recorded

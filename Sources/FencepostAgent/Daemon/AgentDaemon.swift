@@ -264,8 +264,9 @@ public final class AgentDaemon {
                 break
             }
             var mark = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            var markCPU = SystemClocks.threadCPUNow()
             let turnStart = mark
-            statistics.turns.begin(at: mark)
+            statistics.turns.begin(at: mark, cpu: markCPU)
             for event in events {
                 var what = "?"
                 var served: ServedLines?
@@ -305,25 +306,35 @@ public final class AgentDaemon {
                     if mark &- turnStart < Self.controlBudget { served = handleConnection(id, now: mark) } else { what = "control connection deferred" }
                 }
                 let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                let doneCPU = SystemClocks.threadCPUNow()
                 switch event.token {
                 case .monotonicTimer, .wallTimer: break     // their work is in handleTime
                 default:
-                    statistics.turns.note({ served?.description ?? what }, from: mark, to: done)
+                    statistics.turns.note({ served?.description ?? what }, from: mark, to: done, cpu: doneCPU &- markCPU)
                     idleRelease.worked(at: done)
                 }
                 mark = done
+                markCPU = doneCPU
             }
             handleTime()
             statistics.deliveries.wakeDue = nil
             releaseMemoryIfIdle()
             var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done)
+            var doneCPU = SystemClocks.threadCPUNow()
+            statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
             mark = done
+            markCPU = doneCPU
             fleet?.endTurn()
+            done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            doneCPU = SystemClocks.threadCPUNow()
+            statistics.turns.note({ "fleet link (acknowledged rows deleted, rows handed)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
+            mark = done
+            markCPU = doneCPU
             endTurnSync()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            statistics.turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done)
-            if let slow = statistics.turns.end(at: done) {
+            doneCPU = SystemClocks.threadCPUNow()
+            statistics.turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
+            if let slow = statistics.turns.end(at: done, cpu: doneCPU) {
                 log.repeating(.warning, slow, limiter: &statistics.turns.slowLines, at: done)
             } else if statistics.turns.slowLinesMayClear(at: done) {
                 // Read before: the message is built while `statistics.turns.slowLines` is held inout.

@@ -20,9 +20,7 @@ public struct DaemonStatistics {
     /// The lines logged at shutdown: the latencies, then the longest loop turn.
     func summaryLines() -> [String] {
         var lines = deliveries.summaryLines()
-        if let l = turns.longest {
-            lines.append("longest loop turn: \(LoopTurnWatch.milliseconds(l.nanoseconds)) (\(l.what)); \(turns.slowTurns) turns over \(turns.threshold / 1_000_000) ms")
-        }
+        if let l = turns.summary { lines.append(l) }
         return lines
     }
 }

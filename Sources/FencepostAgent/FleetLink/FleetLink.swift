@@ -1,6 +1,7 @@
 // The fleet link: the agent's side of the MQTT broker (Fleet/FleetTopics.swift has the protocol).
 //
-//   uplink    deliveries and responses → outbox rows, in the transaction that records them
+//   uplink    deliveries, responses (with who answered), reported zones' transitions → outbox
+//             rows, in the transaction that records them
 //             (``outboxChanges(for:answeredBy:)``, the center's hook) → sent in seq order, at most
 //             `window` in flight → deleted on PUBACK, one transaction per loop turn
 //   downlink  D/desired → the control service's `apply` (the socket's code, all or nothing,
@@ -174,9 +175,10 @@ final class FleetLink {
 
     // MARK: Uplink
 
-    /// The outbox rows for what an engine output records: deliveries and responses (answered by
-    /// `source`). Runs inside the center's commit (same transaction), for every engine operation
-    /// (each fix, each loop turn's advance): the clocks are read only when the output holds an event.
+    /// The outbox rows for what an engine output records: deliveries, responses (answered by
+    /// `source`) and the transitions of zones with `report`. Runs inside the center's commit (same
+    /// transaction), for every engine operation (each fix, each loop turn's advance): the clocks
+    /// are read only when the output holds an event.
     func outboxChanges(for out: EngineOutput, answeredBy source: ResponseSource) -> [StoreChange] {
         lazy var clock = readClock()
         var changes: [StoreChange] = []
@@ -189,6 +191,11 @@ final class FleetLink {
             let e = FleetEvent.delivery(id: d.identifier, request: d.requestIdentifier, category: d.content.categoryIdentifier,
                                         at: d.date ?? clock.wall, clock: fleetClock, trigger: .object(trigger),
                                         outcome: d.outcome.name, position: nil)
+            changes.append(.appendOutbox(entry(e, clock: clock)))
+        }
+        for t in out.transitions {
+            let pos = t.latitude.flatMap { lat in t.longitude.map { FleetPosition(latitude: lat, longitude: $0, accuracy: t.accuracy, fixAt: nil) } }
+            let e = FleetEvent.transition(region: t.zone, event: t.event, at: t.date, clock: fleetClock, position: pos)
             changes.append(.appendOutbox(entry(e, clock: clock)))
         }
         for c in out.changes {
@@ -397,6 +404,14 @@ final class FleetLink {
         "\(configuration.outbox.maximumRows) rows / \(configuration.outbox.maximumBytes / 1024) KiB"
     }
 
+    /// The expiry of this board's certificate (its client certificate, else the CA file's
+    /// first), read at each health so a renewed file shows; nil without TLS or when unreadable.
+    private func certificateNotAfter() -> WallInstant? {
+        guard let path = configuration.certificate ?? configuration.ca,
+              let pem = try? FileDescriptor.readFile(path, maximumBytes: 64 * 1024) else { return nil }
+        return FleetCertificate.notAfter(pem: pem)
+    }
+
     private func publishHealth() {
         let clock = readClock()
         let stats = try? store.outboxStatistics()
@@ -408,6 +423,7 @@ final class FleetLink {
         h.lastRefusal = lastRefusal
         h.appliedVersion = appliedVersion
         h.residentBytes = Memory.residentKilobytes().map { $0 * 1024 }
+        h.certificateNotAfter = certificateNotAfter()?.description
         healthFields(&h)
         publish(topics.health, h.payload, retain: true, qos: 0)
     }

@@ -144,7 +144,7 @@ public enum ZoneSetCompiler {
         let region = Region(identifier: zone.id, shape: t.shape, notifyOnEntry: t.notifyOnEntry, notifyOnExit: t.notifyOnExit,
                             dwell: t.dwell, cooldown: t.cooldown, repeats: t.repeats)
         return (region, ZoneContent(title: request.content.title, sound: request.content.sound ?? "default",
-                                    level: levelCode(request.content.interruptionLevel)))
+                                    level: levelCode(request.content.interruptionLevel), report: zone.report))
     }
 
     /// The set's code of an interruption level (ZoneContent.level).

@@ -16,6 +16,7 @@ enum LibMosquitto {
     static let invalid: Int32 = 3
     static let noConnection: Int32 = 4
     static let connectionLost: Int32 = 7
+    static let tls: Int32 = 8
     static let systemError: Int32 = 14
     static let keepalive: Int32 = 19
 
@@ -121,6 +122,11 @@ final class MQTTEventSink {
     var events: [MQTTRawEvent] = []
     /// The library's log lines go here, when set (debug level included).
     var log: ((Int32, String) -> Void)?
+    /// The library's latest error line (MOSQ_LOG_ERR), e.g. OpenSSL's reason for a failed TLS
+    /// handshake: the library takes it off OpenSSL's error queue to log it, so this is the only
+    /// place it can be read afterwards. Written by whichever thread drives the library object
+    /// (the connect thread during a connect): read it only when that thread has ended.
+    var lastError: String?
 
     func receive(_ e: cmq_event) {
         switch e.kind {
@@ -143,7 +149,10 @@ final class MQTTEventSink {
             if let g = e.granted { for i in 0..<Int(e.granted_count) { granted.append(g[i]) } }
             events.append(.subscribed(mid: e.mid, granted: granted))
         case Int32(CMQ_LOG.rawValue):
-            if let log, let text = e.text { log(e.level, String(cString: text)) }
+            guard let text = e.text else { break }
+            // MOSQ_LOG_ERR; one line of at most 512 bytes kept.
+            if e.level & 0x08 != 0 { lastError = String(String(cString: text).prefix(512)) }
+            if let log { log(e.level, String(cString: text)) }
         default:
             break
         }

@@ -21,6 +21,11 @@
 // - The library's outgoing queue is memory-only and unbounded: publishing needs an accepted
 //   connection (else `.notConnected`); the caller keeps its own bounded queue (the fleet outbox)
 //   and hands the library a window.
+// - A failed TLS handshake is only MOSQ_ERR_TLS ("A TLS error occurred"): the library takes
+//   OpenSSL's reason off OpenSSL's error queue to log it, so ERR_get_error afterwards finds
+//   nothing. The client keeps the library's latest error line (``MQTTEventSink/lastError``) and
+//   names OpenSSL's reason and the CA file in the disconnect reason (``failure(_:errno:)``);
+//   the retry follows the backoff like any failure (1 s doubling to 60 s, jittered).
 // - The library closes the socket on a failed read/write/keepalive: the caller is told to
 //   forget the descriptor (``MQTTWatch/forget(_:)``), never to remove a number that may be reused.
 // - Its keepalive lives in `loop_misc`, with its own clock in whole seconds and no way to ask when
@@ -316,12 +321,33 @@ public final class MQTTClient {
         lastWrite = SystemClocks.boottimeNow().nanosecondsSinceBoot
     }
 
+    /// A MOSQ_ERR_* code in words; for MOSQ_ERR_TLS with OpenSSL's reason (from the library's
+    /// error line, e.g. "certificate verify failed") and the files it concerns. Call it only
+    /// while no connect thread runs (it reads ``MQTTEventSink/lastError``).
+    private func failure(_ code: Int32, errno saved: Int32 = 0) -> String {
+        guard code == LibMosquitto.tls else { return LibMosquitto.describe(code, errno: saved) }
+        var text = "TLS failed"
+        if let line = sink.lastError {
+            // "OpenSSL Error[0]: error:1416F086:SSL routines:tls_process_server_certificate:certificate verify failed"
+            let reason = line.split(separator: ":").last.map { String($0.drop(while: { $0 == " " })) } ?? line
+            text += ": \(reason) (libmosquitto: \(line))"
+        } else {
+            text += ": \(LibMosquitto.describe(code))"
+        }
+        if let tls = options.tls {
+            text += "; the broker's certificate is checked against the CA file \(tls.ca)"
+            if let c = tls.certificate { text += ", this board's is \(c)" }
+        }
+        return text
+    }
+
     private func beginConnect(now: UInt64) {
         // The library closes its old socket in the connect: stop watching it while it is open.
         if let old = watched {
             watched = nil
             if old.descriptor == LibMosquitto._socket(handle) { watcher(.remove(old.descriptor)) } else { watcher(.forget(old.descriptor)) }
         }
+        sink.lastError = nil   // before the thread starts: it may write it
         let m = handle
         let (host, port) = options.broker.connectArguments
         let keepalive = options.keepalive
@@ -361,7 +387,11 @@ public final class MQTTClient {
                 retry()
             }
         case .failure(let error):
-            if !attemptOverdue { events.append(.disconnected(reason: "cannot connect to \(options.broker): \(error)")) }
+            if !attemptOverdue {
+                var text = "\(error)"
+                if case .call(_, let code, _) = error, code == LibMosquitto.tls { text = failure(code) }
+                events.append(.disconnected(reason: "cannot connect to \(options.broker): \(text)"))
+            }
             retry()
         }
     }
@@ -384,7 +414,7 @@ public final class MQTTClient {
         let saved = errno
         absorb()
         if !stopping, state == .connected || state == .handshaking {
-            events.append(.disconnected(reason: LibMosquitto.describe(code, errno: saved)))
+            events.append(.disconnected(reason: failure(code, errno: saved)))
             ending = true
             if LibMosquitto._socket(handle) != nil { _ = LibMosquitto._disconnect(handle, reason: 0) }
             absorb()
@@ -419,7 +449,7 @@ public final class MQTTClient {
                 if stopping || ending { break }
                 let text = code == LibMosquitto.keepalive
                     ? "no answer from the broker within the keepalive (\(options.keepalive) s)"
-                    : code > 0 && code < 32 ? LibMosquitto.describe(code) : LibMosquitto.reason(code)
+                    : code > 0 && code < 32 ? failure(code) : LibMosquitto.reason(code)
                 events.append(.disconnected(reason: text))
                 if state == .connected || state == .handshaking { retry() }
             case .published(let mid, let reason):

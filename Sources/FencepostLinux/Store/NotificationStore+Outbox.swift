@@ -7,7 +7,10 @@
 // gaps; oldest first; never a row at or below `outboxProtectedThrough` (handed to the MQTT
 // library, which may still deliver it) — down to 90 % of each bound, and announces it with one
 // gap event. An event less important than everything left is refused and counted in that gap.
-// The last gap row, while unsent and newest, absorbs later counts instead of adding rows.
+// The newest gap row, while not yet handed to the library, absorbs every later drop and refusal
+// instead of adding a row (its `to` may then pass its own seq): a link down for days costs one
+// gap row, not one per drop — gaps are never dropped, so a row per drop would fill the outbox
+// with gaps. It is found again after a restart (one query at first use).
 //
 // - Complexity: an insert O(log n); a drop O(k log n) for k rows dropped, through the
 //   (priority, seq) index.
@@ -20,7 +23,7 @@ struct OutboxState {
     var rows: Int?
     var bytes = 0
     var failed = 0
-    /// The newest gap row while it can still absorb counts.
+    /// The newest gap row while it can still absorb counts (not yet handed to the library).
     var lastGap: (seq: Int64, gap: FleetGap)?
     /// Rows at or below this seq are held by the MQTT library: never dropped.
     var protectedThrough: Int64 = 0
@@ -57,6 +60,14 @@ extension NotificationStore {
         outbox.rows = rows
         outbox.bytes = bytes
         outbox.failed = failed
+        // The newest gap row, unsent and not failed, keeps absorbing after a restart.
+        var newest: (seq: Int64, body: String)?
+        try query("SELECT seq, body FROM outbox WHERE kind = 'gap' AND failed IS NULL ORDER BY seq DESC LIMIT 1", []) { s in
+            newest = (s.int64(at: 0), s.string(at: 1) ?? "")
+        }
+        if let newest, newest.seq > outbox.protectedThrough, let g = FleetGap(body: newest.body) {
+            outbox.lastGap = (newest.seq, g)
+        }
     }
 
     /// Inside a transaction (``StoreChange/appendOutbox(_:)``).
@@ -109,10 +120,10 @@ extension NotificationStore {
                 [.text(e.kind), .text(e.topic), .integer(Int64(e.priority)), .text(e.body), .integer(e.created)])
         outbox.rows = rows + 1
         outbox.bytes += size
-        outbox.lastGap = nil
     }
 
-    /// Writes (or merges into the newest unsent gap row) the announcement of what was dropped.
+    /// Writes (or merges into the newest gap row not yet handed to the library) the announcement
+    /// of what was dropped.
     private func recordGap(from: Int64, to: Int64, dropped: [(type: String, count: Int)], refused: [(type: String, count: Int)],
                            created: Int64, topic: String) throws(StoreError) {
         if let last = outbox.lastGap, last.seq > outbox.protectedThrough {

@@ -35,6 +35,14 @@ public enum SystemClocks {
         return MonotonicInstant(nanosecondsSinceBoot: UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec))
     }
 
+    /// CPU time this thread has run, nanoseconds: beside a wall-time span it tells the thread's
+    /// own work from time off the CPU (preempted, or waiting in the kernel, e.g. an fsync).
+    /// The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    public static func threadCPUNow() -> UInt64 {
+        let ts = read(CLOCK_THREAD_CPUTIME_ID)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
     /// The wall clock to the nanosecond.
     /// The corresponding C function is `clock_gettime(CLOCK_REALTIME)`.
     public static func realtimeNow() -> RealtimeInstant {

@@ -206,7 +206,8 @@ public struct ZoneSet: @unchecked Sendable {
         let at = zonesBase + ZoneSetFormat.zoneRecordSize * number
         typealias F = ZoneSetFormat.ZoneField
         let region = self.region(number)
-        let content = ZoneContent(title: string(at, F.titleOffset), sound: string(at, F.soundOffset), level: bytes[at + F.level])
+        let content = ZoneContent(title: string(at, F.titleOffset), sound: string(at, F.soundOffset), level: bytes[at + F.level],
+                                  report: bytes[at + F.flags] & ZoneSetFormat.ZoneFlags.report != 0)
         return ZoneSetZone(number: number, identifier: region.identifier, content: content, region: region, fingerprint: u64(at + F.fingerprint))
     }
 

@@ -26,9 +26,11 @@ public struct ZoneContent: Hashable, Sendable {
     public var sound: String
     /// Interruption level code: 0 passive, 1 active, 2 time-sensitive, 3 critical.
     public var level: UInt8
+    /// Whether its entries and exits are reported beyond the board (the fleet link's transitions).
+    public var report: Bool
 
-    public init(title: String, sound: String = "default", level: UInt8 = 1) {
-        self.title = title; self.sound = sound; self.level = level
+    public init(title: String, sound: String = "default", level: UInt8 = 1, report: Bool = false) {
+        self.title = title; self.sound = sound; self.level = level; self.report = report
     }
 }
 
@@ -98,6 +100,7 @@ public struct ZoneSetBuilder {
         if region.notifyOnExit { flags |= ZoneSetFormat.ZoneFlags.notifyOnExit }
         if region.dwell != nil { flags |= ZoneSetFormat.ZoneFlags.hasDwell }
         if region.repeats { flags |= ZoneSetFormat.ZoneFlags.repeats }
+        if content.report { flags |= ZoneSetFormat.ZoneFlags.report }
         var row = Row(kind: 0, flags: flags, level: content.level, polygon: .max, id: id, title: title, sound: sound,
                       latitude: 0, longitude: 0, radius: 0, dwell: region.dwell ?? 0, cooldown: region.cooldown,
                       fingerprint: ZoneSet.fingerprint(region.shape))

@@ -78,6 +78,8 @@ public enum ZoneSetFormat {
     /// Bits of a zone record's flags.
     enum ZoneFlags {
         static let notifyOnEntry: UInt8 = 1, notifyOnExit: UInt8 = 2, hasDwell: UInt8 = 4, repeats: UInt8 = 8
+        /// Its entries and exits are also reported (the fleet link's transition events).
+        static let report: UInt8 = 16
     }
 
     /// The 64-bit checksum of a byte stream read as little-endian 8-byte words (a shorter last

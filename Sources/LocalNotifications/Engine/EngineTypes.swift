@@ -164,14 +164,37 @@ public struct EngineOutput: Sendable {
     public var acknowledged: [String] = []
     /// Durable state changes, in order.
     public var changes: [StateChange] = []
+    /// Entries and exits of zones that ask for them to be reported (also in ``changes`` as the
+    /// zone's state): for the fleet link, recorded in the same commit.
+    public var transitions: [ZoneTransition] = []
 
     public init() {}
 
-    public var isEmpty: Bool { deliveries.isEmpty && outcomes.isEmpty && acknowledged.isEmpty && changes.isEmpty }
+    public var isEmpty: Bool { deliveries.isEmpty && outcomes.isEmpty && acknowledged.isEmpty && changes.isEmpty && transitions.isEmpty }
 
     public mutating func append(_ other: EngineOutput) {
         deliveries += other.deliveries; outcomes += other.outcomes
         acknowledged += other.acknowledged; changes += other.changes
+        transitions += other.transitions
+    }
+}
+
+/// An entry into or exit from a zone whose `report` is on.
+public struct ZoneTransition: Hashable, Sendable {
+    public var zone: String
+    /// `enter` or `exit`.
+    public var event: String
+    /// When the monitor decided it (wall time of the fix that crossed).
+    public var date: WallInstant
+    /// Where: the fix that decided it.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// The fix's estimated horizontal error, metres.
+    public var accuracy: Double?
+
+    public init(zone: String, event: String, date: WallInstant, latitude: Double? = nil, longitude: Double? = nil, accuracy: Double? = nil) {
+        self.zone = zone; self.event = event; self.date = date
+        self.latitude = latitude; self.longitude = longitude; self.accuracy = accuracy
     }
 }
 

@@ -20,7 +20,14 @@ extension NotificationEngine {
         fireDue(clock, into: &out)
         location.events.removeAll(keepingCapacity: true)
         location.monitor.process(fix, at: clock.monotonicSeconds, into: &location.events)
+        let before = out.transitions.count
         handleRegionEvents(clock, into: &out)
+        // Where: the fix that decided them.
+        for i in before ..< out.transitions.count {
+            out.transitions[i].latitude = fix.coordinate?.latitude
+            out.transitions[i].longitude = fix.coordinate?.longitude
+            out.transitions[i].accuracy = fix.horizontalError
+        }
         return out
     }
 

@@ -116,6 +116,10 @@ extension NotificationEngine {
             location.zoneStates[id] = state
             out.changes.append(.putZoneState(state))
             let zone = set.zone(n)
+            if zone.content.report, event.kind != .dwell {
+                out.transitions.append(ZoneTransition(zone: id, event: event.kind.rawValue,
+                                                      date: WallInstant(secondsSinceEpoch: Int64(wall.rounded(.down)))))
+            }
             let content = NotificationContent(title: zone.content.title, sound: zone.content.sound,
                                               interruptionLevel: InterruptionLevel(zoneCode: zone.content.level))
             deliver(id, generation: state.generation, fire: state.fires, content: content, .onTime, scheduled: nil,
