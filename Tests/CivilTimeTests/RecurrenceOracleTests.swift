@@ -1,5 +1,6 @@
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -245,24 +246,8 @@ enum DateutilOracle {
         }
     }
 
-    static func run(_ arguments: [String], input: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let dir = FileManager.default.temporaryDirectory
-        let inFile = dir.appendingPathComponent("rrule-\(UUID().uuidString).in")
-        let errFile = dir.appendingPathComponent("rrule-\(UUID().uuidString).err")
-        try Data(input.utf8).write(to: inFile)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: inFile); try? FileManager.default.removeItem(at: errFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let out = Pipe()
-        process.standardInput = try FileHandle(forReadingFrom: inFile)
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errData = (try? Data(contentsOf: errFile)) ?? Data()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    /// Runs python3 (found on PATH) with `arguments` and `input` on standard input, to its end.
+    static func run(_ arguments: [String], input: String) throws -> Binaries.Output {
+        try Binaries.run(["python3"] + arguments, input: input, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 }

@@ -138,16 +138,9 @@ enum EnclaveDrive {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// `fencepost replay`'s events as "zone event" lines, in order.
+    /// `fencepost replay`'s entries and exits as "zone event" lines, in order.
     static func replayEvents(_ dir: URL) throws -> [String] {
-        let out = try ChildProcess.run(["replay", dir.appendingPathComponent("drive.nmea").path,
-                                        "--zones", dir.appendingPathComponent("zones.geojson").path, "--jsonl"])
-        #expect(out.status == 0, "\(out.stderr)")
-        return out.stdoutLines.compactMap { line in
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let r = o["region"] as? String, let e = o["event"] as? String, e == "enter" || e == "exit" else { return nil }
-            return "\(r) \(e)"
-        }
+        try ReplayAgreementTests.replayEvents(dir).filter { $0.hasSuffix(" enter") || $0.hasSuffix(" exit") }
     }
 
     static func expectCrossings(_ events: [String], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
