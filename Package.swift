@@ -60,7 +60,7 @@ let package = Package(
         // math.h for the cores in the Embedded Swift build, which has no Glibc module (board/cross-build).
         .target(name: "CLibm"),
         // Shell.
-        .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "CMosquitto", "Position", "Fleet"]),
+        .target(name: "FencepostLinux", dependencies: ["CivilTime", "SeededRandom", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "CMosquitto", "Position", "Fleet"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
         .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "Fleet"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

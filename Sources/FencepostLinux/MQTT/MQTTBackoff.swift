@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// Reconnect delays for a fleet of devices: exponential (doubling from `initial` to `maximum`) with
 /// equal jitter — each delay is drawn uniformly from [d/2, d] — so that a hundred boards that lost
 /// the broker at the same moment do not all come back at the same second.
@@ -6,14 +8,14 @@
 ///     retryAt = now + backoff.nextDelay()     // 0.5–1 s, 1–2 s, 2–4 s … 30–60 s
 ///     backoff.reset()                         // after an accepted CONNACK
 ///
-/// Pure: no clock; the jitter comes from a SplitMix64 stream of its own seed.
+/// Pure: no clock; the jitter comes from a ``SplitMix64`` of its own seed.
 public struct MQTTBackoff: Hashable, Sendable {
     public let initial: UInt64
     public let maximum: UInt64
     /// Failures since the last reset.
     public private(set) var failures = 0
     private var current: UInt64
-    private var state: UInt64
+    private var random: SplitMix64
 
     /// - Precondition: `0 < initial <= maximum`.
     public init(initial: UInt64, maximum: UInt64, seed: UInt64) {
@@ -21,7 +23,7 @@ public struct MQTTBackoff: Hashable, Sendable {
         self.initial = initial
         self.maximum = maximum
         current = initial
-        state = seed
+        random = SplitMix64(seed: seed)
     }
 
     /// Records a failure and returns the delay before the next attempt, in [d/2, d] for the
@@ -33,22 +35,13 @@ public struct MQTTBackoff: Hashable, Sendable {
         failures += 1
         current = current > maximum / 2 ? maximum : min(current * 2, maximum)
         let half = d / 2
-        return half + (half == 0 ? 0 : nextRandom() % (d - half + 1))
+        return half + (half == 0 ? 0 : random.next() % (d - half + 1))
     }
 
     /// After a success: the next failure starts at `initial` again.
     public mutating func reset() {
         failures = 0
         current = initial
-    }
-
-    /// SplitMix64 (Steele, Lea, Flood 2014).
-    private mutating func nextRandom() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
