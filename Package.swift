@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostTestSupport", "FencepostJSON", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON", "SeededRandom"]),
         .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "FencepostTestSupport", "SeededRandom"]),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "FencepostTestSupport", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
         .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom", "Annunciator"]),

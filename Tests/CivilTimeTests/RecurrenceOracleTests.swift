@@ -211,7 +211,7 @@ enum DateutilOracle {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Oracles/dateutil_rrule.py").path
 
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     static let available: Bool = {
         guard let r = try? run(["-c", "import dateutil.rrule, zoneinfo"], input: "") else { return false }

@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -72,7 +73,7 @@ enum EnclaveDrive {
     }()
 
     static var available: Bool { problem == nil }
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
     static var skipMessage: Comment {
         "needs \(file.path), written by python3 and pip from PyPI\(problem.map { " (\($0))" } ?? "") (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }

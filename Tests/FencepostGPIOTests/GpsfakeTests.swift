@@ -22,7 +22,7 @@ enum SharedTestData {
     static var available: Bool { FileManager.default.fileExists(atPath: drive.path) }
 
     /// Whether a missing folder must fail rather than skip (CI sets this).
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     static let gpsfake = "/usr/bin/gpsfake"
     static var hasGpsfake: Bool { FileManager.default.isExecutableFile(atPath: gpsfake) }

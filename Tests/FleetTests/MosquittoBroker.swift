@@ -40,7 +40,7 @@ final class MosquittoBroker {
 
     static let binary = "/usr/sbin/mosquitto"
     static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
     /// Why a test that needs the broker skips (or fails, when required).
     static let missing = "mosquitto is not installed (board/install-deps installs mosquitto and mosquitto-clients)"
 

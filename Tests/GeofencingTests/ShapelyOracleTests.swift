@@ -241,7 +241,7 @@ enum ZoneTestData {
         "needs the zone files in \(folder.path), written by python3 and pip from PyPI (\(problem ?? "")) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
 
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     /// Natural Earth 1:10m land (`ne_10m_land`, plain GeoJSON or .gz), which no PyPI package
     /// ships: only where `FENCEPOST_LAND_GEOJSON` names it.
