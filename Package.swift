@@ -83,13 +83,15 @@ let package = Package(
         ),
         // The agent alone, for systemd: no argument parser, no Foundation (resident memory).
         .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux", "FencepostBenchHarness"]),
-        // Tests.
-        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostLinux", "SeededRandom"]),
+        // Tests. What several test targets share: child processes (the built binaries run to their
+        // end, helper programs beside a test), loopback sockets, the required-tool check.
+        .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux"], path: "Tests/FencepostTestSupport"),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostTestSupport", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
-        .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostJSON", "FencepostLinux", "SeededRandom"]),
+        .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostTestSupport", "FencepostJSON", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON", "SeededRandom"]),
-        .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "SeededRandom"]),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "SeededRandom"]),
+        .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "FencepostTestSupport", "SeededRandom"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "FencepostTestSupport", "SeededRandom"]),
         .testTarget(name: "TrackFormatsTests", dependencies: ["TrackFormats", "SeededRandom"]),
         .testTarget(name: "LocalNotificationsTests", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "Geofencing", "Position", "CivilTime", "SeededRandom"]),
         .testTarget(name: "FencepostAgentTests", dependencies: ["FencepostAgent", "LocalNotifications", "FencepostLinux", "CivilTime", "SeededRandom", "Annunciator", "Fleet"]),
@@ -97,9 +99,9 @@ let package = Package(
         .testTarget(name: "FencepostLinuxTests", dependencies: ["FencepostLinux", "SeededRandom"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "FencepostJSON", "LocalNotifications", "SeededRandom"]),
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
-        .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "Annunciator", "NMEA", "Position"]),
+        .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "FencepostTestSupport", "Annunciator", "NMEA", "Position"]),
         // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostTestSupport", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,8 +16,9 @@
 set -eu
 BIN=${1:-.build/release}
 ZONES=${2:-100000}
-exec python3 - "$BIN" "$ZONES" <<'PY'
+exec env PYTHONPATH="$(dirname "$0")" python3 - "$BIN" "$ZONES" <<'PY'
 import json, os, random, signal, socket, subprocess, sys, tempfile, time, re, shutil
+import agent_rpc
 
 BIN, ZONES = sys.argv[1], int(sys.argv[2])
 import resource
@@ -43,22 +44,7 @@ try:
     def rss(): return int(next(l.split()[1] for l in open(f"/proc/{agent.pid}/status") if l.startswith("VmRSS:")))
     def fds(): return len(os.listdir(f"/proc/{agent.pid}/fd"))
 
-    def rpc(method, params=None, timeout=10.0):
-        s = socket.socket(socket.AF_UNIX); s.settimeout(timeout)
-        t = time.time()
-        try:
-            s.connect(SOCK)
-            s.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}) + "\n").encode())
-            buf = b""
-            while not buf.endswith(b"\n"):
-                c = s.recv(1 << 16)
-                if not c: return None, b""
-                buf += c
-            return time.time() - t, buf
-        except OSError:
-            return None, b""
-        finally:
-            s.close()
+    def rpc(method, params=None, timeout=10.0): return agent_rpc.call(SOCK, method, params, timeout)
 
     t = time.time()
     for start in range(0, ZONES, 250):

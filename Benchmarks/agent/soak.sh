@@ -30,9 +30,10 @@ BIN=${1:-.build/debug}
 DURATION=${DURATION:-600}
 SEED=${SEED:-20261123}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-exec python3 - "$BIN" "$DURATION" "$SEED" "$ROOT" <<'PY'
+exec env PYTHONPATH="$(dirname "$0")" python3 - "$BIN" "$DURATION" "$SEED" "$ROOT" <<'PY'
 import json, os, random, resource, signal, socket, subprocess, sys, tempfile, threading, time, re
 from datetime import datetime, timedelta, timezone
+import agent_rpc
 
 BIN, DURATION, SEED, ROOT = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 rng = random.Random(SEED)
@@ -170,22 +171,7 @@ def stop(p, sig=signal.SIGTERM):
     try: return p.wait(20)
     except subprocess.TimeoutExpired: p.kill(); return p.wait()
 
-def rpc(method, params=None, timeout=2.0):
-    s = socket.socket(socket.AF_UNIX); s.settimeout(timeout)
-    t = time.time()
-    try:
-        s.connect(SOCK)
-        s.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}) + "\n").encode())
-        buf = b""
-        while not buf.endswith(b"\n"):
-            c = s.recv(1 << 16)
-            if not c: return None
-            buf += c
-        return time.time() - t
-    except OSError:
-        return None
-    finally:
-        s.close()
+def rpc(method, params=None, timeout=2.0): return agent_rpc.call(SOCK, method, params, timeout)[0]
 
 # A SIGTERM during the start-up apply, then the agent that stays.
 p = start(); time.sleep(0.3); code = stop(p)

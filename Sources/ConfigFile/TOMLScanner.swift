@@ -1,5 +1,8 @@
 // The lexical rules of TOML 1.0 and the values: keys, strings, numbers, booleans, date-times,
 // arrays and inline tables. A cursor over the UTF-8 bytes of the document that counts lines.
+//
+// Size: one lexer over one cursor: its sections are the productions of the TOML grammar and
+// share the cursor's state; split, each would reach into the others' internals.
 
 /// The parse state: the input, a cursor, and the current line. Lives for one `parse` call.
 struct TOMLParser {

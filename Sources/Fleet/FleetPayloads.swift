@@ -197,6 +197,8 @@ func bytes(_ v: JSONValue) -> [UInt8] {
 }
 
 /// Health: the latest snapshot, retained, never queued.
+///
+/// Stored properties: one per field of the health document on the wire (docs/fleet.md).
 public struct FleetHealth: Hashable, Sendable {
     public var at: WallInstant
     public var clock: FleetClock

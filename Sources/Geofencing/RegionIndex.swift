@@ -2,6 +2,9 @@
 // Hilbert-sorted entries, 16 children per node, built bottom-up in one pass), with each region's exact
 // geometry stored next to its leaf entry.
 //
+// Size: one data structure: its layout (below), the bottom-up build and the queries read and
+// write the same packed arrays, and the layout comment stays beside the code that keeps it.
+//
 // Layout
 //   entries     one per region box (two for a cap crossing the antimeridian), in Hilbert order of
 //               the box centres (24 bits per axis over the data's extent: 5 cm cells for a city,

@@ -1,5 +1,8 @@
 // RegionMonitor: the pure state machine between fixes and region events (design §4).
 //
+// Size: one state machine: the design below and the decisions that carry it out share the
+// private per-region tracks, the fix history and the gate; split, the design would sit apart from its code.
+//
 // Per region: Unknown / Inside / Outside. A region that has never been near a fix is implicitly
 // Outside (after the first fix) and costs nothing; only regions near the fix (from the index) and
 // regions not Outside (the "active" set) are examined, so a fix costs the same at 20 or 1M regions.

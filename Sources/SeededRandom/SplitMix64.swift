@@ -10,7 +10,7 @@ import CLibm
 ///
 /// Every seeded simulation, test and benchmark workload in Fencepost draws from this one type, so a
 /// failure that prints its seed can be replayed exactly. Not for anything secret.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+public struct SplitMix64: RandomNumberGenerator, Hashable, Sendable {
     public var state: UInt64
 
     @inlinable

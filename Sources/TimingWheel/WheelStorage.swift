@@ -1,5 +1,8 @@
 // The storage behind `TimingWheel`: the slab of nodes, the slot lists, the occupancy bitmaps.
 //
+// Size: all of the target's unsafe code, in one class by design (unsafe pointer work lives
+// inside one type, and every operation needs the private layout described below).
+//
 // This class is the only reference type and the only unsafe code of the target. Memory it owns,
 // all through `let` pointers (a class's stored `var` costs a dynamic exclusivity check on every
 // access, which tripled the cost of `schedule` + `cancel`):

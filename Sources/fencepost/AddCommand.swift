@@ -37,7 +37,9 @@ struct AddCommand: ParsableCommand {
             "mon"…), weekdayOrdinal, weekOfMonth, weekOfYear, yearForWeekOfYear, dayOfYear), tz \
             (IANA name; none: the device zone), repeats, policy (nextTime, strict, \
             previousTimePreservingSmallerComponents, nextTimePreservingSmallerComponents), \
-            repeatedTime (first, last), firstWeekday, minimumDaysInFirstWeek
+            repeatedTime (first, last), firstWeekday, minimumDaysInFirstWeek; a match value may \
+            be a set ("mon-fri", "8-18/2", [8, 12], a day -1 from the end); or instead of match an \
+            RFC 5545 rule: rrule, dtstart (local), exdate, rdate (docs/protocol.md, Requests)
               trigger.interval   seconds (at least 60 when repeating), repeats
               trigger.location   region (circle = {lat, lon, radius} in metres, polygon = \
             [[lat, lon], …], or parts = [[outer ring, holes…], …]), notifyOnEntry, notifyOnExit, repeats, dwell (seconds inside before it \

@@ -1,5 +1,6 @@
 // Listings a page at a time: the agent answers at most a page (5,000 requests or 512 KiB), so
 // `fencepost pending` and `fencepost status` ask for pages until `next` is null.
+import ArgumentParser
 import FencepostAgent
 import FencepostJSON
 
@@ -27,5 +28,23 @@ enum ControlPages {
             guard let next = page["next"]?.string else { return out }
             after = next
         }
+    }
+}
+
+/// `--limit` and `--after` of the listings that page (`pending`, `status`).
+struct PageOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Show one page of at most this many pending requests (the agent's answer in --json is then that page, with `next` and `total`).", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("Start after the pending request with this id (the `next` of the page before).", valueName: "id"))
+    var after: String?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
+    /// The params of the one page asked for, or nil when neither option was given (the whole list).
+    var params: JSONValue? {
+        limit == nil && after == nil ? nil : ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after)
     }
 }

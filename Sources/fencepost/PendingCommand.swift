@@ -11,25 +11,17 @@ struct PendingCommand: ParsableCommand {
     @Flag(help: "Print the agent's answer as JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("Show one page of at most this many requests (the agent's answer in --json is then {\"pending\",\"next\",\"total\"}).", valueName: "n"))
-    var limit: Int?
-
-    @Option(help: ArgumentHelp("Start after the request with this id (the `next` of the page before).", valueName: "id"))
-    var after: String?
+    @OptionGroup var page: PageOptions
 
     @OptionGroup var options: SocketOptions
     @OptionGroup var zone: LocalZoneOption
-
-    func validate() throws {
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-    }
 
     func run() throws {
         try runClient("pending") { () throws(ClientFailure) in
             let list: [JSONValue]
             var next: String?
-            if limit != nil || after != nil {
-                let result = try ControlClient.call(options.path, "pending", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
+            if let params = page.params {
+                let result = try ControlClient.call(options.path, "pending", params)
                 if json { return try printJSON(result) }
                 list = (result["pending"]?.array ?? []).map(ClientText.printable)
                 next = result["next"]?.string
@@ -38,7 +30,7 @@ struct PendingCommand: ParsableCommand {
                 if json { return try printJSON(.array(all)) }
                 list = all.map(ClientText.printable)
             }
-            defer { if let next { writeErrorLine("more after \(next): fencepost pending --after \(next)\(limit.map { " --limit \($0)" } ?? "")") } }
+            defer { if let next { writeErrorLine("more after \(next): fencepost pending --after \(next)\(page.limit.map { " --limit \($0)" } ?? "")") } }
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }
             let now = SystemClocks.wallNow()
             let local = try zone.rules(agent: options.path)

@@ -13,20 +13,12 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the agent's answer as JSON (its fields: docs/protocol.md, method status).")
     var json = false
 
-    @Option(help: ArgumentHelp("List at most this many pending requests (one page).", valueName: "n"))
-    var limit: Int?
-
-    @Option(help: ArgumentHelp("List the pending requests after the one with this id (the `next` of the page before).", valueName: "id"))
-    var after: String?
+    @OptionGroup var page: PageOptions
 
     @Flag(help: "Keep watching: redraw about once a second on a terminal (like cgps) until Ctrl-C; on a pipe, one line per change.")
     var follow = false
 
     @OptionGroup var options: SocketOptions
-
-    func validate() throws {
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-    }
 
     func run() throws {
         try runClient("status") { () throws(ClientFailure) in
@@ -36,8 +28,8 @@ struct StatusCommand: ParsableCommand {
                     try ControlClient.call(options.path, "status", timeout: StatusFollow.callTimeout)
                 }
             }
-            if limit != nil || after != nil {
-                let s = try ControlClient.call(options.path, "status", ControlPages.params(limit: limit ?? ControlPages.pageSize, after: after))
+            if let params = page.params {
+                let s = try ControlClient.call(options.path, "status", params)
                 if json { return try printJSON(s) }
                 return try writeStandardOutput(Self.text(s))
             }

@@ -1,5 +1,6 @@
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
     static var shouldRun: Bool { folderExists || required }
 
     /// Vectors of swift_foundation_nextdate.json that need something nextDate does not have.

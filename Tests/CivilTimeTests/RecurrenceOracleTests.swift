@@ -1,5 +1,6 @@
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -223,7 +224,7 @@ enum DateutilOracle {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Oracles/dateutil_rrule.py").path
 
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     static let available: Bool = {
         guard let r = try? run(["-c", "import dateutil.rrule, zoneinfo"], input: "") else { return false }
@@ -254,7 +255,7 @@ enum DateutilOracle {
         }
         let result = try run([script, "--budget", "\(budget)"], input: input, timeLimit: timeLimit)
         let lines = result.stdout.split(separator: "\n")
-        if result.killed {
+        if result.status == Binaries.timedOut {
             let on = lines.count < cases.count ? "case \(cases[lines.count].index) \(cases[lines.count].rule) DTSTART \(cases[lines.count].dtstart)" : "none"
             Issue.record("seed \(seed): dateutil_rrule.py did not finish \(cases.count) rules in \(Int(timeLimit)) s (killed): \(lines.count) answered, working on \(on); stderr: \(result.stderr.suffix(500))")
             throw Killed()
@@ -275,34 +276,9 @@ enum DateutilOracle {
 
     struct Killed: Error {}
 
-    /// Runs python3 with standard input, output and error as files (no pipe: see the suite's
-    /// comment), polling for its end every 10 ms; killed (SIGKILL) after `timeLimit` seconds.
-    static func run(_ arguments: [String], input: String, timeLimit: Double = 60) throws -> (status: Int32, killed: Bool, stdout: String, stderr: String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rrule-oracle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let inFile = dir.appendingPathComponent("in"), outFile = dir.appendingPathComponent("out"), errFile = dir.appendingPathComponent("err")
-        try Data(input.utf8).write(to: inFile)
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = try FileHandle(forReadingFrom: inFile)
-        let stdout = try FileHandle(forWritingTo: outFile), stderr = try FileHandle(forWritingTo: errFile)
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeLimit)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        let killed = process.isRunning
-        if killed { kill(process.processIdentifier, SIGKILL) }
-        let end = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < end { usleep(10_000) }
-        try stdin.close(); try stdout.close(); try stderr.close()
-        return (killed ? -9 : process.terminationStatus, killed,
-                String(decoding: (try? Data(contentsOf: outFile)) ?? Data(), as: UTF8.self),
-                String(decoding: (try? Data(contentsOf: errFile)) ?? Data(), as: UTF8.self))
+    /// Runs python3 (found on PATH) with `arguments` and `input` on standard input (files, no
+    /// pipe), killed (SIGKILL) after `timeLimit` seconds.
+    static func run(_ arguments: [String], input: String, timeLimit: Double = 60) throws -> Binaries.Output {
+        try Binaries.run(["python3"] + arguments, input: input, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/env"), timeLimit: timeLimit)
     }
 }

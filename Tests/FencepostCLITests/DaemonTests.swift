@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 

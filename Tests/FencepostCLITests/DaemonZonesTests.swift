@@ -180,15 +180,8 @@ import Testing
     /// Runs `tool` with `arguments`; its exit status, nil when it has not ended after `timeout`
     /// seconds (then it is killed).
     static func runTool(_ tool: String, _ arguments: [String], timeout: Double = 60) throws -> Int32? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.standardError = FileHandle.standardError
-        try p.run()
-        let end = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < end { usleep(10_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit(); return nil }
-        return p.terminationStatus
+        let out = try ChildProcess.run(arguments, environment: [:], executable: URL(fileURLWithPath: tool), timeLimit: timeout)
+        return out.status == ChildProcess.timedOut ? nil : out.status
     }
 
     /// The zone set the agent maps, truncated (`: > FILE`; truncate(1) opens with O_NONBLOCK and

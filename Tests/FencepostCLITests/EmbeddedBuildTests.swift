@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -52,7 +53,7 @@ enum EmbeddedBuilds {
     static let crossTools = ["/usr/bin/aarch64-linux-gnu-gcc", "/usr/bin/qemu-aarch64-static"]
     static let crossToolsPresent = crossTools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     /// CI (.ci/run) sets this: there a missing cross toolchain is a failure, not a skip.
-    static let required = ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1"
+    static let required = TestInputs.required
     static let enabled = crossToolsPresent || required
     static let skipReason: Comment = "the cross toolchain (gcc-aarch64-linux-gnu, qemu-user-static) is not installed: run board/install-deps"
 

@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -72,7 +73,7 @@ enum EnclaveDrive {
     }()
 
     static var available: Bool { problem == nil }
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
     static var skipMessage: Comment {
         "needs \(file.path), written by python3 and pip from PyPI\(problem.map { " (\($0))" } ?? "") (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
@@ -138,16 +139,9 @@ enum EnclaveDrive {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// `fencepost replay`'s events as "zone event" lines, in order.
+    /// `fencepost replay`'s entries and exits as "zone event" lines, in order.
     static func replayEvents(_ dir: URL) throws -> [String] {
-        let out = try ChildProcess.run(["replay", dir.appendingPathComponent("drive.nmea").path,
-                                        "--zones", dir.appendingPathComponent("zones.geojson").path, "--jsonl"])
-        #expect(out.status == 0, "\(out.stderr)")
-        return out.stdoutLines.compactMap { line in
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let r = o["region"] as? String, let e = o["event"] as? String, e == "enter" || e == "exit" else { return nil }
-            return "\(r) \(e)"
-        }
+        try ReplayAgreementTests.replayEvents(dir).filter { $0.hasSuffix(" enter") || $0.hasSuffix(" exit") }
     }
 
     static func expectCrossings(_ events: [String], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -1,4 +1,5 @@
 import FencepostAgent
+import FencepostTestSupport
 import Foundation
 import LocalNotifications
 import Testing

@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -83,7 +84,7 @@ import Testing
 
     @Test func gapsAreDrawnAsGapsAndExportedAsBrokenLines() throws {
         guard FileManager.default.fileExists(atPath: Self.parisGaps) else {
-            if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" { Issue.record("missing \(Self.parisGaps)") }
+            if TestInputs.required { Issue.record("missing \(Self.parisGaps)") }
             else { print("../shared/testdata absent: gaps test skipped") }
             return
         }

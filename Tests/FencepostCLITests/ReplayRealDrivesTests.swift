@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -84,7 +85,7 @@ enum RealDrives {
             .contains { $0.hasSuffix(".nmea") || $0.hasSuffix(".gpx") }
     }
 
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     static var skipMessage: Comment {
         "real drives not found in \(folder.path) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"

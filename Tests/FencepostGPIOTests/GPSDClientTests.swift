@@ -1,5 +1,6 @@
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Position
 import Testing
@@ -114,7 +115,7 @@ struct GPSDClientScriptedTests {
 
     @Test("connecting where nothing listens gives connectFailed with libgps's message")
     func refused() throws {
-        let port = try TestSockets.freePort()
+        let port = TestSockets.freePort()
         do {
             _ = try GPSDClient(host: "127.0.0.1", port: String(port))
             Issue.record("connected to a port nobody listens on")

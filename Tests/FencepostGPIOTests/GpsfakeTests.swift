@@ -1,6 +1,6 @@
-import CFencepostLinux
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import NMEA
 import Position
@@ -22,7 +22,7 @@ enum SharedTestData {
     static var available: Bool { FileManager.default.fileExists(atPath: drive.path) }
 
     /// Whether a missing folder must fail rather than skip (CI sets this).
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     static let gpsfake = "/usr/bin/gpsfake"
     static var hasGpsfake: Bool { FileManager.default.isExecutableFile(atPath: gpsfake) }
@@ -30,47 +30,16 @@ enum SharedTestData {
 
 /// A gpsfake run (design §7 recipe) in a private TMPDIR, stopped with SIGTERM to its pid.
 ///
-/// Spawned with `posix_spawn` and an empty signal mask: a child started with Foundation's `Process`
-/// from a test thread inherits that thread's mask, in which SIGTERM is blocked; gpsd (started by
-/// gpsfake) waits in `pselect` with the inherited mask and then never sees SIGTERM, so gpsfake hangs
+/// A ``SpawnedProcess`` (empty signal mask): gpsd, started by gpsfake, waits in `pselect` with
+/// the mask it inherits and would never see a SIGTERM blocked there, so gpsfake would hang
 /// waiting for it.
 final class Gpsfake {
-    private(set) var pid: pid_t = 0
-    private var exited = false
+    private let process: SpawnedProcess
 
     init(log: URL, port: UInt16, directory: URL) throws {
         let arguments = [SharedTestData.gpsfake, "-1", "-n", "-q", "-c", "0.25", "-W", "5", "-P", String(port), log.path]
-        var env = ProcessInfo.processInfo.environment
-        env["TMPDIR"] = directory.path
         let output = directory.appendingPathComponent("gpsfake-\(port)-\(UUID().uuidString).out").path
-
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else: a descriptor of the test process left in gpsfake (or its gpsd) would keep,
-        // say, the socket pair by which Foundation's Process sees another test's child end open
-        // for as long as gpsfake runs.
-        cfl_spawn_close_from(&actions, 3)
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        let r = posix_spawn(&pid, SharedTestData.gpsfake, &actions, &attr, argv, envp)
-        guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EIO) }
+        process = try SpawnedProcess(arguments, output: output, environment: ["TMPDIR": directory.path])
     }
 
     /// The pids whose parent is `parent` (gpsfake's gpsd).
@@ -87,18 +56,12 @@ final class Gpsfake {
 
     /// SIGTERM, then wait up to 20 s; after that SIGKILL to gpsfake and its gpsd.
     func stop() {
-        guard !exited, pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0 ..< 400 {
-            if waitpid(pid, &status, WNOHANG) == pid { exited = true; return }
-            usleep(50_000)
-        }
-        for child in Self.children(of: pid) { kill(child, SIGKILL) }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-        exited = true
-        Issue.record("gpsfake \(pid) ignored SIGTERM for 20 s")
+        guard process.isRunning else { return }
+        process.signal(SIGTERM)
+        if SpawnedProcess.wait(timeout: 20, { !process.isRunning }) { return }
+        for child in Self.children(of: process.pid) { kill(child, SIGKILL) }
+        process.stop(signal: SIGKILL, timeout: 5)
+        Issue.record("gpsfake \(process.pid) ignored SIGTERM for 20 s")
     }
 
     deinit { stop() }
@@ -176,7 +139,7 @@ struct GpsfakeTests {
         stream.finish { f in if let k = Self.key(f), let c = f.coordinate { ours[k] = c } }
         try #require(ours.count >= 25, "our pipeline found \(ours.count) fixes")
 
-        let port = try TestSockets.freePort()
+        let port = TestSockets.freePort()
         var fake: Gpsfake? = try Gpsfake(log: log, port: port, directory: dir)
         defer { fake?.stop() }
         let client = try #require(Self.connect(port: port, within: 30), "gpsd did not accept connections on \(port)")

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -56,12 +57,12 @@ final class FaultProxy {
             }
             return port != nil || !p.isRunning
         }
-        guard let port, SpawnedProcess.wait(timeout: 5, { TestSocket.accepts(unix: controlPath) }) else {
+        guard let port, SpawnedProcess.wait(timeout: 5, { TestSockets.accepts(unix: controlPath) }) else {
             p.stop(timeout: 2)
             throw SpawnError(message: "fault_proxy.py did not start: \(p.output)")
         }
         self.port = port
-        control = TestSocket.connectUnix(controlPath)
+        control = TestSockets.connectUnix(controlPath)
     }
 
     deinit {

@@ -1,5 +1,6 @@
 @testable import fencepost
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -90,7 +91,7 @@ final class FleetAgentProcess {
     var log: String { outputs.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n--- restart ---\n") }
 
     /// `fencepost ARGS --socket …`.
-    func cli(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    func cli(_ arguments: [String], input: String? = nil) throws -> Binaries.Output {
         if let input {
             let file = folder.appendingPathComponent("input-\(UUID().uuidString.prefix(6))").path
             try input.write(toFile: file, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import FencepostLinux
 import Fleet
 import Foundation

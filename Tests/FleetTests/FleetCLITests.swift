@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 @Suite(.serialized) struct FleetCLITests {
     static let second: UInt64 = 1_000_000_000
 
-    func fleet(_ broker: MosquittoBroker, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    func fleet(_ broker: MosquittoBroker, _ arguments: [String]) throws -> Binaries.Output {
         try Binaries.run(["fleet"] + arguments + ["--broker", broker.address])
     }
 

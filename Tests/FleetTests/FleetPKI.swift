@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 
 /// Throwaway TLS material for one test, made with `openssl` at test time (EC P-256: instant):

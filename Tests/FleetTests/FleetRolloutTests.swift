@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Fleet
 import FencepostLinux
 import Foundation

@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

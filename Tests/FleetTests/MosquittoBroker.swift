@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ final class MosquittoBroker {
 
     static let binary = "/usr/sbin/mosquitto"
     static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
     /// Why a test that needs the broker skips (or fails, when required).
     static let missing = "mosquitto is not installed (board/install-deps installs mosquitto and mosquitto-clients)"
 
@@ -95,9 +96,9 @@ final class MosquittoBroker {
         if !options.passwords.isEmpty { try writePasswords() }
         var lastError = ""
         for _ in 0..<5 {
-            plainPort = options.plainTCP ? TestSocket.freePort() : nil
-            tlsPort = options.tls != nil ? TestSocket.freePort() : nil
-            passwordPort = options.passwords.isEmpty ? nil : TestSocket.freePort()
+            plainPort = options.plainTCP ? TestSockets.freePort() : nil
+            tlsPort = options.tls != nil ? TestSockets.freePort() : nil
+            passwordPort = options.passwords.isEmpty ? nil : TestSockets.freePort()
             try writeConfig()
             do {
                 try launch()
@@ -175,8 +176,8 @@ final class MosquittoBroker {
         starts += 1
         let ready = SpawnedProcess.wait(timeout: 10) {
             guard p.isRunning else { return true }
-            return TestSocket.accepts(unix: socketPath)
-                && [plainPort, tlsPort, passwordPort].allSatisfy { $0.map(TestSocket.accepts(port:)) ?? true }
+            return TestSockets.accepts(unix: socketPath)
+                && [plainPort, tlsPort, passwordPort].allSatisfy { $0.map(TestSockets.accepts(port:)) ?? true }
         }
         guard ready, p.isRunning else {
             p.stop(timeout: 2)
@@ -218,24 +219,15 @@ extension MosquittoBroker {
         return p.pid
     }
 
-    static func accepts(_ path: String) -> Bool { TestSocket.accepts(unix: path) }
-    static func acceptsTCP(_ port: UInt16) -> Bool { TestSocket.accepts(port: port) }
+    static func accepts(_ path: String) -> Bool { TestSockets.accepts(unix: path) }
+    static func acceptsTCP(_ port: UInt16) -> Bool { TestSockets.accepts(port: port) }
 }
 
 /// Programs from Debian that the fleet tests run.
 enum FleetTools {
-    /// Whether `path` is there; if not, prints that the test is skipped (naming the package that
-    /// board/install-deps installs) or, under FENCEPOST_REQUIRE_SHARED_TESTDATA=1 (CI), records a
-    /// failure: CI cannot pass by skipping.
+    /// Whether `path` is there; if not, the test is skipped or fails (``RequiredTool``).
     static func find(_ path: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        if FileManager.default.isExecutableFile(atPath: path) { return true }
-        let message = "\(path) is not installed (board/install-deps installs \(package))"
-        if ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] == "1" {
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-        } else {
-            print("\(message): skipped")
-        }
-        return false
+        RequiredTool.find(path, package: package, sourceLocation: sourceLocation) != nil
     }
 
     /// mosquitto, its clients, openssl and python3: all the fleet's fault and security tests need.

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Geofencing
 import Position
@@ -223,7 +224,7 @@ enum ZoneTestData {
 
     /// Why the files are not there (the script's exit status and stderr), or nil when they are.
     static let problem: String? = {
-        let result: (status: Int32, stdout: String, stderr: String)
+        let result: Binaries.Output
         do {
             result = try ShapelyOracle.run([script, folder.path])
         } catch {
@@ -240,7 +241,7 @@ enum ZoneTestData {
         "needs the zone files in \(folder.path), written by python3 and pip from PyPI (\(problem ?? "")) (set FENCEPOST_REQUIRE_SHARED_TESTDATA to make this a failure)"
     }
 
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     /// Natural Earth 1:10m land (`ne_10m_land`, plain GeoJSON or .gz), which no PyPI package
     /// ships: only where `FENCEPOST_LAND_GEOJSON` names it.
@@ -356,22 +357,8 @@ enum ShapelyOracle {
         }
     }
 
-    /// Runs python3 (found on PATH) with `arguments`: stdout read to the end, stderr through a
-    /// temporary file (so that neither pipe can fill and block the child).
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("shapely-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errData = (try? Data(contentsOf: errFile)) ?? Data()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    /// Runs python3 (found on PATH) with `arguments`, to its end.
+    static func run(_ arguments: [String]) throws -> Binaries.Output {
+        try Binaries.run(["python3"] + arguments, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 }

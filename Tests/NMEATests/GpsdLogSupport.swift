@@ -1,4 +1,5 @@
 import CivilTime
+import FencepostTestSupport
 import Foundation
 import NMEA
 import Position
@@ -17,7 +18,7 @@ enum GpsdLogs {
     }
 
     /// Whether a missing folder must fail rather than skip (CI sets this).
-    static var required: Bool { ProcessInfo.processInfo.environment["FENCEPOST_REQUIRE_SHARED_TESTDATA"] != nil }
+    static var required: Bool { TestInputs.required }
 
     /// The `*.log` names (without folder), sorted.
     static var names: [String] {

@@ -1,3 +1,5 @@
+// Size: one algorithm (the search described below) over one compiled rule: the periods,
+// the filters and BYSETPOS read the same masks.
 /// A compiled RFC 5545 recurrence set: a rule (RRULE) from a DTSTART, with EXDATE exclusions and
 /// RDATE additions, answering "when does it fire next?" (SEMANTICS.md §6).
 ///
@@ -18,6 +20,9 @@
 /// removes any), so a next fire needs no memory of past fires and survives restarts unchanged.
 ///
 /// Pure: no clock, no I/O; `nextDate` allocates nothing.
+///
+/// Stored properties: the rule compiled, one field per filter mask or bound, read directly by
+/// the search on every next fire (the masks are the design above, listed where they are declared).
 public struct RecurrenceSchedule: Hashable, Sendable {
     public let rule: RecurrenceRule
     /// DTSTART as a civil time in the schedule's zone.

@@ -71,14 +71,8 @@ extension AgentConfigurationParser {
         default:
             throw s.error("backend", "\"\(backend)\" is not one of \"libgpiod\", \"console\"")
         }
-        if let ms = try s.integer("long_press_ms") {
-            guard (100...60_000).contains(ms) else { throw s.error("long_press_ms", "\(ms) is outside 100…60000") }
-            gpio.longPressMilliseconds = Int(ms)
-        }
-        if let ms = try s.integer("debounce_ms") {
-            guard (0...1000).contains(ms) else { throw s.error("debounce_ms", "\(ms) is outside 0…1000") }
-            gpio.debounceMilliseconds = Int(ms)
-        }
+        if let ms = try s.integer("long_press_ms", in: 100...60_000) { gpio.longPressMilliseconds = Int(ms) }
+        if let ms = try s.integer("debounce_ms", in: 0...1000) { gpio.debounceMilliseconds = Int(ms) }
         if let t = try s.section("buzzer") { gpio.buzzer = try readLine(t, default: gpio.buzzer!) }
         if let t = try s.section("led") { gpio.led = try readLine(t, default: gpio.led!) }
         if let t = try s.section("badge") { gpio.badge = try readLine(t, default: gpio.badge!) }

@@ -79,10 +79,7 @@ struct AgentConfigurationParser {
             guard !g.isEmpty else { throw s.error("group", "must not be empty (leave it out for no group)") }
             config.socketGroup = g
         }
-        if let b = try s.integer("max_message_bytes") {
-            guard (1024...16 << 20).contains(b) else { throw s.error("max_message_bytes", "\(b) is outside 1024…16777216") }
-            config.maximumMessageBytes = Int(b)
-        }
+        if let b = try s.integer("max_message_bytes", in: 1024...16 << 20) { config.maximumMessageBytes = Int(b) }
         if let n = try s.integer("max_connections", in: 1...4096) { config.controlLimits.maximumConnections = Int(n) }
         if let t = try s.integer("request_timeout", in: 1...3600) { config.controlLimits.requestTimeout = UInt64(t) * 1_000_000_000 }
         if let t = try s.integer("write_timeout", in: 1...3600) { config.controlLimits.writeTimeout = UInt64(t) * 1_000_000_000 }
@@ -93,18 +90,9 @@ struct AgentConfigurationParser {
 
     func readEngine(_ s: ConfigSection, into engine: inout EngineConfiguration) throws(ConfigError) {
         try s.checkKeys(allowed: ConfigurationKeys.names(in: "engine"))
-        if let n = try s.integer("pending_cap") {
-            guard (1...100_000).contains(n) else { throw s.error("pending_cap", "\(n) is outside 1…100000") }
-            engine.pendingCap = Int(n)
-        }
-        if let n = try s.integer("location_cap") {
-            guard (1...10_000_000).contains(n) else { throw s.error("location_cap", "\(n) is outside 1…10000000") }
-            engine.locationCap = Int(n)
-        }
-        if let n = try s.integer("delivered_cap") {
-            guard (1...1_000_000).contains(n) else { throw s.error("delivered_cap", "\(n) is outside 1…1000000") }
-            engine.deliveredCap = Int(n)
-        }
+        if let n = try s.integer("pending_cap", in: 1...100_000) { engine.pendingCap = Int(n) }
+        if let n = try s.integer("location_cap", in: 1...10_000_000) { engine.locationCap = Int(n) }
+        if let n = try s.integer("delivered_cap", in: 1...1_000_000) { engine.deliveredCap = Int(n) }
         if let r = try s.float("max_radius") {
             guard r > 0 && r <= 20_000_000 else { throw s.error("max_radius", "must be greater than 0 and at most 20000000 metres, got \(r)") }
             engine.limits.maximumRadius = r

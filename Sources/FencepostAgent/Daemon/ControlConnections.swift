@@ -1,7 +1,9 @@
 // The control socket's connections (design §6), kept apart from the daemon the way swift-nio
 // keeps each concern in its own handler: accepting, the peer check, line framing, reading,
 // buffered writing, back-pressure, timeouts and closing. What a line means is not its business:
-// the daemon passes a closure that answers one line.
+// the daemon passes a closure that answers one line. The listener's rest after a failed accept
+// is a ListenerRest; the summary line of connections closed early or refused, a
+// ControlClosureReport.
 //
 // Each connection is watched for what it can do next (level-triggered epoll):
 //
@@ -62,13 +64,6 @@ final class ControlConnections {
         case failed([UInt8])
     }
 
-    /// Why connections were closed, counted for one summary log line per loop turn.
-    struct Closures {
-        var idle = 0, slow = 0, incomplete = 0, evicted = 0
-        var total: Int { idle + slow + incomplete + evicted }
-        var isEmpty: Bool { total == 0 }
-    }
-
     /// The listening socket (registered by the daemon for `.readable` with token `.listener`).
     let listener: UnixListener
     let loop: EventLoop<DaemonToken>
@@ -85,20 +80,10 @@ final class ControlConnections {
     /// One read buffer for every connection (the loop has one thread), made at the first read
     /// and let go by ``releaseIdleMemory()``: 64 kB of an idle agent's few megabytes.
     private var buffer: [UInt8] = []
-    /// While accept fails for lack of descriptors: the listener is not watched until then.
-    private(set) var listenerPausedUntil: UInt64?
-    private var acceptBackoff = ReconnectBackoff(initial: 100_000_000, maximum: 2_000_000_000)
-    private var closures = Closures()
-    private var refused = 0
-    private var lastRefused = ""
-    /// Repeating log lines, limited: at the start, then once a minute with a count,
-    /// and when the condition has been quiet for a minute.
-    private var acceptFailures = RepeatLimiter()
-    private var closureLines = RepeatLimiter()
-    /// When the last closure or refusal was counted (the condition clears a minute after it).
-    private var lastClosureLine: UInt64 = 0
-    /// Closures and refusals counted when the limiter was last told of an occurrence.
-    private var closuresSeen = 0
+    /// While accept fails: the listener is not watched until its rest is over.
+    private var rest = ListenerRest()
+    /// Connections closed early or refused, for one summary log line.
+    private var closures = ControlClosureReport()
     /// Bytes held by all connections' buffers: the heap is trimmed once a burst of them is over.
     private var held = BurstMemory()
     /// The newest sync generation reported complete.
@@ -144,15 +129,14 @@ final class ControlConnections {
                     continue
                 }
                 if case .system(_, let errno) = error.reason {
-                    pauseListener(now: now, because: "\(errno)")
+                    rest.pause(listener, loop: loop, log: log, now: now, because: "\(errno)")
                 } else {
-                    pauseListener(now: now, because: "\(error)")
+                    rest.pause(listener, loop: loop, log: log, now: now, because: "\(error)")
                 }
                 return
             }
-            acceptBackoff.reset()
-            guard let c else { return }
-            log.cleared("control: accepting connections again", limiter: &acceptFailures, at: now)
+            guard let c else { rest.accepted(log: log, now: now, connection: false); return }
+            rest.accepted(log: log, now: now, connection: true)
             if connections.count >= connectionCap { evictLeastActive() }
             add(c, now: now)
         }
@@ -169,13 +153,12 @@ final class ControlConnections {
         switch Result(catching: { () throws(Errno) in try c.peerCredentials() }) {
         case .success(let peer):
             refusal = policy.refusal(peer)
-            if refusal != nil { lastRefused = "uid \(peer.userID), pid \(peer.processID)" }
+            if refusal != nil { closures.countRefusal("uid \(peer.userID), pid \(peer.processID)") }
         case .failure(let e):
             refusal = ControlPolicy.unreadableCredentials(e).line
-            lastRefused = "credentials unreadable: \(e)"
+            closures.countRefusal("credentials unreadable: \(e)")
         }
         if let refusal {
-            refused += 1
             c.enqueue(refusal)
             connection.closeAfterFlush = true
             connection.interest = .writable
@@ -188,22 +171,9 @@ final class ControlConnections {
         if refusal != nil { handle(id, now: now, answer: { _ in nil }, durability: { .now }) }
     }
 
-    private func pauseListener(now: UInt64, because reason: String) {
-        let rest = acceptBackoff.nextDelay()
-        listenerPausedUntil = now + rest
-        try? loop.modify(listener.descriptor, for: [], token: .listener)
-        log.repeating(.warning, "control: accept failed (\(reason)); not accepting for \(rest / 1_000_000) ms at a time",
-                      limiter: &acceptFailures, at: now)
-    }
-
-    private func resumeListener() {
-        listenerPausedUntil = nil
-        try? loop.modify(listener.descriptor, for: .readable, token: .listener)
-    }
-
     private func evictLeastActive() {
         guard let oldest = connections.min(by: { $0.value.lastActivity < $1.value.lastActivity })?.key else { return }
-        closures.evicted += 1
+        closures.count(.evicted)
         close(oldest)
     }
 
@@ -357,8 +327,8 @@ final class ControlConnections {
     /// The earliest instant something must happen without input: a timeout or the listener's rest.
     /// - Complexity: O(connections), at most the cap.
     var nextDeadline: UInt64? {
-        var next = listenerPausedUntil
-        if let due = closureLines.heldLineDue { next = min(next ?? due, due) }
+        var next = rest.pausedUntil
+        if let due = closures.heldLineDue { next = min(next ?? due, due) }
         for c in connections.values {
             let d = deadline(of: c)
             next = min(next ?? d, d)
@@ -379,12 +349,12 @@ final class ControlConnections {
         #if DEBUG
         precondition(held.total == connections.values.reduce(0) { $0 + $1.held }, "ControlConnections: the total held is not the sum of what connections hold")
         #endif
-        if let p = listenerPausedUntil, p <= now { resumeListener() }
+        rest.resumeIfOver(listener, loop: loop, now: now)
         var expired: [(UInt32, Bool)] = []
         for (id, c) in connections where deadline(of: c) <= now {
             let stalled = c.stalledSince.map { $0 &+ limits.writeTimeout <= now } ?? false
             let incomplete = c.partialSince.map { $0 &+ limits.requestTimeout <= now } ?? false
-            if stalled { closures.slow += 1 } else if incomplete { closures.incomplete += 1 } else { closures.idle += 1 }
+            closures.count(stalled ? .slow : incomplete ? .incomplete : .idle)
             expired.append((id, incomplete && !stalled))
         }
         for (id, incomplete) in expired {
@@ -395,40 +365,8 @@ final class ControlConnections {
             }
             close(id)
         }
-        reportClosures(now: now)
+        closures.report(now: now, log: log, limits: limits, connectionCap: connectionCap)
         if held.burstIsOver() { Memory.releaseFreePages() }
-    }
-
-    /// One log line for the connections closed or refused since the last line written: at once
-    /// when the condition starts, then at most once a minute. A loop turn that counted new
-    /// closures is one occurrence for the limiter; what it holds back stays in the counts and is
-    /// written when its minute is up (``nextDeadline`` wakes the loop then) or at stop, so none
-    /// is lost and none is counted twice.
-    private func reportClosures(now: UInt64) {
-        let total = closures.total + refused
-        if total == 0 {
-            if closureLines.isActive && now &- lastClosureLine >= closureLines.interval {
-                log.cleared("control: no more connections refused or closed early", limiter: &closureLines, at: now)
-            }
-            return
-        }
-        let counted = total > closuresSeen
-        if counted { closuresSeen = total; lastClosureLine = now }
-        if closureLines.summary(counted: counted, at: now) { writeClosureLine() }
-    }
-
-    /// Writes the closures and refusals counted since the last line, and starts counting afresh.
-    private func writeClosureLine() {
-        var parts: [String] = []
-        if refused > 0 { parts.append("\(refused) refused (not allowed to connect; last \(lastRefused))") }
-        if closures.idle > 0 { parts.append("\(closures.idle) idle for \(limits.idleTimeout / 1_000_000_000) s") }
-        if closures.incomplete > 0 { parts.append("\(closures.incomplete) with a line unfinished after \(limits.requestTimeout / 1_000_000_000) s") }
-        if closures.slow > 0 { parts.append("\(closures.slow) not reading their answers for \(limits.writeTimeout / 1_000_000_000) s") }
-        if closures.evicted > 0 { parts.append("\(closures.evicted) least recently active closed at the cap of \(connectionCap) connections") }
-        log.warning("control: connections closed: " + parts.joined(separator: ", "))
-        closures = Closures()
-        refused = 0
-        closuresSeen = 0
     }
 
     // MARK: Closing
@@ -443,6 +381,6 @@ final class ControlConnections {
     /// and refusals that a rate-limited line still held back.
     func closeAll() {
         for id in Array(connections.keys) { close(id) }
-        if !closures.isEmpty || refused > 0 { writeClosureLine() }
+        closures.flush(log: log, limits: limits, connectionCap: connectionCap)
     }
 }

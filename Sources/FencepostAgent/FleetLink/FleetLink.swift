@@ -20,6 +20,11 @@ import FencepostLinux
 import LocalNotifications
 
 /// The fleet link of one agent.
+///
+/// Stored properties: the wiring (configuration, topics, client, store, log and the three hooks
+/// the daemon sets) is eight of them; the rest is the link's own state: the uplink window (in
+/// flight, sent, acknowledged, a refill wanted), the session (tag, bdSeq, applied version, recent
+/// commands, the next answer's source), the timers, and the refusals and link-down lines logged.
 final class FleetLink {
     let configuration: FleetConfiguration
     let topics: FleetTopics

@@ -1,5 +1,8 @@
 // An MQTT 5 client over libmosquitto 2.0.11, driven by the caller's event loop (one thread).
 //
+// Size: one wrapper of one libmosquitto object: every method keeps the guards listed below
+// against the same private state (the library handle, the connect thread, the watched descriptor).
+//
 //   caller                                      client
 //   start(now)                                  connect on a ThreadJob (name lookup blocks there)
 //   epoll: `watcher` says what to watch         job's eventfd → the socket (re-added per connect)
@@ -49,6 +52,10 @@ import CFencepostLinux
 ///     client.start(now: now)
 ///     // loop: readable/writable → client.handle(readable:writable:now:); at client.nextTick → client.tick(now:)
 ///     for event in client.takeEvents() { … }
+///
+/// Stored properties: the library object with its callbacks' sink, the connect thread, the
+/// backoff and the handshake gate, and the connection's state: each is one guard of the list at
+/// the top, and they change together at every transition.
 public final class MQTTClient {
     public let options: MQTTOptions
     /// Told whenever what the caller must watch changes.

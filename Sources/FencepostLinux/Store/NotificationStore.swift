@@ -53,12 +53,8 @@ public final class NotificationStore {
             try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512")
             // The log is checkpointed at sync, after the agent acted, not inside a commit.
             try db.deferCheckpoints()
-        } catch let error as SQLiteError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            preconditionFailure("unexpected error \(error)")
+            throw StoreError(error)
         }
         do { try db.migrate(StoreSchema.migrations) } catch { throw StoreError(error) }
         do { removedDeliveries = try db.scalarInt64("SELECT count(*) FROM delivery WHERE removed = 1") ?? 0 } catch {

@@ -4,20 +4,20 @@ import Foundation
 import Glibc
 #endif
 
-/// A helper program of a test (mosquitto, the fault proxy, mosquitto_sub), spawned with
+/// A helper program of a test (mosquitto, the fault proxy, gpsfake, mosquitto_sub), spawned with
 /// `posix_spawn`, an empty signal mask and default dispositions, its standard output and error in
 /// one file, no other descriptor of the test process.
 ///
 /// Foundation's `Process` started from a test thread passes on that thread's mask, in which SIGTERM
 /// is blocked: a broker started that way never sees the SIGTERM that stops it (and never saves its
 /// persistence file). Stopped with SIGTERM, then SIGKILL after a deadline; killed at deinit.
-final class SpawnedProcess {
-    let pid: pid_t
-    let outputPath: String
-    let arguments: [String]
-    private(set) var exitStatus: Int32?
+public final class SpawnedProcess {
+    public let pid: pid_t
+    public let outputPath: String
+    public let arguments: [String]
+    public private(set) var exitStatus: Int32?
 
-    init(_ arguments: [String], output: String, environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], output: String, environment: [String: String] = [:]) throws {
         self.arguments = arguments
         outputPath = output
         var env = ProcessInfo.processInfo.environment
@@ -55,9 +55,9 @@ final class SpawnedProcess {
 
     private var detached = false
     /// The caller owns the pid from now on (waits for it, stops it); deinit leaves it alone.
-    func detach() { detached = true }
+    public func detach() { detached = true }
 
-    var isRunning: Bool {
+    public var isRunning: Bool {
         if exitStatus != nil { return false }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -68,13 +68,13 @@ final class SpawnedProcess {
     }
 
     /// What the program wrote so far.
-    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    func signal(_ s: Int32) { if isRunning { kill(pid, s) } }
+    public func signal(_ s: Int32) { if isRunning { kill(pid, s) } }
 
     /// Sends `signal`, waits at most `timeout` seconds, then SIGKILL; the wait status.
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
+    public func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
         guard isRunning else { return exitStatus }
         kill(pid, signal)
         let end = Date().addingTimeInterval(timeout)
@@ -91,7 +91,7 @@ final class SpawnedProcess {
 
     /// Waits until `condition` holds (every 20 ms); false after `timeout` seconds.
     @discardableResult
-    static func wait(timeout: Double, _ condition: () -> Bool) -> Bool {
+    public static func wait(timeout: Double, _ condition: () -> Bool) -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if condition() { return true }
@@ -101,16 +101,55 @@ final class SpawnedProcess {
     }
 }
 
-struct SpawnError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct SpawnError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }
 
-/// Small socket helpers for the fixtures.
-enum TestSocket {
+/// Small TCP and Unix socket helpers for the fixtures (real sockets on the loopback).
+public enum TestSockets {
+    /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
+    public static func listen() throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 4) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return (fd, UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Writes all of `text`.
+    public static func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Waits up to `milliseconds` for `fd` to become readable.
+    public static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, milliseconds) == 1
+    }
+
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to 0, then closed: a small race,
     /// which the fixtures that use it retry).
-    static func freePort() -> UInt16 {
+    public static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -124,7 +163,7 @@ enum TestSocket {
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func accepts(port: UInt16) -> Bool {
+    public static func accepts(port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -135,7 +174,7 @@ enum TestSocket {
     }
 
     /// A connected Unix stream socket to `path`, or -1.
-    static func connectUnix(_ path: String) -> Int32 {
+    public static func connectUnix(_ path: String) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -151,64 +190,10 @@ enum TestSocket {
     }
 
     /// Whether something accepts connections on the Unix socket `path`.
-    static func accepts(unix path: String) -> Bool {
+    public static func accepts(unix path: String) -> Bool {
         let fd = connectUnix(path)
         if fd >= 0 { close(fd) }
         return fd >= 0
     }
 }
 
-/// The built `fencepost` and `fencepost-agent`, next to the running test bundle (SwiftPM puts
-/// them in one products folder), or at `$FENCEPOST_BINARY` and beside it.
-enum Binaries {
-    static let fencepost: String? = {
-        let fm = FileManager.default
-        if let path = ProcessInfo.processInfo.environment["FENCEPOST_BINARY"], fm.isExecutableFile(atPath: path) { return path }
-        var dirs: [URL] = []
-        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            dirs.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            dirs.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for dir in dirs {
-            var d = dir
-            for _ in 0 ..< 4 {
-                let f = d.appendingPathComponent("fencepost").path
-                if fm.isExecutableFile(atPath: f) { return f }
-                d.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
-
-    static var agent: String? {
-        guard let f = fencepost else { return nil }
-        let a = URL(fileURLWithPath: f).deletingLastPathComponent().appendingPathComponent("fencepost-agent").path
-        return FileManager.default.isExecutableFile(atPath: a) ? a : nil
-    }
-
-    /// Runs `fencepost arguments…` to its end: status, standard output, standard error.
-    static func run(_ arguments: [String], timeLimit: Double = 120) throws -> (status: Int32, stdout: String, stderr: String) {
-        guard let binary = fencepost else { throw SpawnError(message: "fencepost not found next to the test bundle; set FENCEPOST_BINARY") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = arguments
-        let dir = "/tmp/fp-cli-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
-        try p.run()
-        if !SpawnedProcess.wait(timeout: timeLimit, { !p.isRunning }) {
-            kill(p.processIdentifier, SIGKILL)
-        }
-        p.waitUntilExit()
-        return (p.terminationStatus,
-                (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
-                (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
-    }
-}

@@ -1,22 +1,27 @@
 import Foundation
 
-/// Runs the built `fencepost` binary as a real child process.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `fencepost` and `fencepost-agent`, and a run of either to its end as a real child
+/// process (a program that keeps running beside a test is a ``SpawnedProcess``).
 ///
-/// The binary is looked up next to the running test bundle (SwiftPM puts both in the products
-/// directory, whatever `--scratch-path` is), or at `$FENCEPOST_BINARY`.
-enum ChildProcess {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var stdoutLines: [String] {
+/// The binaries are looked up next to the running test bundle (SwiftPM puts both in the products
+/// directory, whatever `--scratch-path` is), or at `$FENCEPOST_BINARY` and beside it.
+public enum Binaries {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var stdoutLines: [String] {
             var lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.last == "" { lines.removeLast() }
             return lines
         }
     }
 
-    static let binary: URL? = {
+    public static let binary: URL? = {
         let fm = FileManager.default
         if let path = ProcessInfo.processInfo.environment["FENCEPOST_BINARY"], fm.isExecutableFile(atPath: path) {
             return URL(fileURLWithPath: path)
@@ -41,8 +46,14 @@ enum ChildProcess {
         return nil
     }()
 
+    /// The path of `fencepost`, if built.
+    public static var fencepost: String? { binary?.path }
+
+    /// The path of `fencepost-agent`, if built.
+    public static var agent: String? { agentBinary?.path }
+
     /// The lean agent executable, `fencepost-agent`, next to `fencepost`.
-    static var agentBinary: URL? {
+    public static var agentBinary: URL? {
         guard let b = binary else { return nil }
         let f = b.deletingLastPathComponent().appendingPathComponent("fencepost-agent")
         return FileManager.default.isExecutableFile(atPath: f.path) ? f : nil
@@ -54,7 +65,7 @@ enum ChildProcess {
     /// A child still running after `timeLimit` seconds is killed (SIGKILL): its status is then
     /// ``timedOut`` and its standard error ends with a line that says so and names the command, so
     /// that a hang is a failure with a name instead of a test run that never ends.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"],
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String] = ["TZ": "UTC"],
                     executable: URL? = nil, timeLimit: Double = 600) throws -> Output {
         guard let binary = executable ?? binary else { throw NotFound() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-cli-\(UUID().uuidString)")
@@ -99,14 +110,15 @@ enum ChildProcess {
     }
 
     /// The status ``run(_:input:environment:executable:timeLimit:)`` gives a child it killed.
-    static let timedOut: Int32 = -9
+    public static let timedOut: Int32 = -9
 
-    struct NotFound: Error, CustomStringConvertible {
-        var description: String { "fencepost binary not found next to the test bundle; set FENCEPOST_BINARY" }
+    public struct NotFound: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String { "fencepost binary not found next to the test bundle; set FENCEPOST_BINARY" }
     }
 }
 
-extension Process {
+public extension Process {
     /// Waits until Foundation sees the process end, polling every 10 ms; false after `timeout`
     /// seconds (unlike `waitUntilExit`, which has no deadline).
     func waitForEnd(timeout: Double) -> Bool {
