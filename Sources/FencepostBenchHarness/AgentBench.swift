@@ -6,6 +6,7 @@
 // rows of the same name — picked to need neither Foundation nor the CLI: next fire (its zone from
 // a built-in POSIX rule, so a board without tzdata measures the same thing), the geofence index at
 // 100k circles, and NMEA framing and decoding.
+import FencepostJSON
 import FencepostLinux
 
 /// The timed cases of `fencepost-agent --bench`.
@@ -44,8 +45,7 @@ public enum AgentBench {
     static func line(_ id: String, _ m: BenchMeasurement, bytesPerOperation: Double?) -> String {
         var line = "\(id): \(figure(m.p50)) ns/op"
         if let bytes = bytesPerOperation, m.p50 > 0 { line += ", \(figure(bytes * 1000 / m.p50)) MB/s" }
-        let digits = String(m.checksum, radix: 16)
-        return line + " (checksum \(String(repeating: "0", count: 16 - digits.count) + digits))"
+        return line + " (checksum \(m.checksum.hexDigits))"
     }
 
     /// Three significant figures or so.

@@ -229,14 +229,6 @@ public struct FleetHealth: Hashable, Sendable {
         self.connections = connections
     }
 
-    /// 16 lower-case hex digits (the zone set's hash).
-    public static func hex(_ v: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int((v >> UInt64(shift)) & 0xF)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     public var payload: [UInt8] {
         func opt(_ d: Double?) -> JSONValue { d.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         func int(_ i: Int) -> JSONValue { .integer(Int64(i)) }

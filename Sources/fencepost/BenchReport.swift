@@ -156,10 +156,7 @@ enum BenchJSON {
         return .object(fields)
     }
 
-    static func hex(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return "0x" + String(repeating: "0", count: 16 - s.count) + s
-    }
+    static func hex(_ v: UInt64) -> String { "0x" + v.hexDigits }
 }
 
 let debugWarning = "DEBUG BUILD: these figures are meaningless (no optimization, invariant checks on). Build with `swift build -c release` and run .build/release/fencepost bench."

@@ -1,4 +1,5 @@
 // `fencepost zones build|info|near`: zone sets ahead of time, on a bigger machine, and a look at one.
+import FencepostJSON
 import ArgumentParser
 import FencepostAgent
 import FencepostLinux
@@ -59,8 +60,8 @@ struct ZonesCommand: ParsableCommand {
             } else {
                 print("bounds      (empty)")
             }
-            print("source hash \(hex(s.sourceHash))")
-            print("checksum    \(hex(s.checksum))")
+            print("source hash \(s.sourceHash.hexDigits)")
+            print("checksum    \(s.checksum.hexDigits)")
             print("bytes       \(s.bytes.count)")
         }
     }
@@ -135,11 +136,6 @@ struct ZonesCommand: ParsableCommand {
             throw ExitCode(error.needsRebuild ? 66 : 65)
         }
     }
-}
-
-private func hex(_ v: UInt64) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: 16 - s.count) + s
 }
 
 extension Double {

@@ -167,7 +167,7 @@ import Testing
             #expect(near.stdout.contains("  2  inside"), "\(near.stdout)")
             let usage = try ChildProcess.run(["zones", "build", input, "-o", output, "--id-property"], executable: executable)
             #expect(usage.status == 64)
-            #expect(usage.stderr.hasPrefix("\(program) zones build: --id-property needs a value\n"), "\(usage.stderr)")
+            #expect(usage.stderr.hasPrefix("\(program) zones build: --id-property needs a property name: --id-property ADM0_A3\n"), "\(usage.stderr)")
         }
     }
 }

@@ -2,6 +2,7 @@
 // into the same binary that runs on the board. Its last line is a digest of every answer, so two
 // builds (host, Embedded Swift x86_64, aarch64 under qemu) can be compared by one line: a
 // difference in floating point, byte order or word size changes it.
+import FencepostJSON
 import FencepostLinux
 import SeededRandom
 
@@ -89,18 +90,12 @@ public enum AlgorithmCheck {
             var stream = SplitMix64.stream(seed: seed, index: UInt64(index))
             let cases = check(stream.next(), &digest)
             let verdict = digest.differences == 0 ? "ok" : "FAILED: \(digest.differences) differences"
-            lines.append("\(name): \(cases) cases, \(verdict) (digest \(hex(digest.value)))")
+            lines.append("\(name): \(cases) cases, \(verdict) (digest \(digest.value.hexDigits))")
             for d in digest.firstDifferences { lines.append("  \(d)") }
             total.add(digest.value)
             if digest.differences > 0 { total.difference(name) }
         }
-        lines.append("digest \(hex(total.value))")
+        lines.append("digest \(total.value.hexDigits)")
         return (lines, total.differences == 0)
-    }
-
-    /// 16 lower-case hex digits.
-    static func hex(_ x: UInt64) -> String {
-        let digits = String(x, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -42,7 +42,7 @@ extension AgentDaemon {
             h.fixError = self.gps.lastFix?.horizontalError
             h.freeDiskBytes = FileSystemSpace.available(at: self.configuration.statePath)
             // The GeoJSON's content hash (with the build limits): boards with the same zones say the same.
-            h.zoneSetHash = self.zones.mapped.map { FleetHealth.hex($0.set.sourceHash) }
+            h.zoneSetHash = self.zones.mapped.map { $0.set.sourceHash.hexDigits }
         }
         center.eventRecorder = { [link] out, source in link.outboxChanges(for: out, answeredBy: source) }
         // The catch-up deliveries of the start were committed before the link existed: recorded

@@ -3,6 +3,7 @@
 // runs it directly; `fencepost zones build` hands it its arguments untouched (the argument parser
 // there only shows `help`). The command a SIGHUP spawns (`/proc/self/exe zones build …`) therefore
 // means the same whichever of the two executables the daemon runs as.
+import FencepostJSON
 import CivilTime
 import FencepostLinux
 import LocalNotifications
@@ -81,42 +82,24 @@ public enum ZoneSetBuildCommand {
     /// - Returns: the options, nil for `--help`.
     /// - Throws: what is wrong with them, for a usage message.
     public static func parse(_ given: [String]) throws(UsageError) -> Options? {
-        var arguments: [String] = []
-        for a in given {
-            if a.hasPrefix("--"), let equals = a.firstIndex(of: "=") {
-                arguments.append(String(a[..<equals]))
-                arguments.append(String(a[a.index(after: equals)...]))
-            } else {
-                arguments.append(a)
-            }
-        }
+        var reader = ArgumentReader(given)
         var input: String?, output: String?
         var options = Options(input: "", output: "")
-        var i = 0
-        func value(_ name: String) throws(UsageError) -> String {
-            guard i + 1 < arguments.count else { throw UsageError("\(name) needs a value") }
-            i += 2
-            return arguments[i - 1]
-        }
-        while i < arguments.count {
-            let a = arguments[i]
+        while let a = reader.next() {
             switch a {
             case "-h", "--help": return nil
-            case "-o", "--output": output = try value(a)
+            case "-o", "--output": output = try reader.value(of: a, example: "a file: -o zones.set")
             case "--max-radius":
-                let text = try value(a)
+                let text = try reader.value(of: a, example: "metres: --max-radius 50000")
                 guard let r = Double(text), r > 0, r.isFinite else { throw UsageError("--max-radius must be a positive number of metres, got \(text)") }
                 options.limits.maximumRadius = r
-            case "--id-property":
-                let name = try value(a)
-                guard !name.isEmpty else { throw UsageError("--id-property needs a property name") }
-                options.idProperty = name
-            case "--if-changed": options.ifChanged = true; i += 1
-            case "--retain-replaced": options.retainReplaced = true; i += 1
-            case "--gunzip": options.gunzip = try value(a)
+            case "--id-property": options.idProperty = try reader.value(of: a, example: "a property name: --id-property ADM0_A3")
+            case "--if-changed": try reader.flag(a); options.ifChanged = true
+            case "--retain-replaced": try reader.flag(a); options.retainReplaced = true
+            case "--gunzip": options.gunzip = try reader.value(of: a, example: "a gzip file: --gunzip zones.geojson.gz")
             default:
-                guard input == nil, !a.hasPrefix("-") else { throw UsageError("unexpected argument \(a)") }
-                input = a; i += 1
+                guard input == nil, !a.hasPrefix("-") else { throw ArgumentReader.unexpected(a, command: "zones build") }
+                input = a
             }
         }
         guard let input else { throw UsageError("the GeoJSON file (IN.geojson) is missing") }
@@ -180,7 +163,7 @@ public enum ZoneSetBuildCommand {
         let replaced = (built.features ?? built.zones) - built.zones
         let repeats = replaced > 0 ? " (\(replaced) feature\(replaced == 1 ? "" : "s") replaced an earlier zone of the same id)" : ""
         try? FileDescriptor.standardOutput.writeAll(
-            "\(options.output): \(built.zones) zones\(repeats), \(built.bytes) bytes, source hash \(AlgorithmCheck.hex(built.sourceHash)), built in \(seconds) s\(peak)\n")
+            "\(options.output): \(built.zones) zones\(repeats), \(built.bytes) bytes, source hash \(built.sourceHash.hexDigits), built in \(seconds) s\(peak)\n")
         return 0
     }
 }

@@ -48,10 +48,8 @@ public enum ZoneSetCompiler {
         var h = contentHash
         var mixed = [limits.maximumRadius.bitPattern, UInt64(limits.maximumIdentifierLength), UInt64(limits.maximumTitleLength)]
         if let idProperty {
-            // FNV-1a of the name, so that no name hashes as "none".
-            var f: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in idProperty.utf8 { f = (f ^ UInt64(b)) &* 0x100_0000_01b3 }
-            mixed.append(f)
+            // The name's FNV-1a, so that no name hashes as "none".
+            mixed.append(ZoneSetFormat.idHash(idProperty.utf8))
         }
         for v in mixed {
             h = (h ^ v) &* 0x9E37_79B9_7F4A_7C15

@@ -173,7 +173,7 @@ public enum ZoneSetFormat {
     }
 
     /// The hash of a zone id in the lookup section (FNV-1a, 64 bit).
-    static func idHash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    public static func idHash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return h
