@@ -1,3 +1,6 @@
+// Size: the manifest, its topics and the download state machine that checks chunks against it
+// are one concern, tested as one (BlobDownloadTests); apart, each would expose the other's internals.
+//
 // Blobs through the broker: a zone set (gzip-compressed GeoJSON) travels content-addressed, as
 // retained chunks under the fleet's topic, pulled by each board with a bounded window of
 // subscriptions. Only broker features are used (retained messages, subscribe): no blob server.
@@ -311,6 +314,8 @@ public enum BlobChunkRecord {
 
 /// The download of one blob by one board (see the top of the file). Times are monotonic
 /// nanoseconds, given by the caller.
+/// Stored properties: the manifest, the window of chunks in flight with their times, the chunks
+/// had, retries and the read-back position are one resumable state, changed together by each event.
 public struct BlobDownload<Hasher: SHA256Hashing> {
     public enum Phase: Hashable, Sendable { case manifest, fetching, verifying, complete, failed }
 

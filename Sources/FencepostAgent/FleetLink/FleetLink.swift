@@ -1,3 +1,7 @@
+// Size: one state machine over one client: the loop's hooks, the outbox window, the client's
+// events, desired state, commands and health share its private state (sent, in flight,
+// acknowledged); the protocol's parts are in Fleet/ (pure) and the client in FencepostLinux.
+//
 // The fleet link: the agent's side of the MQTT broker (Fleet/FleetTopics.swift has the protocol).
 //
 //   uplink    deliveries, responses (with who answered), reported zones' transitions → outbox

@@ -1,3 +1,6 @@
+// Size: one RFC 5545 reader: content lines (§3.1), the properties of a VEVENT and their mapping
+// to a request's recurrence set; each part needs the others' types.
+//
 // iCalendar files (RFC 5545) as requests (SEMANTICS.md §7): the one reader behind `fencepost add --ics FILE` and a
 // config's `[[request]] ics = "file.ics"` / `except_ics = "holidays.ics"`.
 //
