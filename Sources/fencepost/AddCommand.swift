@@ -178,20 +178,6 @@ struct AddCommand: ParsableCommand {
 enum ClientCalendars {
     /// - Parameter after: events over by then are left out (``ICalendar/requests(_:idPrefix:defaults:after:isZone:)``).
     static func resolve(_ request: JSONValue, after: WallInstant? = nil) throws(ICalendarKeyError) -> ICalendarRequests {
-        try ICalendar.resolve(request, read: read, after: after, isZone: isZone)
-    }
-
-    static func read(_ name: String) throws(ICalendarKeyError) -> String {
-        let bytes: [UInt8]
-        do { bytes = try InputFiles.read(name, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
-            throw ICalendarKeyError(key: "ics", "\(name): cannot read: \(error)")
-        }
-        do { return try StrictUTF8.decode(bytes) } catch {
-            throw ICalendarKeyError(key: "ics", "\(name):\(error.line): \(error)")
-        }
-    }
-
-    static func isZone(_ name: String) -> Bool {
-        do { _ = try SystemZones().rules(named: name); return true } catch { return false }
+        try ICalendar.resolve(request, read: InputFiles.readCalendar(at:), after: after, isZone: InputFiles.isZone)
     }
 }

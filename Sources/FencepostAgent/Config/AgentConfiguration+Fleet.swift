@@ -21,11 +21,6 @@ public struct FleetConfiguration: Sendable, Equatable {
     /// Seconds between health snapshots.
     public var healthInterval: Int
 
-    public static func == (a: FleetConfiguration, b: FleetConfiguration) -> Bool {
-        a.broker == b.broker && a.device == b.device && a.ca == b.ca && a.certificate == b.certificate && a.key == b.key
-            && a.username == b.username && a.passwordFile == b.passwordFile && a.keepalive == b.keepalive
-            && a.outbox == b.outbox && a.healthInterval == b.healthInterval
-    }
 }
 
 /// `[fleet]` as written, before `broker` and `device` are required: what the agent reads into a
@@ -44,11 +39,6 @@ public struct FleetSettings: Sendable, Equatable {
     public var outbox: FleetOutboxBounds
     public var healthInterval: Int
 
-    public static func == (a: FleetSettings, b: FleetSettings) -> Bool {
-        a.broker == b.broker && a.device == b.device && a.ca == b.ca && a.certificate == b.certificate && a.key == b.key
-            && a.username == b.username && a.passwordFile == b.passwordFile && a.keepalive == b.keepalive
-            && a.outbox == b.outbox && a.healthInterval == b.healthInterval
-    }
 
     /// The rules between a broker and the credentials that go with it (those about the broker
     /// only when it is known): the key at fault (a `[fleet]` key name) and why, or nil.

@@ -65,7 +65,7 @@ extension AgentConfigurationParser {
             // by the one reader the CLI's `add --ics` uses.
             let expanded: ICalendarRequests
             do throws(ICalendarKeyError) {
-                expanded = try ICalendar.resolve(t.table.json, read: readCalendarFile, after: SystemClocks.wallNow(), isZone: Self.isZone)
+                expanded = try ICalendar.resolve(t.table.json, read: readCalendarFile, after: SystemClocks.wallNow(), isZone: InputFiles.isZone)
             } catch {
                 throw ConfigError(line: t.table.value(at: [error.key])?.line ?? t.line, path: label, message: error.description)
             }
@@ -100,20 +100,9 @@ extension AgentConfigurationParser {
 
     /// A calendar file named by `ics` / `except_ics`, relative to the config's folder.
     func readCalendarFile(_ name: String) throws(ICalendarKeyError) -> String {
-        let path = resolve(name)
-        let bytes: [UInt8]
-        do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
-            throw ICalendarKeyError(key: "ics", "\(path): cannot read: \(error)")
-        }
-        do { return try StrictUTF8.decode(bytes) } catch {
-            throw ICalendarKeyError(key: "ics", "\(path):\(error.line): \(error)")
-        }
+        try InputFiles.readCalendar(at: resolve(name))
     }
 
-    /// Whether a TZID is a zone of the system's TZif files.
-    static func isZone(_ name: String) -> Bool {
-        do { _ = try SystemZones().rules(named: name); return true } catch { return false }
-    }
 
     /// The line of the key a request error names ("trigger.interval.seconds must be …",
     /// "missing key \"trigger\"" …): the deepest existing key of the first dotted path in the

@@ -1,7 +1,9 @@
 // Files a person names in the configuration (the configuration itself, a zones file): read with
 // a size bound, so `zones = "/dev/zero"` or a runaway file is a clear error, not an agent that
 // fills its memory and is killed (through SIGHUP, while running).
+import FencepostJSON
 import FencepostLinux
+import LocalNotifications
 
 /// Bounded reads of the configuration and zones files.
 public enum InputFiles {
@@ -45,5 +47,22 @@ public enum InputFiles {
     /// A zones file: regular, at most ``maximumZonesBytes``.
     public static func readZones(_ path: String) throws(Failure) -> [UInt8] {
         try read(path, maximumBytes: maximumZonesBytes, regularOnly: true)
+    }
+
+    /// The text of the calendar file at `path` (at most the size of a config file, UTF-8): the one
+    /// reader of `ics` files for the agent's config and the CLI's `add --ics` and `simulate`.
+    public static func readCalendar(at path: String) throws(ICalendarKeyError) -> String {
+        let bytes: [UInt8]
+        do { bytes = try InputFiles.read(path, maximumBytes: InputFiles.maximumConfigurationBytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(path): cannot read: \(error)")
+        }
+        do { return try StrictUTF8.decode(bytes) } catch {
+            throw ICalendarKeyError(key: "ics", "\(path):\(error.line): \(error)")
+        }
+    }
+
+    /// Whether a TZID is a zone of the system's TZif files.
+    public static func isZone(_ name: String) -> Bool {
+        do { _ = try SystemZones().rules(named: name); return true } catch { return false }
     }
 }
