@@ -211,8 +211,52 @@ public struct TimingWheel<Payload> {
     ) {
         precondition(now >= _storage.now, "TimingWheel.advance(to:): time went backwards")
         _makeUnique()
-        _storage.advance(to: now, body)
+        _ = _storage.advance(to: now, limit: Int.max, body)
         _checkInvariants()
+    }
+
+    /// Fires at most `limit` of the timers due by `now`, as ``advance(to:_:)`` fires them all: in
+    /// deadline order, ties in schedule order, never early. The rest stay pending and due, in
+    /// that order: the next advance (to `now` or later) fires them first, before any timer due
+    /// later. An event loop thus bounds the work of one turn and comes back at once for the rest.
+    ///
+    /// When timers are left, ``now`` is the deadline of the last slot opened (at most `now`), and
+    /// ``nextDeadline`` is at or before `now`. With `limit` 0 nothing fires: the answer says
+    /// whether anything is due.
+    ///
+    /// - Returns: Whether timers due by `now` are left (the limit was reached before they fired).
+    /// - Precondition: `now >= self.now`; `limit >= 0`.
+    /// - Complexity: O(levels + `limit` + cascaded): the fires are bounded by `limit`; a slot
+    ///   opened is cascaded whole (each timer at most 10 times in its life), and the due timers
+    ///   it holds past the limit move to the due list, O(1) each (O(1) in all from level 0).
+    @inlinable
+    @discardableResult
+    public mutating func advance(
+        to now: UInt64, limit: Int,
+        _ body: (_ handle: TimerHandle, _ deadline: UInt64, _ payload: Payload) -> Void
+    ) -> Bool {
+        precondition(now >= _storage.now, "TimingWheel.advance(to:limit:): time went backwards")
+        precondition(limit >= 0, "TimingWheel.advance(to:limit:): a negative limit")
+        _makeUnique()
+        let more = _storage.advance(to: now, limit: limit, body)
+        _checkInvariants()
+        return more
+    }
+
+    /// Fires at most `limit` of the timers due by `now` (see ``advance(to:limit:_:)``) and
+    /// returns them, with whether due timers are left.
+    ///
+    /// - Precondition: `now >= self.now`; `limit >= 0`.
+    /// - Complexity: as ``advance(to:limit:_:)``, plus the returned array.
+    @inlinable
+    public mutating func advance(
+        to now: UInt64, limit: Int
+    ) -> (fired: [(handle: TimerHandle, deadline: UInt64, payload: Payload)], more: Bool) {
+        var fired: [(handle: TimerHandle, deadline: UInt64, payload: Payload)] = []
+        let more = advance(to: now, limit: limit) { handle, deadline, payload in
+            fired.append((handle, deadline, payload))
+        }
+        return (fired, more)
     }
 
     /// Moves the wheel's time to `now` and returns every timer whose deadline is `<= now`, in

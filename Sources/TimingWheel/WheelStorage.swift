@@ -483,25 +483,34 @@ final class _WheelStorage<Payload> {
         body(handle, deadline, releaseNode(n))
     }
 
-    /// Cascades node `n` from a slot that opens at `start`: fires it if due then, else re-files it
-    /// lower.
+    /// Cascades node `n` from a slot that opens at `start` (= `now`): fires it if due then and
+    /// `budget` allows (spending one), else files it again: lower in the wheel, or (due, over the
+    /// budget) at the end of the due list, where it keeps its order among the ties.
     @inlinable @inline(__always)
-    func cascade(_ n: Int32, start: UInt64, _ body: (TimerHandle, UInt64, Payload) -> Void) {
+    func cascade(_ n: Int32, start: UInt64, budget: inout Int, _ body: (TimerHandle, UInt64, Payload) -> Void) {
         let deadline = link(n).pointee.deadline
         if deadline == start {
-            fire(n, body)
+            if budget > 0 {
+                budget &-= 1
+                fire(n, body)
+            } else {
+                file(n, deadline: deadline)
+            }
         } else {
             append(n, to: _WheelLayout.chain(now: start, deadline: deadline))
         }
     }
 
-    /// See `TimingWheel.advance(to:_:)`, which documents the never-early guarantee kept here.
+    /// See `TimingWheel.advance(to:limit:_:)`, which documents the never-early guarantee kept
+    /// here and what is left when `limit` timers have fired.
     @inlinable
-    func advance(to target: UInt64, _ body: (TimerHandle, UInt64, Payload) -> Void) {
-        var changed = false
+    func advance(to target: UInt64, limit: Int, _ body: (TimerHandle, UInt64, Payload) -> Void) -> Bool {
+        var budget = limit
         if chainMasks[_WheelLayout.dueList] != 0 {
-            changed = true
-            fireDueList(body)
+            cacheValid = false
+            budget = fireDueList(budget: budget, body)
+            // Over the budget: the rest of the due list waits, `now` stays.
+            if chainMasks[_WheelLayout.dueList] != 0 { return true }
         }
         while levelMask != 0 {
             let level = levelMask.trailingZeroBitCount
@@ -509,7 +518,11 @@ final class _WheelStorage<Payload> {
             let start = _WheelLayout.slotStart(level: level, slot: slot, now: now)
             // Never early: a slot is opened only once its first tick has come.
             if start > target { break }
-            changed = true
+            cacheValid = false
+            // Over the budget with a level-0 slot due (its one deadline is `start`): it waits,
+            // `now` stays (at most `target`). A higher slot is cascaded whatever the budget: only
+            // that says whether it holds a timer due by `target`.
+            if budget == 0 && level == 0 { return true }
             now = start
             let list = level &* 64 &+ slot
             let first = list &* _WheelLayout.stripes
@@ -518,9 +531,22 @@ final class _WheelStorage<Payload> {
             markEmpty(list)
             if level == 0 {
                 // A level-0 slot holds the single deadline `start`, so a single chain.
-                var n = heads[first &+ mask.trailingZeroBitCount]
+                let chain = first &+ mask.trailingZeroBitCount
+                var n = heads[chain]
                 while n >= 0 {
+                    if budget == 0 {
+                        // The rest are due (deadline == start == now) and wait in the due list,
+                        // which is empty here (it was emptied first): the chain's tail moves
+                        // there whole, in order, O(1).
+                        link(n).pointee.prev = -1
+                        heads[_WheelLayout.dueChain] = n
+                        tails[_WheelLayout.dueChain] = tails[chain]
+                        chainMasks[_WheelLayout.dueList] = 1
+                        dueSorted = true
+                        return true
+                    }
                     let next = link(n).pointee.next
+                    budget &-= 1
                     fire(n, body)
                     n = next
                 }
@@ -533,6 +559,10 @@ final class _WheelStorage<Payload> {
                 // over blocks: the first only follows `next` pointers, one step per chain per
                 // round, which keeps up to 8 misses in flight; the second re-files the gathered
                 // nodes, now in cache. Each chain's order is kept, which is all that ties need.
+                //
+                // The cascade is finished whatever the budget (it is not a fire, and each timer
+                // is cascaded at most 10 times in its life); due timers past the budget wait in
+                // the due list.
                 let rounds = 28  // (28 + 1) × 8 × 4 bytes stay under the 1 KiB of guaranteed stack
                 withUnsafeTemporaryAllocation(
                     of: Int32.self, capacity: _WheelLayout.stripes &* (rounds &+ 1)
@@ -565,27 +595,36 @@ final class _WheelStorage<Payload> {
                             }
                             round &+= 1
                         }
-                        for j in 0 ..< count { cascade(gathered[j], start: start, body) }
+                        for j in 0 ..< count { cascade(gathered[j], start: start, budget: &budget, body) }
                     }
                 }
+                if chainMasks[_WheelLayout.dueList] != 0 { return true }
             }
         }
         now = target
-        if changed { cacheValid = false }
+        return false
     }
 
-    /// Fires the due list in deadline order, ties in schedule order.
+    /// Fires the due list in deadline order, ties in schedule order, at most `budget` of it (the
+    /// rest stays, in order); returns the budget left.
     @inlinable
-    func fireDueList(_ body: (TimerHandle, UInt64, Payload) -> Void) {
+    func fireDueList(budget: Int, _ body: (TimerHandle, UInt64, Payload) -> Void) -> Int {
         if !dueSorted { sortDueList() }
+        var budget = budget
         var n = heads[_WheelLayout.dueChain]
-        chainMasks[_WheelLayout.dueList] = 0
-        dueSorted = true
-        while n >= 0 {
+        while n >= 0 && budget > 0 {
             let next = link(n).pointee.next
+            budget &-= 1
             fire(n, body)
             n = next
         }
+        if n >= 0 {
+            link(n).pointee.prev = -1
+            heads[_WheelLayout.dueChain] = n
+        } else {
+            chainMasks[_WheelLayout.dueList] = 0
+        }
+        return budget
     }
 
     /// Sorts the due list by deadline in place: a stable bottom-up merge sort of the linked list

@@ -86,6 +86,8 @@ extension SimulateCommand {
         }
         now = max(now, endNs)
         let c = clock(now)
-        try step(now) { (e: inout NotificationEngine) throws(RequestError) in e.advance(clock: c) }
+        repeat {
+            try step(now) { (e: inout NotificationEngine) throws(RequestError) in e.advance(clock: c) }
+        } while center.engine.hasDeferredFires
     }
 }

@@ -61,5 +61,16 @@ struct ReferenceTimers {
         return fired
     }
 
+    /// Removes and returns the first `limit` entries with deadline <= now, in order, and whether
+    /// entries with deadline <= now are left.
+    mutating func advance(to now: UInt64, limit: Int) -> (fired: [Entry], more: Bool) {
+        let due = entries.firstIndex { $0.deadline > now } ?? entries.count
+        let end = min(due, limit)
+        let fired = Array(entries[..<end])
+        entries.removeFirst(end)
+        for entry in fired { keyOf[entry.handle] = nil }
+        return (fired, due > end)
+    }
+
     func isPending(_ handle: TimerHandle) -> Bool { keyOf[handle] != nil }
 }

@@ -65,21 +65,47 @@ struct TimingWheelRandomTests {
             } else {
                 let target = randomTarget(now: now, wheel: wheel, farJumpPerMille: farJumpPerMille, random: &random)
                 var fired: [(handle: TimerHandle, deadline: UInt64, payload: Int)] = []
-                if random.percent(50) {
-                    fired = wheel.advance(to: target)
+                if random.percent(30) {
+                    // Bounded: at most `limit` fire, the rest stay due for the next advance.
+                    let limit = Int(random.below(random.percent(20) ? 2 : 40))
+                    let more: Bool
+                    if random.percent(50) {
+                        (fired, more) = wheel.advance(to: target, limit: limit)
+                    } else {
+                        more = wheel.advance(to: target, limit: limit) { fired.append(($0, $1, $2)) }
+                    }
+                    let expected = reference.advance(to: target, limit: limit)
+                    if fired.count != expected.fired.count || more != expected.more {
+                        return fail(operation, "advance to \(target) limit \(limit) fired \(fired.count) (more: \(more)), expected \(expected.fired.count) (more: \(expected.more))")
+                    }
+                    for (got, want) in zip(fired, expected.fired)
+                    where got.handle != want.handle || got.deadline != want.deadline || got.payload != want.payload {
+                        return fail(operation, "advance to \(target) limit \(limit): fired \(got), expected \(want)")
+                    }
+                    for entry in fired { remember(entry.handle, in: &stale, random: &random) }
+                    if more ? wheel.now > target : wheel.now != target {
+                        return fail(operation, "now \(wheel.now) after advance to \(target) limit \(limit) (more: \(more))")
+                    }
+                    if more, let next = wheel.nextDeadline, next > target {
+                        return fail(operation, "more due after advance to \(target), but the next deadline is \(next)")
+                    }
                 } else {
-                    wheel.advance(to: target) { fired.append(($0, $1, $2)) }
+                    if random.percent(50) {
+                        fired = wheel.advance(to: target)
+                    } else {
+                        wheel.advance(to: target) { fired.append(($0, $1, $2)) }
+                    }
+                    let expected = reference.advance(to: target)
+                    if fired.count != expected.count {
+                        return fail(operation, "advance to \(target) fired \(fired.count), expected \(expected.count)")
+                    }
+                    for (got, want) in zip(fired, expected)
+                    where got.handle != want.handle || got.deadline != want.deadline || got.payload != want.payload {
+                        return fail(operation, "advance to \(target): fired \(got), expected \(want)")
+                    }
+                    for entry in fired { remember(entry.handle, in: &stale, random: &random) }
+                    if wheel.now != target { return fail(operation, "now \(wheel.now) after advance to \(target)") }
                 }
-                let expected = reference.advance(to: target)
-                if fired.count != expected.count {
-                    return fail(operation, "advance to \(target) fired \(fired.count), expected \(expected.count)")
-                }
-                for (got, want) in zip(fired, expected)
-                where got.handle != want.handle || got.deadline != want.deadline || got.payload != want.payload {
-                    return fail(operation, "advance to \(target): fired \(got), expected \(want)")
-                }
-                for entry in fired { remember(entry.handle, in: &stale, random: &random) }
-                if wheel.now != target { return fail(operation, "now \(wheel.now) after advance to \(target)") }
             }
             if wheel.nextDeadline != reference.nextDeadline {
                 return fail(operation, "nextDeadline \(String(describing: wheel.nextDeadline)), expected \(String(describing: reference.nextDeadline))")

@@ -384,6 +384,7 @@ public final class AgentDaemon {
         if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
+        if center.engine.hasDeferredFires { deadlines.append(1) }   // fires over the engine's per-turn budget: at once
         if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
             deadlines.append(d)
         }

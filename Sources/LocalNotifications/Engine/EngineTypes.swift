@@ -40,6 +40,15 @@ public struct EngineConfiguration: Hashable, Sendable {
     /// A wall reading that differs from the last one plus elapsed monotonic time by more than this
     /// is a clock step (seconds).
     public var stepThreshold: Int64 = 2
+    /// Most timer fires (calendar and interval together) one engine call handles (at least 1).
+    /// Past it the rest stay due, ``NotificationEngine/hasDeferredFires`` says so, and the shell
+    /// calls again at once, in its next loop turn, after the other ready work: a loop held off
+    /// the CPU for seconds catches up in slices instead of one long turn. Sizing: a fire costs
+    /// the agent about 1 ms of CPU in a debug build on a 2-core x86 host (engine, SQLite rows,
+    /// outbox, outputs), ~3 ms on a Pi-class core; 8 keep a turn's fires near 25 ms there, under
+    /// the 50 ms a turn may take with the socket, GPS and fleet work beside them. A thousand
+    /// fires due at once take 125 turns.
+    public var firesPerTurn = 8
     public var alertSettings = AlertSettings()
     public var monitor = MonitorConfiguration()
 

@@ -44,6 +44,7 @@ extension NotificationEngine {
             }
         } else if wasTrusted {
             // Held: no calendar timer runs on an untrusted clock.
+            deferredClock = nil
             calendar.wheel = TimingWheel()
             for i in table.slots.indices where table.slots[i]?.kind == .calendar {
                 table.slots[i]!.timer = nil
@@ -91,6 +92,8 @@ extension NotificationEngine {
     /// Reschedules every calendar trigger on a new wheel at `wall`.
     /// - Complexity: O(calendar requests × next-fire cost): 100k in a few milliseconds.
     mutating func rebuildWallWheel(at wall: WallInstant) {
+        // Fires left by the budget are then handled as of the new clock (see fireDue).
+        deferredClock = nil
         var wheel = TimingWheel<Int32>(now: UInt64(max(0, wall.secondsSinceEpoch)), capacity: table.timeBasedCount)
         let device = deviceZone
         let trusted = trust.wallTrusted
@@ -158,31 +161,65 @@ extension NotificationEngine {
     /// timeouts and dwells run.
     ///
     /// The shell calls this when a timer it armed from ``nextWakeup`` expires, when the wall clock
-    /// was set (`ECANCELED` from the `TFD_TIMER_CANCEL_ON_SET` timer), and at start.
-    /// - Complexity: O(fires due + rebuild when the clock went back).
+    /// was set (`ECANCELED` from the `TFD_TIMER_CANCEL_ON_SET` timer), at start, and at once
+    /// while ``hasDeferredFires`` (at most ``EngineConfiguration/firesPerTurn`` timer fires are
+    /// handled a call).
+    /// - Complexity: O(``EngineConfiguration/firesPerTurn`` + region events + rebuild when the
+    ///   clock went back).
     public mutating func advance(clock: EngineClock) -> EngineOutput {
         var out = observe(clock)
         fireDue(clock, into: &out)
         return out
     }
 
+    /// Whether fires that were due at an earlier call wait (more than
+    /// ``EngineConfiguration/firesPerTurn`` were): the shell calls ``advance(clock:)`` again at once.
+    public var hasDeferredFires: Bool { deferredClock != nil }
+
+    /// Fires what the wheels hold due, at most ``EngineConfiguration/firesPerTurn`` of it, then
+    /// the region monitor's timeouts and dwells and the delivered list's pruning.
+    ///
+    /// Fires left over by the budget are handled as of the clock of the call that found them due
+    /// (``deferredClock``): same lateness, same missed-fire outcome, same delivery time as if that
+    /// call had handled them all, in the same order (calendar before interval, each wheel in
+    /// deadline order). Only after them come fires due at a later clock. A wall clock step or a
+    /// change of trust meanwhile (``observe(_:)`` rebuilds or holds the calendar wheel) ends that:
+    /// what is left is handled as of the new clock.
     mutating func fireDue(_ clock: EngineClock, into out: inout EngineOutput) {
-        if trust.wallTrusted {
-            let target = max(UInt64(max(0, clock.wall.secondsSinceEpoch)), calendar.wheel.now)
-            for (_, _, slot) in calendar.wheel.advance(to: target) {
-                table.slots[Int(slot)]?.timer = nil
-                handleCalendarDue(slot, clock, into: &out)
-            }
+        var budget = max(1, configuration.firesPerTurn)
+        if let held = deferredClock {
+            deferredClock = nil
+            fireWheels(held, budget: &budget, into: &out)
         }
-        let nowMs = max(clock.monotonicMilliseconds, intervals.wheel.now)
-        for (_, _, slot) in intervals.wheel.advance(to: nowMs) {
-            table.slots[Int(slot)]?.timer = nil
-            handleIntervalDue(slot, clock, into: &out)
-        }
+        if deferredClock == nil { fireWheels(clock, budget: &budget, into: &out) }
         location.events.removeAll(keepingCapacity: true)
         location.monitor.advance(to: clock.monotonicSeconds, into: &location.events)
         handleRegionEvents(clock, into: &out)
         pruneDelivered(clock, into: &out)
+    }
+
+    /// Fires at most `budget` of what both wheels hold due at `clock` (spending it); when fires
+    /// due at `clock` are left, ``deferredClock`` keeps `clock`.
+    /// - Complexity: O(`budget` fires + the wheels' cascades).
+    mutating func fireWheels(_ clock: EngineClock, budget: inout Int, into out: inout EngineOutput) {
+        if trust.wallTrusted {
+            let target = max(UInt64(max(0, clock.wall.secondsSinceEpoch)), calendar.wheel.now)
+            let (fired, more) = calendar.wheel.advance(to: target, limit: budget)
+            budget -= fired.count
+            for (_, _, slot) in fired {
+                table.slots[Int(slot)]?.timer = nil
+                handleCalendarDue(slot, clock, into: &out)
+            }
+            if more { deferredClock = clock; return }
+        }
+        let nowMs = max(clock.monotonicMilliseconds, intervals.wheel.now)
+        let (fired, more) = intervals.wheel.advance(to: nowMs, limit: budget)
+        budget -= fired.count
+        for (_, _, slot) in fired {
+            table.slots[Int(slot)]?.timer = nil
+            handleIntervalDue(slot, clock, into: &out)
+        }
+        if more { deferredClock = clock }
     }
 
     /// When the shell must call ``advance(clock:)`` next: a wall time (arm the CLOCK_REALTIME

@@ -78,6 +78,10 @@ public struct NotificationEngine {
     public internal(set) var nextGeneration: Int64 = 1
     /// The last clock reading and whether the wall clock is trusted.
     var trust = ClockTrust()
+    /// The clock of the call that found more fires due than ``EngineConfiguration/firesPerTurn``:
+    /// the fires it left are handled as of it by the next calls (see ``fireDue(_:into:)``); nil
+    /// when none wait.
+    var deferredClock: EngineClock?
 
     /// Whether the wall clock is trusted now (the shell's word or GNSS agreement, and plausible).
     public var wallTrusted: Bool { trust.wallTrusted }

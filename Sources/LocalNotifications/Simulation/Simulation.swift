@@ -99,6 +99,8 @@ public struct Simulation {
     /// `now`, nil when it is after `end`. Shared by every run loop (in memory and durable).
     public static func nextStep(of engine: NotificationEngine, wallOffset: Int64, bootTime: Int64,
                                 now: Int64, lastWake: Int64?, end: Int64) -> Int64? {
+        // Fires left by the per-call budget: again at once, as the agent's loop does.
+        if engine.hasDeferredFires && now <= end { return now }
         guard var t = nextWake(of: engine, wallOffset: wallOffset, bootTime: bootTime), t <= end else { return nil }
         t = max(t, now)
         // A guard against a run without progress: asked again for an instant already handled, go
@@ -115,7 +117,7 @@ public struct Simulation {
             take(engine.advance(clock: clock))
         }
         if end > now { now = end }
-        take(engine.advance(clock: clock))
+        repeat { take(engine.advance(clock: clock)) } while engine.hasDeferredFires
     }
 
     /// Feeds a fix that arrives at true time `at` (nanoseconds), running the engine up to it first.
