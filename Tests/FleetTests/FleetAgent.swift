@@ -124,21 +124,12 @@ final class FleetAgentProcess {
 
     /// From the summary the agent logs when it stops (stop it first): the turn with the most CPU
     /// time, its milliseconds and what it did.
-    var mostCPUInOneTurn: (milliseconds: Double, what: String)? {
-        guard let line = log.split(separator: "\n").last(where: { $0.contains("longest loop turn: ") }),
-              let r = line.range(of: "the most CPU in one turn: ") else { return nil }
-        let rest = line[r.upperBound...]
-        guard let ms = Double(rest.prefix { $0 != " " }), let open = rest.range(of: " ms (") else { return nil }
-        return (ms, String(rest[open.upperBound...].dropLast()))
-    }
+    var mostCPUInOneTurn: (milliseconds: Double, what: String)? { LoopTurnSummary(log: log)?.mostCPU }
 
     /// From the summary the agent logs when it stops (stop it first): turns whose own work (CPU
     /// time) passed 50 ms, and the summary line; nil when there is no summary.
     var turnsOverBudgetOnTheCPU: (count: Int, summary: String)? {
-        guard let line = log.split(separator: "\n").last(where: { $0.contains("longest loop turn: ") }),
-              let r = line.range(of: " with over 50 ms on the CPU") else { return nil }
-        let count = Int(line[..<r.lowerBound].split(separator: " ").last ?? "") ?? -1
-        return (count, String(line))
+        LoopTurnSummary(log: log).map { ($0.overOnTheCPU, $0.line) }
     }
 }
 
