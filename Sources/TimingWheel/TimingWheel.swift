@@ -41,6 +41,12 @@
 // list and fire at the next advance, before everything in the wheel (whose deadlines are all
 // later than `now`).
 //
+// A bounded advance (`advance(to:limit:)`, an event loop's budget per turn) stops after `limit`
+// fires: the rest of the due list stays; the rest of a level-0 slot (one deadline, `now`) moves
+// to the due list whole; a cascade is finished, its due timers past the limit appended to the due
+// list in chain order. `now` stays at the last slot opened, so the next advance fires the rest
+// first, in the order one unbounded advance would have.
+//
 // A node is 32 bytes for an `Int` payload: deadline, next, prev, generation, payload. A node does
 // not record its slot: that is a function of its deadline and `now`.
 //
