@@ -54,7 +54,7 @@ public struct AgentConfiguration: Sendable {
     /// A command run for each delivery, or nil.
     public var hook: HookConfiguration?
     /// The link to the fleet's broker (`[fleet]`), or nil: no link.
-    public var fleet: FleetConfiguration?
+    public var fleet: FleetSettings?
     /// `[[request]]` tables.
     public var requests: [NotificationRequest] = []
     /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
