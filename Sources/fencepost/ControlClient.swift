@@ -172,10 +172,11 @@ func printJSON(_ value: JSONValue) throws(ClientFailure) {
 /// error message may quote a file's contents or the agent's words.
 func writeErrorLine(_ message: String) { writeStandardError(PrintableText.escaped(message) + "\n") }
 
-/// Text helpers for the human output. What the agent answered is shown from
-/// ``printable(_:)``'s copy of it: titles, ids and messages come from whoever added them, and a
-/// terminal must show their control characters, not obey them (`--json` prints the answer as is:
-/// JSON escapes them itself).
+/// Text helpers for the human output. Titles, ids and messages come from whoever added them, and a
+/// terminal must show their control characters, not obey them: a table escapes each cell
+/// (``table(_:_:)``, what `pending` and `delivered` print), and a sentence is made from
+/// ``printable(_:)``'s copy of the answer (`--json` prints the answer as is: JSON escapes them
+/// itself).
 enum ClientText {
     /// `value` with every string (and key) escaped for a terminal (``PrintableText``).
     /// - Complexity: O(size of the value).

@@ -18,7 +18,7 @@ struct DeliveredCommand: ParsableCommand {
         try runClient("delivered") { () throws(ClientFailure) in
             let result = try ControlClient.call(options.path, "delivered")
             if json { return try printJSON(result) }
-            let list = (result.array ?? []).map(ClientText.printable)
+            let list = result.array ?? []  // every cell is escaped by ClientText.table
             guard !list.isEmpty else { return try writeStandardOutput("no delivered notifications\n") }
             let now = SystemClocks.wallNow()
             let local = try zone.rules(agent: options.path)

@@ -41,7 +41,7 @@ struct FencepostCommand: ParsableCommand {
         version: fencepostVersion,
         subcommands: [NextCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self,
                       AddCommand.self, PendingCommand.self, RemoveCommand.self, DeliveredCommand.self, AckCommand.self,
-                      CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self, FormerSelftestCommand.self,
+                      CategoriesCommand.self, ApplyCommand.self, StatusCommand.self, RunCommand.self, CheckConfigCommand.self, PinTestCommand.self, CheckAlgorithmsCommand.self,
                       ZonesCommand.self, FleetOperatorCommand.self]
     )
 

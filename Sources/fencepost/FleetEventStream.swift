@@ -46,8 +46,10 @@ struct FleetEventProblem: Error, Equatable {
 /// event of a device sets where it starts (a consumer may join in the middle); an event older than
 /// what was released (a resend to an earlier session) is released as it comes.
 ///
-/// - Complexity: O(log n) per event for n held; the ids remembered are bounded (`idMemory`, the
-///   oldest forgotten first), so a duplicate older than that is released again.
+/// - Complexity: O(log n) amortized per event for n held (a min-heap of the held seqs, and the
+///   held in arrival order for expiry; entries already released are skipped when they reach the
+///   front); `expire` is O(devices) plus what it releases. The ids remembered are bounded
+///   (`idMemory`, the oldest forgotten first), so a duplicate older than that is released again.
 struct FleetEventStream {
     struct Output: Equatable {
         var events: [ReceivedFleetEvent] = []
@@ -71,6 +73,14 @@ struct FleetEventStream {
         var last: Int64?
         /// Held events by seq.
         var held: [Int64: Held] = [:]
+        /// The held seqs as a binary min-heap. Held events leave only from the bottom (the next
+        /// seq, a gap's range, a hole given up on), so a seq no longer in `held` is dropped when
+        /// it reaches the top.
+        var lowest: [Int64] = []
+        /// The held seqs in arrival order (`since` never decreases along it), from `oldest`: the
+        /// first still held with that `since` is the longest waiting.
+        var arrivals: [(seq: Int64, since: UInt64)] = []
+        var oldest = 0
     }
 
     let holdNanoseconds: UInt64
@@ -81,6 +91,8 @@ struct FleetEventStream {
     private var seenOrder: [String] = []
     private var seenHead = 0
     private(set) var duplicates = 0
+    /// Held entries looked at: heap moves and entries skipped (what a test bounds).
+    private(set) var heldSteps = 0
 
     init(holdNanoseconds: UInt64 = 5_000_000_000, holdLimit: Int = 10_000, idMemory: Int = 1_000_000) {
         self.holdNanoseconds = holdNanoseconds
@@ -96,13 +108,16 @@ struct FleetEventStream {
             out.duplicates = 1
             return out
         }
-        var device = devices[event.device] ?? Device()
+        // Taken out while it changes: a copy left in `devices` would make the first change copy
+        // every held event.
+        var device = devices.removeValue(forKey: event.device) ?? Device()
         defer { devices[event.device] = device }
         if event.type == "gap", let from = event.payload["from"]?.int64, let to = event.payload["to"]?.int64, from <= to,
            let last = device.last, last + 1 >= from, last < to {
             // The dropped range will never come: skip past it. Events of the range that survived
             // the drop and wait here go out now, in seq order; later ones as they come.
-            for seq in device.held.keys.filter({ $0 <= to }).sorted() {
+            while let seq = lowestHeld(&device), seq <= to {
+                popLowest(&device)
                 if let held = device.held.removeValue(forKey: seq) { out.events.append(held.event) }
             }
             device.last = to
@@ -118,7 +133,9 @@ struct FleetEventStream {
             device.last = max(last, event.seq)
             release(&device, into: &out)
         } else {
-            device.held[event.seq] = Held(event: event, since: now)
+            if device.held.updateValue(Held(event: event, since: now), forKey: event.seq) == nil { push(event.seq, onto: &device) }
+            device.arrivals.append((event.seq, now))
+            if device.arrivals.count - device.oldest > 4 * device.held.count + 1024 { compactArrivals(&device) }
             if device.held.count > holdLimit { giveUp(&device, name: event.device, into: &out) }
         }
         return out
@@ -128,11 +145,11 @@ struct FleetEventStream {
     mutating func expire(now: UInt64) -> Output {
         var out = Output()
         for name in devices.keys.sorted() {
-            guard var device = devices[name], !device.held.isEmpty else { continue }
-            if device.held.values.contains(where: { now &- $0.since >= holdNanoseconds }) {
+            guard var device = devices.removeValue(forKey: name) else { continue }
+            if let since = longestWaiting(&device), now &- since >= holdNanoseconds {
                 giveUp(&device, name: name, into: &out)
-                devices[name] = device
             }
+            devices[name] = device
         }
         return out
     }
@@ -141,7 +158,7 @@ struct FleetEventStream {
     mutating func finish() -> Output {
         var out = Output()
         for name in devices.keys.sorted() {
-            guard var device = devices[name], !device.held.isEmpty else { continue }
+            guard var device = devices.removeValue(forKey: name) else { continue }
             while !device.held.isEmpty { giveUp(&device, name: name, into: &out) }
             devices[name] = device
         }
@@ -149,16 +166,83 @@ struct FleetEventStream {
     }
 
     /// The seqs released, per device, are contiguous from `last`: release the held ones that follow.
-    private func release(_ device: inout Device, into out: inout Output) {
+    private mutating func release(_ device: inout Device, into out: inout Output) {
         while let last = device.last, let next = device.held.removeValue(forKey: last + 1) {
             out.events.append(next.event)
             device.last = last + 1
         }
+        _ = lowestHeld(&device)
+        if device.held.isEmpty {
+            device.arrivals.removeAll(keepingCapacity: true)
+            device.oldest = 0
+        }
+    }
+
+    // MARK: The held, lowest seq and longest waiting first
+
+    /// The lowest seq held, dropping released ones from the top of the heap.
+    private mutating func lowestHeld(_ device: inout Device) -> Int64? {
+        while let top = device.lowest.first, device.held[top] == nil { popLowest(&device) }
+        return device.lowest.first
+    }
+
+    /// When the longest-waiting held event came, dropping released ones from the front.
+    private mutating func longestWaiting(_ device: inout Device) -> UInt64? {
+        while device.oldest < device.arrivals.count {
+            let a = device.arrivals[device.oldest]
+            if device.held[a.seq]?.since == a.since { return a.since }
+            device.oldest += 1
+            heldSteps += 1
+        }
+        return nil
+    }
+
+    /// Drops the released from `arrivals` (amortized O(1): at least three quarters of it go).
+    private mutating func compactArrivals(_ device: inout Device) {
+        var kept: [(seq: Int64, since: UInt64)] = []
+        kept.reserveCapacity(device.held.count)
+        for i in device.oldest ..< device.arrivals.count {
+            let a = device.arrivals[i]
+            if device.held[a.seq]?.since == a.since { kept.append(a) }
+        }
+        heldSteps += device.arrivals.count - device.oldest
+        device.arrivals = kept
+        device.oldest = 0
+    }
+
+    private mutating func push(_ seq: Int64, onto device: inout Device) {
+        device.lowest.append(seq)
+        var i = device.lowest.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard device.lowest[i] < device.lowest[parent] else { break }
+            device.lowest.swapAt(i, parent)
+            i = parent
+            heldSteps += 1
+        }
+    }
+
+    private mutating func popLowest(_ device: inout Device) {
+        heldSteps += 1
+        let end = device.lowest.removeLast()
+        guard !device.lowest.isEmpty else { return }
+        device.lowest[0] = end
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < device.lowest.count && device.lowest[l] < device.lowest[m] { m = l }
+            if r < device.lowest.count && device.lowest[r] < device.lowest[m] { m = r }
+            guard m != i else { return }
+            device.lowest.swapAt(i, m)
+            i = m
+            heldSteps += 1
+        }
     }
 
     /// Skips the hole before the lowest held seq.
-    private func giveUp(_ device: inout Device, name: String, into out: inout Output) {
-        guard let lowest = device.held.keys.min(), let last = device.last else { return }
+    private mutating func giveUp(_ device: inout Device, name: String, into out: inout Output) {
+        guard let lowest = lowestHeld(&device), let last = device.last else { return }
         if lowest > last + 1 { out.missing.append((name, last + 1, lowest - 1)) }
         device.last = lowest - 1
         release(&device, into: &out)

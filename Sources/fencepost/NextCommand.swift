@@ -193,18 +193,15 @@ struct NextCommand: ParsableCommand {
 
     /// The rule of --rrule, or of components with sets; nil for an ordinary match.
     func recurrenceSchedule() throws -> RecurrenceSchedule? {
+        if let rrule, let dtstart {
+            var calendar: [(String, JSONValue)] = [("rrule", .string(rrule)), ("dtstart", .string(dtstart))]
+            if !exdate.isEmpty { calendar.append(("exdate", .array(exdate.map { JSONValue.string($0) }))) }
+            do throws(NextRequestError) { return try NextRequest.recurrence(.object(calendar)) } catch {
+                throw dataError(error.message)
+            }
+        }
         let sets = try componentSets()
         do throws(RecurrenceError) {
-            if let rrule, let dtstart {
-                guard let p = RecurrenceText.parse(dtstart), !p.utc else {
-                    throw RecurrenceError("DTSTART", "\"\(dtstart)\" must be a local date-time like 2026-01-05T07:00:00")
-                }
-                var exclusions = RecurrenceDates()
-                for e in exdate where !exclusions.add(e) {
-                    throw RecurrenceError("EXDATE", "\"\(e)\" must be a local date-time, a UTC one (…Z) or a date")
-                }
-                return try RecurrenceSchedule(try RecurrenceRule(parsing: rrule), start: p.civil, exclusions: exclusions)
-            }
             guard sets.needsRule else { return nil }
             let (rule, start) = try sets.rule()
             return try RecurrenceSchedule(rule, start: start)

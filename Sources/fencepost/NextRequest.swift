@@ -107,19 +107,24 @@ extension NextRequest {
             guard !sawMatch else { throw NextRequestError("give \"match\" or \"rrule\", not both") }
             // The request decoder reads the rule, its DTSTART and its dates (one reader of rules).
             let keys: Set<String> = ["rrule", "dtstart", "exdate", "rdate"]
-            let calendar = JSONValue.object(members.filter { keys.contains($0.key) })
-            do throws(RequestError) {
-                let t = try NotificationRequest.calendarTrigger(json: calendar)
-                recurrence = t.recurrence
-            } catch {
-                throw NextRequestError(error.message.replacing("trigger.calendar.", with: ""))
-            }
+            recurrence = try Self.recurrence(JSONValue.object(members.filter { keys.contains($0.key) }))
             return
         }
         for key in ["dtstart", "exdate", "rdate"] where members.contains(where: { $0.key == key }) {
             throw NextRequestError("\"\(key)\" goes with \"rrule\"")
         }
         guard sawMatch else { throw NextRequestError("missing key \"match\" (or \"rrule\" with \"dtstart\")") }
+    }
+
+    /// The rule of a `trigger.calendar` object holding `rrule`, `dtstart`, `exdate` and `rdate`,
+    /// read by the request decoder: `next` (script and human mode) says about a rule and its
+    /// dates what `add` says, without the `trigger.calendar.` prefix.
+    static func recurrence(_ calendar: JSONValue) throws(NextRequestError) -> RecurrenceSchedule? {
+        do throws(RequestError) {
+            return try NotificationRequest.calendarTrigger(json: calendar).recurrence
+        } catch {
+            throw NextRequestError(error.message.replacing("trigger.calendar.", with: ""))
+        }
     }
 
     /// A match with sets as its rule.

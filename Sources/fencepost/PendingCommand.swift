@@ -23,12 +23,12 @@ struct PendingCommand: ParsableCommand {
             if let params = page.params {
                 let result = try ControlClient.call(options.path, "pending", params)
                 if json { return try printJSON(result) }
-                list = (result["pending"]?.array ?? []).map(ClientText.printable)
+                list = result["pending"]?.array ?? []
                 next = result["next"]?.string
             } else {
                 let all = try ControlPages.all(options.path, "pending") { $0["pending"]?.array ?? [] }
                 if json { return try printJSON(.array(all)) }
-                list = all.map(ClientText.printable)
+                list = all
             }
             defer { if let next { writeErrorLine("more after \(next): fencepost pending --after \(next)\(page.limit.map { " --limit \($0)" } ?? "")") } }
             guard !list.isEmpty else { return try writeStandardOutput("no pending requests\n") }

@@ -1,6 +1,5 @@
 // `fencepost pin-test`: pulses each configured output once, so an installer can check the wiring;
-// ``PinTest`` (FencepostAgent) is the command, which `fencepost-agent --pin-test` runs too. Its former
-// name `selftest` is refused with the new one (it read like the algorithm check's).
+// ``PinTest`` (FencepostAgent) is the command, which `fencepost-agent --pin-test` runs too.
 import ArgumentParser
 import FencepostAgent
 
@@ -31,19 +30,5 @@ struct PinTestCommand: ParsableCommand {
     func run() throws {
         let status = PinTest.run(arguments, program: "fencepost pin-test", command: "pin-test")
         if status != 0 { throw ExitCode(status) }
-    }
-}
-
-/// `fencepost selftest`, the pin test's former name: refused, naming the two commands it could mean.
-struct FormerSelftestCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "selftest", abstract: "Renamed: `pin-test` pulses the outputs, `check-algorithms` checks the cores.",
-        shouldDisplay: false)
-
-    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
-
-    func run() throws {
-        writeErrorLine("fencepost: `selftest` is now `pin-test` (it pulses the buzzer and LEDs; `check-algorithms` checks the cores)")
-        throw ExitCode(64)
     }
 }

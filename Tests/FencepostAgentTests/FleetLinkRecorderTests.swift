@@ -49,7 +49,7 @@ struct FleetLinkRecorderTests {
     /// printed, when libmosquitto cannot be loaded here.
     static func link(in folder: URL, clock: @escaping () -> EngineClock) throws -> FleetLink? {
         let store = try NotificationStore(path: folder.appendingPathComponent("state.sqlite").path)
-        let configuration = FleetConfiguration(broker: .unix(path: folder.appendingPathComponent("broker.sock").path), device: try DeviceID("van-1"),
+        let configuration = FleetSettings(broker: .unix(path: folder.appendingPathComponent("broker.sock").path), device: try DeviceID("van-1"),
                                                ca: nil, certificate: nil, key: nil, username: nil, passwordFile: nil, keepalive: 60,
                                                outbox: FleetOutboxBounds(), healthInterval: 300)
         do {

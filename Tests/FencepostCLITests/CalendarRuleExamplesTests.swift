@@ -221,4 +221,26 @@ import Testing
         #expect(r.status == 78, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.contains(":4:") && r.stderr.contains("W. Europe Standard Time") && r.stderr.contains("not supported"), "\(r.stderr)")
     }
+
+    /// A rule's DTSTART and EXDATE are read once, by the request decoder: `next --rrule` (and its
+    /// script mode) refuses a bad one with the words `add` uses, less the `trigger.calendar.`
+    /// prefix. `add` checks requests before it connects, so no agent is needed.
+    @Test(arguments: [("2026-01-05T07:00:00Z", "2026-12-24"), ("2026-01-05T07:00:00", "Christmas")])
+    func aBadRuleDateGetsOneMessageThroughNextAndAdd(_ dtstart: String, _ exdate: String) throws {
+        let rule = "FREQ=DAILY;BYHOUR=7"
+        let add = try ChildProcess.run(["add", "-", "--socket", "/nonexistent/fencepost.sock"], input: """
+            {"id":"r","content":{"title":"T"},"trigger":{"calendar":{"rrule":"\(rule)","dtstart":"\(dtstart)","exdate":["\(exdate)"]}}}
+            """)
+        #expect(add.status == 65, "\(add.stderr)")
+        let said = try #require(add.stderr.range(of: "trigger.calendar.").map { String(add.stderr[$0.upperBound...]) }, "\(add.stderr)")
+        let message = try #require(said.components(separatedBy: " [rule:").first?.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(message.contains(dtstart.hasSuffix("Z") ? dtstart : exdate), "\(add.stderr)")
+        let next = try ChildProcess.run(["next", "--tz", "UTC", "--rrule", rule, "--dtstart", dtstart, "--exdate", exdate])
+        #expect(next.status == 65, "\(next.stderr)")
+        #expect(next.stderr == "fencepost next: \(message)\n", "add said: \(add.stderr)")
+        let script = try ChildProcess.run(["next", "--jsonl"], input: """
+            {"tz":"UTC","rrule":"\(rule)","dtstart":"\(dtstart)","exdate":["\(exdate)"]}
+            """)
+        #expect(script.stdout == JSONValue.object([("error", .string(message))]).serialized() + "\n", "add said: \(add.stderr)")
+    }
 }

@@ -127,3 +127,28 @@ struct FleetEventStreamTests {
         #expect(r.message.contains("not JSON"))
     }
 }
+
+/// Holding many events stays O(log n) per event: 10,000 held behind a hole, then 10,000 more past
+/// the holding limit (each gives up on a hole: the lowest held), then expiry and a gap. Counting
+/// the held entries looked at (heap moves, entries skipped), not time: a scan of what is held per event (`held.keys.min()`) is
+/// about 10⁸ steps here, the heap a few hundred thousand.
+struct FleetEventStreamScaleTests {
+    @Test func tenThousandHeldStayLogarithmic() {
+        let n: Int64 = 10_000
+        var stream = FleetEventStream(holdNanoseconds: 1_000, holdLimit: Int(n), idMemory: 1_000_000)
+        var released = 0, missing = 0
+        func take(_ out: FleetEventStream.Output) { released += out.events.count; missing += out.missing.count }
+        take(stream.receive(FleetEventStreamTests.event("van", 0), now: 0))
+        // Every other seq: 2, 4, 6, …, each after a hole of one.
+        for k in 1 ... 2 * n { take(stream.receive(FleetEventStreamTests.event("van", 2 * k), now: 1)) }
+        #expect(released == 1 + Int(n), "past the limit each event gives up on the lowest hole")
+        #expect(missing == Int(n))
+        take(stream.expire(now: 10_000))
+        #expect(released == 2 + Int(n) && missing == 1 + Int(n), "expiry gives up on one hole")
+        take(stream.finish())
+        #expect(released == 1 + 2 * Int(n) && missing == 2 * Int(n))
+        take(stream.receive(FleetEventStreamTests.event("van", 4 * n + 10, type: "gap", extra: #","from":\#(4 * n + 1),"to":\#(4 * n + 9)"#), now: 20_000))
+        #expect(released == 2 + 2 * Int(n))
+        #expect(stream.heldSteps < 40 * 2 * Int(n), "\(stream.heldSteps) steps for \(2 * n) held events")
+    }
+}

@@ -4,28 +4,10 @@ import ConfigFile
 import Fleet
 import FencepostLinux
 
-/// `[fleet]`.
-public struct FleetConfiguration: Sendable, Equatable {
-    public var broker: MQTTBroker
-    public var device: DeviceID
-    /// TLS: the fleet's CA file, the device's certificate and key (resolved paths).
-    public var ca: String?
-    public var certificate: String?
-    public var key: String?
-    public var username: String?
-    /// A file holding the password (its first line).
-    public var passwordFile: String?
-    /// Seconds.
-    public var keepalive: Int
-    public var outbox: FleetOutboxBounds
-    /// Seconds between health snapshots.
-    public var healthInterval: Int
-
-}
-
-/// `[fleet]` as written, before `broker` and `device` are required: what the agent reads into a
-/// ``FleetConfiguration``, and what `fencepost fleet --config FILE` takes its broker and
-/// credentials from (one reader, one set of rules).
+/// `[fleet]`: the agent's link to the fleet's broker, and what `fencepost fleet --config FILE`
+/// takes its broker and credentials from (one type, one reader, one set of rules). `broker` and
+/// `device` are optional for the operator's file; the agent's reader requires both, and the link
+/// takes them through ``endpoint``.
 public struct FleetSettings: Sendable, Equatable {
     public var broker: MQTTBroker?
     public var device: DeviceID?
@@ -39,6 +21,11 @@ public struct FleetSettings: Sendable, Equatable {
     public var outbox: FleetOutboxBounds
     public var healthInterval: Int
 
+    /// The broker and this device's id, when both are set (always in the agent's configuration).
+    public var endpoint: (broker: MQTTBroker, device: DeviceID)? {
+        guard let broker, let device else { return nil }
+        return (broker, device)
+    }
 
     /// The rules between a broker and the credentials that go with it (those about the broker
     /// only when it is known): the key at fault (a `[fleet]` key name) and why, or nil.
@@ -102,11 +89,10 @@ extension AgentConfigurationParser {
     }
 
     /// The agent's `[fleet]`: ``readFleetSettings(_:)`` with `broker` and `device` required.
-    func readFleet(_ s: ConfigSection) throws(ConfigError) -> FleetConfiguration {
+    func readFleet(_ s: ConfigSection) throws(ConfigError) -> FleetSettings {
         let f = try readFleetSettings(s)
-        let broker = try s.require(f.broker, "broker", "a string: mqtts://host:port, mqtt://host:port or unix:/path")
-        let device = try s.require(f.device, "device", "a string: the device id (letters, digits, -; at most 23)")
-        return FleetConfiguration(broker: broker, device: device, ca: f.ca, certificate: f.certificate, key: f.key, username: f.username,
-                                  passwordFile: f.passwordFile, keepalive: f.keepalive, outbox: f.outbox, healthInterval: f.healthInterval)
+        _ = try s.require(f.broker, "broker", "a string: mqtts://host:port, mqtt://host:port or unix:/path")
+        _ = try s.require(f.device, "device", "a string: the device id (letters, digits, -; at most 23)")
+        return f
     }
 }

@@ -13,6 +13,7 @@ struct AgentConfigurationParser {
         let top = try ConfigSection.parse(text)
         try top.checkKeys(allowed: ConfigurationKeys.names(in: ""))
         var config = AgentConfiguration(path: path)
+        config.restartKeyValues = RestartKeyValues(top)
         if let s = try top.string("state") {
             guard !s.isEmpty else { throw top.error("state", "must not be empty") }
             config.statePath = resolve(s)

@@ -16,7 +16,7 @@ import Position
 
 /// Everything the daemon reads from its config file.
 /// Stored properties: one per top-level key or table of the file (docs/configuration.md), so
-/// that the parser, `check-config`'s summary and a reload compare field by field; a value, no
+/// that the parser and `check-config`'s summary read it field by field; a value, no
 /// behaviour.
 public struct AgentConfiguration: Sendable {
     /// The file it came from (nil for text parsed without a file).
@@ -54,7 +54,7 @@ public struct AgentConfiguration: Sendable {
     /// A command run for each delivery, or nil.
     public var hook: HookConfiguration?
     /// The link to the fleet's broker (`[fleet]`), or nil: no link.
-    public var fleet: FleetConfiguration?
+    public var fleet: FleetSettings?
     /// `[[request]]` tables.
     public var requests: [NotificationRequest] = []
     /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
@@ -67,6 +67,8 @@ public struct AgentConfiguration: Sendable {
     public var zoneCount: Int?
     /// `[[category]]` tables.
     public var categories: [NotificationCategory] = []
+    /// The file's values at the keys that need a restart, as written: what a SIGHUP compares.
+    public var restartKeyValues = RestartKeyValues()
 
     /// The defaults (what an empty file gives).
     public init(path: String? = nil) { self.path = path }

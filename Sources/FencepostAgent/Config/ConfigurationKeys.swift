@@ -119,55 +119,64 @@ public enum ConfigurationKeys {
         all.filter { $0.reload == .needsRestart }.map { $0.path }.joined(separator: ", ")
     }
 
-    /// The keys needing a restart whose value differs between the running configuration and
-    /// `next` (a SIGHUP leaves them as they run, and says so).
+    /// The keys that need a restart, in the order of `all`.
+    public static let restartKeys: [ConfigurationKey] = all.filter { $0.reload == .needsRestart }
+
+    /// The keys needing a restart whose value differs between the file the running configuration
+    /// came from and the file `next` came from, compared as written (a SIGHUP leaves them as they
+    /// run, and says so). A key is in one place, `all`: marking it `.needsRestart` is enough for it
+    /// to be named here.
+    /// - Complexity: O(restart keys).
     public static func restartKeysChanged(from running: AgentConfiguration, to next: AgentConfiguration) -> [String] {
-        var changed: [String] = []
-        if running.statePath != next.statePath { changed.append("state") }
-        if running.socketPath != next.socketPath { changed.append("socket.path") }
-        if running.socketMode != next.socketMode { changed.append("socket.mode") }
-        if running.socketGroup != next.socketGroup { changed.append("socket.group") }
-        switch (running.gps, next.gps) {
-        case (.none, .none): break
-        case let (.serial(d0, b0), .serial(d1, b1)):
-            if d0 != d1 { changed.append("gps.device") }
-            if b0 != b1 { changed.append("gps.baud") }
-        case let (.gpsd(h0, p0), .gpsd(h1, p1)):
-            if h0 != h1 || p0 != p1 { changed.append("gps.url") }
-        case let (.replay(f0, s0, e0), .replay(f1, s1, e1)):
-            if f0 != f1 { changed.append("gps.file") }
-            if s0 != s1 { changed.append("gps.speed") }
-            if e0 != e1 { changed.append("gps.exit_at_end") }
-        default: changed.append("gps.source")
-        }
-        if running.gpsUERE != next.gpsUERE { changed.append("gps.uere") }
-        if running.fleet != next.fleet { changed.append("fleet") }
-        let a = running.gpio, b = next.gpio
-        if a.backend != b.backend {
-            switch (a.backend, b.backend) {
-            case (.libgpiod, .libgpiod): changed.append("gpio.chip")
-            default: changed.append("gpio.backend")
-            }
-        }
-        let lines: [(String, GPIOLineSpec?, GPIOLineSpec?)] = [("buzzer", a.buzzer, b.buzzer), ("led", a.led, b.led),
-                                                              ("badge", a.badge, b.badge), ("button", a.button, b.button)]
-        for (role, x, y) in lines {
-            switch (x, y) {
-            case (nil, nil): break
-            case let (x?, y?):
-                if x.offset != y.offset { changed.append("gpio.\(role).pin") }
-                if x.activeLow != y.activeLow { changed.append("gpio.\(role).active_low") }
-                if x.bias != y.bias { changed.append("gpio.\(role).bias") }
-            default: changed.append("gpio.\(role).enabled")
-            }
-        }
-        return changed
+        restartKeys.indices.filter { running.restartKeyValues[$0] != next.restartKeyValues[$0] }.map { restartKeys[$0].path }
     }
 
-    /// The restart keys that the config `root` sets (for `check-config`).
-    public static func restartKeysSet(in root: ConfigSection) -> [String] {
-        all.filter { key in
-            key.reload == .needsRestart && root.table.value(at: key.path.split(separator: ".").map(String.init)) != nil
-        }.map { $0.path }
+    /// The restart keys that `configuration`'s file sets (for `check-config`).
+    public static func restartKeysSet(by configuration: AgentConfiguration) -> [String] {
+        restartKeys.indices.filter { configuration.restartKeyValues[$0] != nil }.map { restartKeys[$0].path }
+    }
+}
+
+/// What a config file writes at each key that needs a restart (`ConfigurationKeys.restartKeys`,
+/// by index), as written: nil where the file does not set it. Kept with the configuration so that
+/// a SIGHUP compares two files key by key without a comparison per field.
+public struct RestartKeyValues: Sendable, Equatable {
+    var values: [TOMLValue.Kind?]
+
+    /// No key set (an empty file).
+    public init() { values = Array(repeating: nil, count: ConfigurationKeys.restartKeys.count) }
+
+    /// The values in the file whose top level is `root`.
+    public init(_ root: ConfigSection) {
+        values = ConfigurationKeys.restartKeys.map { key in
+            root.table.value(at: key.path.split(separator: ".").map(String.init))?.kind
+        }
+    }
+
+    /// The value at restart key `index`, or nil when the file does not set it.
+    public subscript(index: Int) -> TOMLValue.Kind? { index < values.count ? values[index] : nil }
+}
+
+extension AgentConfiguration {
+    /// `next`, read after a SIGHUP, as this running configuration becomes: every key that
+    /// ConfigurationKeys marks `applied` takes `next`'s value, every key that needs a restart keeps
+    /// its running value (and the file value it came from, so that a later SIGHUP names it again).
+    /// ConfigurationReloadTests hold this to ConfigurationKeys for every key.
+    public func reloaded(by next: AgentConfiguration) -> AgentConfiguration {
+        var c = next
+        c.statePath = statePath
+        c.socketPath = socketPath
+        c.socketMode = socketMode
+        c.socketGroup = socketGroup
+        c.gps = gps
+        c.gpsUERE = gpsUERE
+        c.gpio.backend = gpio.backend
+        c.gpio.buzzer = gpio.buzzer
+        c.gpio.led = gpio.led
+        c.gpio.badge = gpio.badge
+        c.gpio.button = gpio.button
+        c.fleet = fleet
+        c.restartKeyValues = restartKeyValues
+        return c
     }
 }

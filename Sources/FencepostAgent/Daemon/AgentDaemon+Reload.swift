@@ -119,20 +119,10 @@ extension AgentDaemon {
             return
         }
         let restart = ConfigurationKeys.restartKeysChanged(from: configuration, to: next)
-        configuration.requests = next.requests
-        configuration.zonesFile = next.zonesFile
-        configuration.zonesIDProperty = next.zonesIDProperty
-        configuration.zonesLine = next.zonesLine
-        configuration.categories = next.categories
-        configuration.patterns = next.patterns
-        configuration.hook = next.hook
-        configuration.logLevel = next.logLevel
+        configuration = configuration.reloaded(by: next)
         log.level = next.logLevel
-        configuration.timeZone = next.timeZone
-        configuration.clockTrust = next.clockTrust
         // Caps, limits (max_radius: the zone-set build below gets the new one) and alert settings;
         // the engine decides each delivery's signal from its own copy of them.
-        configuration.engine = next.engine
         perform { $0.reconfigure(next.engine, clock: clock) }
         if !zone.hasSameRules(as: center.engine.deviceZone) {
             let from = center.engine.deviceZone.identifier
@@ -141,13 +131,9 @@ extension AgentDaemon {
         }
         deviceZoneWatch.schedule(at: SystemClocks.boottimeNow().nanosecondsSinceBoot,
                                 zoneIsFixed: configuration.timeZone != nil || environment.readDeviceZone == nil)
-        configuration.maximumMessageBytes = next.maximumMessageBytes
-        configuration.controlLimits = next.controlLimits
         clients.reconfigure(maximumMessageBytes: next.maximumMessageBytes, limits: next.controlLimits)
         outputs.badgeEnabled = next.engine.alertSettings.badge
         outputs.setPatterns(next.patterns)
-        configuration.gpio.longPressMilliseconds = next.gpio.longPressMilliseconds
-        configuration.gpio.debounceMilliseconds = next.gpio.debounceMilliseconds
         outputs.setButtonTimings(next.gpio)
         hook.configure(next.hook)
         log.info("SIGHUP: configuration reloaded from \(next.path ?? "?") (read in \(LoopTurnWatch.milliseconds(nanoseconds)) \(`where`))")

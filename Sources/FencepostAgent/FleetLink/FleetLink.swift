@@ -30,7 +30,7 @@ import LocalNotifications
 /// flight, sent, acknowledged, a refill wanted), the session (tag, bdSeq, applied version, recent
 /// commands, the next answer's source), the timers, and the refusals and link-down lines logged.
 final class FleetLink {
-    let configuration: FleetConfiguration
+    let configuration: FleetSettings
     let topics: FleetTopics
     let client: MQTTClient
     let store: NotificationStore
@@ -80,13 +80,14 @@ final class FleetLink {
     /// Reads the secrets (refusing files others may read), takes the tag and counters from `meta`
     /// (the state file's meta values as the center loaded them at start), and makes the MQTT
     /// client (loads libmosquitto). No I/O to the broker yet.
-    init(configuration: FleetConfiguration, store: NotificationStore, meta: [String: String], log: DaemonLog,
+    init(configuration: FleetSettings, store: NotificationStore, meta: [String: String], log: DaemonLog,
          clock: @escaping () -> EngineClock) throws(DaemonError) {
+        guard let endpoint = configuration.endpoint else { throw DaemonError("[fleet] needs broker and device; not starting", exitCode: 78) }
         self.configuration = configuration
         self.store = store
         self.log = log
         readClock = clock
-        topics = FleetTopics(device: configuration.device)
+        topics = FleetTopics(device: endpoint.device)
         var password: String?
         do throws(SecretFileError) {
             if let key = configuration.key { try FilePermissions.requirePrivate(key, what: "[fleet] key") }
@@ -110,7 +111,7 @@ final class FleetLink {
         }
         store.outboxBounds = configuration.outbox
 
-        var options = MQTTOptions(broker: configuration.broker, clientID: configuration.device.text)
+        var options = MQTTOptions(broker: endpoint.broker, clientID: endpoint.device.text)
         options.keepalive = Int32(configuration.keepalive)
         options.sessionExpiry = 3600
         options.will = MQTTWill(topic: topics.status, payload: FleetStatus.offline(bdSeq: bdSeq), qos: 1, retain: true, delay: 60)
@@ -128,7 +129,7 @@ final class FleetLink {
 
     /// Starts connecting.
     func start(now: UInt64) {
-        log.info("fleet: device \(configuration.device) to \(configuration.broker), outbox \(outboxDescription())")
+        log.info("fleet: device \(topics.device) to \(client.options.broker), outbox \(outboxDescription())")
         client.start(now: now)
         nextHealth = now
     }
@@ -239,7 +240,7 @@ final class FleetLink {
             return
         }
         for row in rows {
-            let payload = FleetEvent.payload(id: FleetEventID.make(device: configuration.device, tag: tag, seq: row.seq), seq: row.seq, body: row.body)
+            let payload = FleetEvent.payload(id: FleetEventID.make(device: topics.device, tag: tag, seq: row.seq), seq: row.seq, body: row.body)
             do {
                 let mid = try client.publish(topic: row.topic, payload: payload, qos: 1, retain: false)
                 inflight[mid] = (row.seq, row.bytes)
@@ -270,8 +271,8 @@ final class FleetLink {
         for event in client.takeEvents() {
             switch event {
             case .connected(let sessionPresent):
-                if !log.cleared("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))", limiter: &linkDown, at: now) {
-                    log.info("fleet: connected to \(configuration.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))")
+                if !log.cleared("fleet: connected to \(client.options.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))", limiter: &linkDown, at: now) {
+                    log.info("fleet: connected to \(client.options.broker) (session \(sessionPresent ? "resumed" : "new"), bdSeq \(bdSeq))")
                 }
                 do { try store.apply([.setMeta(key: "fleet.bdSeq", value: String(bdSeq))], sync: false) } catch { log.error("fleet: \(error)") }
                 for t in topics.subscriptions { _ = try? client.subscribe(t, qos: 1) }
@@ -280,7 +281,7 @@ final class FleetLink {
                 wantsFill = true
                 rollout?.connected(now: now)
             case .disconnected(let reason):
-                log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
+                log.repeating(.warning, "fleet: link to \(client.options.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
                 nextConnection()
             case .refused(let reason, let message):
                 log.repeating(.warning, "fleet: the broker refused the connection: \(message) (\(reason))", limiter: &linkDown, at: now)

@@ -54,16 +54,6 @@ public enum AgentArguments: Equatable, Sendable {
         return seconds
     }
 
-    /// The refusal of a command flag's former name, saying the new one: the two had names one
-    /// letter apart for unrelated jobs.
-    static func renamed(_ flag: String) -> String? {
-        switch flag {
-        case "--selftest": "--selftest is now --pin-test (it pulses the buzzer and LEDs; --check-algorithms checks the cores)"
-        case "--self-check": "--self-check is now --check-algorithms (it checks the cores; --pin-test pulses the buzzer and LEDs)"
-        default: nil
-        }
-    }
-
     /// Parses the arguments after the program name: a command flag (none: run) anywhere among
     /// that command's options.
     ///
@@ -71,7 +61,6 @@ public enum AgentArguments: Equatable, Sendable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> AgentArguments {
         if arguments.first == "help" || arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help }
         if arguments.contains("--version") { return .version }
-        if let old = arguments.first(where: { renamed($0) != nil }), let hint = renamed(old) { throw UsageError(hint) }
         var command: String? = nil
         var rest: [String] = []
         for a in arguments {

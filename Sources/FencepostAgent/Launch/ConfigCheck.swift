@@ -196,7 +196,7 @@ public enum ConfigCheck {
         // No [[request]] table at all is zero tables.
         let tables = ((try? document?.sections("request")) ?? nil) ?? []
         if let problem = unknownZone(config, document: document, tables: tables, zones: zones) { throw problem }
-        return (config, tables.count, document.map { ConfigurationKeys.restartKeysSet(in: $0) } ?? [])
+        return (config, tables.count, ConfigurationKeys.restartKeysSet(by: config))
     }
 
     /// The line that says what a SIGHUP does with the file's keys.
