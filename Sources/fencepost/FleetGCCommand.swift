@@ -11,17 +11,17 @@ struct FleetGCCommand: ParsableCommand {
         commandName: "gc",
         abstract: "Remove the zone-set blobs no board uses from the broker.",
         discussion: """
-            Reads every retained blob topic (fencepost/v1/fleet/+/blob/#: manifests and \\
-            chunks) and every board's retained desired and reported documents. A blob is in use \\
-            when its SHA-256 is named by a board's desired document (zoneSet, a requests blob) \\
-            or by its reported one (the zone set in force, or the one it is downloading); a \\
-            board still downloading names it in both, so its blob is never removed under it. \\
-            Every other blob is removed: an empty retained message on its manifest first (no \\
-            board starts fetching it after that), then on each chunk. Prints each blob removed \\
+            Reads every retained blob topic (fencepost/v1/fleet/+/blob/#: manifests and \
+            chunks) and every board's retained desired and reported documents. A blob is in use \
+            when its SHA-256 is named by a board's desired document (zoneSet, a requests blob) \
+            or by its reported one (the zone set in force, or the one it is downloading); a \
+            board still downloading names it in both, so its blob is never removed under it. \
+            Every other blob is removed: an empty retained message on its manifest first (no \
+            board starts fetching it after that), then on each chunk. Prints each blob removed \
             and the bytes freed; --dry-run prints the same and removes nothing.
 
-            Chunks without a manifest are a push under way (the manifest is published last) or \\
-            one that stopped; they are kept and listed unless --incomplete. Run gc when no push \\
+            Chunks without a manifest are a push under way (the manifest is published last) or \
+            one that stopped; they are kept and listed unless --incomplete. Run gc when no push \
             is under way: a blob pushed but not yet named in any desired document looks unused.
             """)
 
@@ -44,9 +44,12 @@ struct FleetGCCommand: ParsableCommand {
                     throw ClientFailure(ClientFailure.unavailable, "subscribing to \(filter): \(error)")
                 }
             }
-            // One message at a time: a zone set's chunks are not all kept in memory.
+            // One message at a time: a zone set's chunks are not all kept in memory. Until no
+            // retained message has come for a moment (live reports do not hold it open).
             let end = OperatorClock.monotonic() + 600_000_000_000
-            while let m = session.nextMessage(until: min(end, OperatorClock.monotonic() + FleetRetained.settle)) {
+            var quietAt = OperatorClock.monotonic() + FleetRetained.settle
+            while let m = session.nextMessage(until: min(end, quietAt)) {
+                if m.retain { quietAt = OperatorClock.monotonic() + FleetRetained.settle }
                 if inventory.note(topic: m.topic, bytes: m.payload.count) { continue }
                 guard !m.payload.isEmpty, let doc = try? JSONValue.parse(m.payload) else { continue }
                 if FleetTopics.device(of: m.topic, .desired) != nil { inventory.noteDesired(doc) }

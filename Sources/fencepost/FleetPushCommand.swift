@@ -27,7 +27,7 @@ struct FleetPushCommand: ParsableCommand {
             ones when none failed (a board that is off applies the retained document when it \
             connects, so a later `fencepost fleet devices` shows it):
 
-              fencepost fleet push van-1 van-2 --zones schools.geojson --fleet acme --wait 1800
+              fencepost fleet push van-1 van-2 --zones schools.geojson --wait 1800
 
             --zones publishes a GeoJSON zone set as a blob first: gzipped, named by its \
             SHA-256, in retained chunks under fencepost/v1/fleet/FLEET/blob/SHA/ (a blob the \
@@ -235,12 +235,17 @@ enum FleetRetained {
     /// behind it, in the same write.
     static let settle: UInt64 = 300_000_000
 
-    /// The messages that come until none has come for ``settle`` (the retained ones behind a
-    /// SUBACK, however many), for at most `limit` nanoseconds.
+    /// The messages that come until no *retained* one has come for ``settle`` (the retained
+    /// ones behind a SUBACK, however many; live messages — boards reporting progress meanwhile —
+    /// are kept but do not hold the wait open), for at most `limit` nanoseconds.
     static func settled(_ session: MQTTBlockingSession, limit: UInt64 = 60_000_000_000) -> [MQTTMessage] {
-        let end = OperatorClock.monotonic() + limit
         var out: [MQTTMessage] = []
-        while let m = session.nextMessage(until: min(end, OperatorClock.monotonic() + settle)) { out.append(m) }
+        var quietAt = OperatorClock.monotonic() + settle
+        let end = OperatorClock.monotonic() + limit
+        while let m = session.nextMessage(until: min(end, quietAt)) {
+            out.append(m)
+            if m.retain { quietAt = OperatorClock.monotonic() + settle }
+        }
         return out
     }
 

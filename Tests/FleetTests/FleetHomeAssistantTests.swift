@@ -180,4 +180,36 @@ import Glibc
         #expect(!agent.log.contains("refused a subscription"), "the ACL lets the board subscribe: \(agent.log)")
         print("anAgentIsDiscoveredAndItsAlertAnsweredFromHomeAssistant: \(delivery) answered from HA: \(response.serialized())")
     }
+
+    /// The device tracker follows a replayed drive: D/ha/pos is retained, carries the fix, and
+    /// changes as the van moves (at most every 10 s).
+    @Test func theTrackerFollowsTheFix() throws {
+        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        let broker = try MosquittoBroker(.init())
+        let agent = try FleetAgentProcess()
+        try agent.writeConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: """
+            [gps]
+            source = "replay"
+            file = "\(FleetTransitionTests.demoDrive)"
+            speed = 40
+            [gpio]
+            backend = "console"
+            """)
+        let hass = try MQTTBlockingSession(MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "hass"))
+        try hass.connect(timeout: 5 * Self.second)
+        try hass.subscribe("fencepost/v1/dev/van-1/ha/pos", qos: 1, timeout: 5 * Self.second)
+        try agent.start()
+        #expect(agent.waitUntilRunning(), "\(agent.log)")
+        let got = collect(hass, seconds: 40) { m in Set(m.map(\.payload)).count >= 2 }
+        let positions = got.compactMap(json)
+        #expect(Set(got.map(\.payload)).count >= 2, "\(positions.map { $0.serialized() })\nagent log:\n\(agent.log.suffix(2000))")
+        for p in positions {
+            let lat = p["latitude"]?.double ?? 0, lon = p["longitude"]?.double ?? 0
+            #expect(abs(lat - 51.2) < 0.5 && abs(lon - 6.75) < 0.5 && p["gps_accuracy"]?.double != nil, "\(p.serialized())")
+        }
+        // Retained: Home Assistant starting later sees where the van is.
+        let late = try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", "fencepost/v1/dev/van-1/ha/pos", "-C", "1", "-W", "2"])
+        #expect(late.status == 0 && late.output.contains("latitude"), "\(late)")
+        agent.stop()
+    }
 }

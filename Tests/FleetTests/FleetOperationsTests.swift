@@ -109,6 +109,36 @@ import Glibc
         #expect(b["rollout"]?.string == "downloading" && b["desired"]?["version"]?.int64 == 5, "\(json)")
     }
 
+    /// Boards that keep publishing (progress, health) while the operator reads what is retained:
+    /// the read ends when the retained documents have come, not when the broker falls silent.
+    @Test func devicesAnswersWhileBoardsKeepReporting() throws {
+        guard FleetTools.all() else { return }
+        let broker = try MosquittoBroker()
+        try broker.publish("fencepost/v1/dev/van-a/reported", #"{"v":1,"desiredVersion":2,"appliedVersion":2,"state":"applied"}"#, retain: true)
+        final class Chatty: @unchecked Sendable { let session: MQTTBlockingSession; init(_ s: MQTTBlockingSession) { session = s } }
+        let chatty = Chatty(try MQTTBlockingSession(MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "chatty")))
+        try chatty.session.connect(timeout: 5 * Self.second)
+        let stop = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
+        Thread {
+            let board = chatty.session
+            var n = 0
+            while stop.wait(timeout: .now() + 0.05) == .timedOut {
+                n += 1
+                let p = #"{"v":1,"desiredVersion":3,"appliedVersion":2,"state":"downloading","zoneSet":{"pending":{"sha256":"x","have":\#(n),"of":100000}}}"#
+                _ = try? board.publish(topic: "fencepost/v1/dev/van-b/reported", payload: Array(p.utf8), qos: 0, retain: false, timeout: Self.second)
+            }
+            board.close()
+            stopped.signal()
+        }.start()
+        defer { stop.signal(); _ = stopped.wait(timeout: .now() + 5) }
+        usleep(300_000)
+        let start = Date()
+        let out = try fleet(broker, ["devices"])
+        let took = Date().timeIntervalSince(start)
+        #expect(out.status == 0 && out.stdout.contains("van-a"), "\(out)")
+        #expect(took < 4, "fleet devices took \(took) s while a board kept reporting")
+    }
+
     // MARK: fleet push --wait
 
     /// Boards played by one session on a thread: each answers the desired version it sees with
