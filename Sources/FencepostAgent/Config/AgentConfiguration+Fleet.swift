@@ -20,6 +20,8 @@ public struct FleetSettings: Sendable, Equatable {
     public var keepalive: Int
     public var outbox: FleetOutboxBounds
     public var healthInterval: Int
+    /// Home Assistant's MQTT discovery and entities (`ha`).
+    public var homeAssistant = false
 
     /// The broker and this device's id, when both are set (always in the agent's configuration).
     public var endpoint: (broker: MQTTBroker, device: DeviceID)? {
@@ -70,6 +72,7 @@ extension AgentConfigurationParser {
         let rows = try s.integer("outbox_rows", in: 16...10_000_000) ?? 100_000
         let bytes = try s.integer("outbox_bytes", in: 65_536...(1 << 34)) ?? (64 << 20)
         let health = try s.integer("health_interval", in: 10...86_400) ?? 300
+        let homeAssistant = try s.boolean("ha") ?? false
         var broker: MQTTBroker?
         if let brokerValue {
             do { broker = try MQTTBroker(parsing: brokerValue) } catch { throw s.error("broker", error.description) }
@@ -85,7 +88,7 @@ extension AgentConfigurationParser {
         return FleetSettings(broker: broker, device: device, ca: ca, certificate: certificate, key: key, username: username,
                              passwordFile: passwordFile, keepalive: Int(keepalive),
                              outbox: FleetOutboxBounds(maximumRows: Int(rows), maximumBytes: Int(bytes), window: 16),
-                             healthInterval: Int(health))
+                             healthInterval: Int(health), homeAssistant: homeAssistant)
     }
 
     /// The agent's `[fleet]`: ``readFleetSettings(_:)`` with `broker` and `device` required.
