@@ -43,7 +43,7 @@ enum FleetBlobPublisher {
         do { try session.subscribe(topics.manifest, qos: 1, timeout: timeout) } catch {
             throw ClientFailure(ClientFailure.unavailable, "subscribing to \(topics.manifest): \(error)")
         }
-        let held = session.messages(for: FleetRetained.settle).contains { $0.topic == topics.manifest && (try? BlobManifest(parsing: $0.payload, for: reference)) == manifest }
+        let held = FleetRetained.settled(session).contains { $0.topic == topics.manifest && (try? BlobManifest(parsing: $0.payload, for: reference)) == manifest }
         var sent = 0
         if !held {
             for n in 0..<manifest.chunks {
@@ -71,7 +71,7 @@ enum FleetBlobPublisher {
             throw ClientFailure(ClientFailure.unavailable, "subscribing to \(topics.desired): \(error)")
         }
         var found: JSONValue?
-        for m in session.messages(for: FleetRetained.settle) where m.topic == topics.desired {
+        for m in FleetRetained.settled(session) where m.topic == topics.desired {
             if let v = try? JSONValue.parse(m.payload) { found = v }
         }
         return found

@@ -30,6 +30,10 @@ struct FleetOperatorCommand: ParsableCommand {
                   who is online, what is applied, health
               fencepost fleet command van-0042 status
                   ask a board, and wait for its answer
+              fencepost fleet push van-1 van-2 --zones schools.geojson --wait 1800
+                  a zone set to two boards, following the roll-out until both applied it
+              fencepost fleet gc --dry-run
+                  the zone-set blobs no board uses any more (without --dry-run: removed)
 
             The broker and the operator's credentials come from options, or from the [fleet] \
             section of --config FILE (broker, ca, cert, key, username, password_file), options \
@@ -43,7 +47,7 @@ struct FleetOperatorCommand: ParsableCommand {
             retained); a command expires (--expires) and is refused after that, never acted \
             on late.
             """,
-        subcommands: [FleetPushCommand.self, FleetEventsCommand.self, FleetDevicesCommand.self, FleetCommandCommand.self]
+        subcommands: [FleetPushCommand.self, FleetEventsCommand.self, FleetDevicesCommand.self, FleetCommandCommand.self, FleetGCCommand.self]
     )
 }
 

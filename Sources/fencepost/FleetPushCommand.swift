@@ -17,7 +17,17 @@ struct FleetPushCommand: ParsableCommand {
             holds (the retained desired document, or the version the board reported, whichever \
             is higher), so a board that is off gets it when it comes back. The board applies a \
             version only when it is newer than the one it applied, all or nothing, through the \
-            same path as `fencepost apply`, and says so on …/reported: --wait waits for that.
+            same path as `fencepost apply`, and says so on …/reported.
+
+            --wait SECONDS follows every board's …/reported at once until each has applied or \
+            failed its version, printing a line when a board's standing changes (downloading \
+            have/of chunks every tenth of the way, verifying, building, applied, failed and \
+            why), then a count: applied, downloading, failed, silent. Exit 0 when all applied; \
+            65 naming the boards that failed (and those still silent); 75 naming the silent \
+            ones when none failed (a board that is off applies the retained document when it \
+            connects, so a later `fencepost fleet devices` shows it):
+
+              fencepost fleet push van-1 van-2 --zones schools.geojson --fleet acme --wait 1800
 
             --zones publishes a GeoJSON zone set as a blob first: gzipped, named by its \
             SHA-256, in retained chunks under fencepost/v1/fleet/FLEET/blob/SHA/ (a blob the \
@@ -46,7 +56,7 @@ struct FleetPushCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The version to publish (default: one more than the broker's).", valueName: "n"))
     var version: Int64?
 
-    @Option(help: ArgumentHelp("Wait this many seconds for the boards to report the version applied (or why not).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Follow the boards' reports for at most this many seconds, until each applied or failed its version.", valueName: "seconds"))
     var wait: Double?
 
     @Flag(help: "Print what was published (and, with --wait, the board's report) as JSON.")
@@ -87,8 +97,9 @@ struct FleetPushCommand: ParsableCommand {
                 blobText = published.summary
                 if !json { try writeStandardOutput(blobText + "\n") }
             }
-            var reports: [JSONValue] = []
-            var failed: [String] = []
+            // Every board's version and kept requests are read before anything is published, so
+            // no board waits for another's answer and no answer is read (and lost) as an old one.
+            var targets: [PushTarget] = []
             for (device, topics) in zip(devices, deviceTopics) {
                 let (current, _) = try FleetRetained.versions(session, topics: topics, timeout: connection.timeoutNanoseconds)
                 let next = version ?? (current + 1)
@@ -111,41 +122,110 @@ struct FleetPushCommand: ParsableCommand {
                     categoryCount = kept["categories"]?.array?.count
                 }
                 if let zoneSet { document.append(("zoneSet", zoneSet.json)) }
-                let payload = JSONValue.object(document).serialized()
+                targets.append(PushTarget(device: device, topics: topics, version: next, document: .object(document),
+                                          requests: requestCount, categories: categoryCount))
+            }
+            for t in targets {
                 do {
-                    try session.publish(topic: topics.desired, payload: Array(payload.utf8), qos: 1, retain: true,
+                    try session.publish(topic: t.topics.desired, payload: Array(t.document.serialized().utf8), qos: 1, retain: true,
                                         timeout: connection.timeoutNanoseconds)
                 } catch {
-                    throw ClientFailure(ClientFailure.unavailable, "publishing \(topics.desired): \(error)")
+                    throw ClientFailure(ClientFailure.unavailable, "publishing \(t.topics.desired): \(error)")
                 }
-                var report: JSONValue?
-                if let wait {
-                    report = try FleetRetained.waitForReport(session, topics: topics, version: next, timeout: UInt64(wait * 1e9))
-                    if report == nil { failed.append("published version \(next); \(device) did not report it within \(Int(wait)) s") }
-                }
-                if json {
-                    reports.append(.object([("device", .string(device)), ("version", .integer(next)),
-                                            ("requests", .integer(Int64(requestCount))),
-                                            ("categories", categoryCount.map { .integer(Int64($0)) } ?? .null),
-                                            ("zoneSet", zoneSet?.json ?? .null),
-                                            ("reported", report ?? .null)]))
-                } else {
-                    var text = "\(device): desired version \(next) published (\(requestCount) requests"
-                    text += categoryCount.map { ", \($0) categories" } ?? ""
+                if !json {
+                    var text = "\(t.device): desired version \(t.version) published (\(t.requests) requests"
+                    text += t.categories.map { ", \($0) categories" } ?? ""
                     text += zoneSet.map { ", zone set \($0.sha256.prefix(12))…)" } ?? ")"
-                    text += "\n"
-                    if let report { text += "\(device): " + FleetRetained.describeReport(report) + "\n" }
-                    try writeStandardOutput(text)
+                    try writeStandardOutput(text + "\n")
                 }
-                if let report, report["state"]?.string != "applied" { failed.append("\(device) did not apply version \(next)") }
             }
-            if json { try printJSON(reports.count == 1 ? reports[0] : .array(reports)) }
-            if !failed.isEmpty {
-                let noAnswer = failed.allSatisfy { $0.contains("did not report it") }
-                throw ClientFailure(noAnswer ? ClientFailure.tryLater : ClientFailure.dataError,
-                                    failed.joined(separator: "; ") + (noAnswer ? " (off, or offline: it applies the retained document when it connects)" : ""))
+            var followed = RolloutFollower(targets: targets)
+            if let wait {
+                try followed.follow(session, until: OperatorClock.monotonic() + UInt64(wait * 1e9), printing: !json)
+            }
+            if json {
+                let reports = targets.map { t -> JSONValue in
+                    .object([("device", .string(t.device)), ("version", .integer(t.version)),
+                             ("requests", .integer(Int64(t.requests))),
+                             ("categories", t.categories.map { .integer(Int64($0)) } ?? .null),
+                             ("zoneSet", zoneSet?.json ?? .null),
+                             ("reported", followed.reports[t.device] ?? .null),
+                             ("rollout", wait == nil ? .null : .string(followed.standing(t.device).bucket.rawValue))])
+                }
+                try printJSON(reports.count == 1 ? reports[0] : .array(reports))
+            }
+            if let wait { try followed.finish(waited: wait, printing: !json) }
+        }
+    }
+}
+
+/// One board of a push: its topics, the version it is given, and the document.
+struct PushTarget {
+    var device: String
+    var topics: FleetTopics
+    var version: Int64
+    var document: JSONValue
+    var requests: Int
+    var categories: Int?
+}
+
+/// `push --wait`: follows every board's `reported` at once until each has applied or failed its
+/// version, or the deadline, printing a line when a board's standing changes (a download every
+/// tenth of the way).
+struct RolloutFollower {
+    let targets: [PushTarget]
+    private(set) var reports: [String: JSONValue] = [:]
+    private var printed: [String: String] = [:]
+
+    init(targets: [PushTarget]) { self.targets = targets }
+
+    func standing(_ device: String) -> RolloutStanding {
+        RolloutStanding(reported: reports[device], version: targets.first { $0.device == device }?.version)
+    }
+
+    mutating func follow(_ session: MQTTBlockingSession, until deadline: UInt64, printing: Bool) throws(ClientFailure) {
+        var byTopic: [String: PushTarget] = [:]
+        for t in targets { byTopic[t.topics.reported] = t }
+        while !targets.allSatisfy({ standing($0.device).isFinal }), let m = session.nextMessage(until: deadline) {
+            guard let t = byTopic[m.topic], let value = try? JSONValue.parse(m.payload) else { continue }
+            let s = RolloutStanding(reported: value, version: t.version)
+            if case .silent = s { continue }   // about another version
+            reports[t.device] = value
+            guard printing else { continue }
+            let line = Self.progressKey(s)
+            if printed[t.device] != line {
+                printed[t.device] = line
+                try writeStandardOutput(PrintableText.escaped("\(t.device): version \(t.version) \(s.text)") + "\n")
             }
         }
+    }
+
+    /// What a progress line says; a download changes it each tenth of the way.
+    static func progressKey(_ s: RolloutStanding) -> String {
+        if case .downloading(let have, let of) = s { return "downloading \(of > 0 ? have * 10 / of : 0)" }
+        return s.text
+    }
+
+    /// The summary, and the exit: 0 when every board applied; 65 naming the failed (and the
+    /// silent) boards; 75 when only silence is left (a board off applies it when it connects).
+    func finish(waited: Double, printing: Bool) throws(ClientFailure) {
+        let standings = targets.map { standing($0.device) }
+        if printing { try writeStandardOutput("\(targets.count) boards: \(RolloutSummary(standings).text)\n") }
+        var failed: [String] = [], silent: [String] = []
+        for (t, s) in zip(targets, standings) {
+            switch s {
+            case .applied: break
+            case .failed: failed.append("\(t.device) failed version \(t.version): " + s.text.dropFirst("failed: ".count))
+            case .silent: silent.append("\(t.device) did not report version \(t.version) within \(Int(waited)) s")
+            default: silent.append("\(t.device) did not finish version \(t.version) within \(Int(waited)) s (last: \(s.text))")
+            }
+        }
+        guard !failed.isEmpty || !silent.isEmpty else { return }
+        let text = PrintableText.escaped((failed + silent).joined(separator: "; "))
+        if failed.isEmpty {
+            throw ClientFailure(ClientFailure.tryLater, text + " (off, offline or slow: it applies the retained document when it connects)")
+        }
+        throw ClientFailure(ClientFailure.dataError, text)
     }
 }
 
@@ -154,6 +234,15 @@ enum FleetRetained {
     /// How long retained messages are waited for after the SUBACK: mosquitto sends them right
     /// behind it, in the same write.
     static let settle: UInt64 = 300_000_000
+
+    /// The messages that come until none has come for ``settle`` (the retained ones behind a
+    /// SUBACK, however many), for at most `limit` nanoseconds.
+    static func settled(_ session: MQTTBlockingSession, limit: UInt64 = 60_000_000_000) -> [MQTTMessage] {
+        let end = OperatorClock.monotonic() + limit
+        var out: [MQTTMessage] = []
+        while let m = session.nextMessage(until: min(end, OperatorClock.monotonic() + settle)) { out.append(m) }
+        return out
+    }
 
     /// The desired version retained on the broker and the one the board reported (0 when none).
     static func versions(_ session: MQTTBlockingSession, topics: FleetTopics, timeout: UInt64) throws(ClientFailure) -> (desired: Int64, reported: Int64) {
@@ -164,24 +253,12 @@ enum FleetRetained {
             try session.subscribe(reportedTopic, qos: 1, timeout: timeout)
         } catch { throw ClientFailure(ClientFailure.unavailable, "subscribing to \(device)'s desired and reported: \(error)") }
         var desired: Int64 = 0, reported: Int64 = 0
-        for m in session.messages(for: settle) {
+        for m in settled(session) {
             guard let value = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)) else { continue }
             if m.topic == desiredTopic { desired = max(desired, value["version"]?.int64 ?? 0) }
             if m.topic == reportedTopic { reported = max(reported, value["desiredVersion"]?.int64 ?? 0) }
         }
         return (max(desired, reported), reported)
-    }
-
-    /// Waits for `reported` to speak of `version` (applied or failed); nil after `timeout`.
-    static func waitForReport(_ session: MQTTBlockingSession, topics: FleetTopics, version: Int64, timeout: UInt64) throws(ClientFailure) -> JSONValue? {
-        let topic = topics.reported
-        let deadline = OperatorClock.monotonic() + timeout
-        while let m = session.nextMessage(until: deadline) {
-            guard m.topic == topic, let value = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)) else { continue }
-            guard value["desiredVersion"]?.int64 == version, let state = value["state"]?.string else { continue }
-            if state == "applied" || state == "failed" || state == "rejected" { return value }
-        }
-        return nil
     }
 
     /// One line for a `reported` document.

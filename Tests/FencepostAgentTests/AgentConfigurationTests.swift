@@ -303,4 +303,13 @@ import Testing
         #expect(e.description == "fencepost.toml:12: gpio.buzzer.pin: 99 is not a BCM pin (0…27)")
         #expect(AgentConfigurationError(path: nil, line: 3, message: "m").description == "line 3: m")
     }
+
+    /// `[fleet] ha`: Home Assistant's discovery, off unless asked; a wrong type named at its line.
+    @Test func fleetHomeAssistantKey() throws {
+        let base = "[fleet]\nbroker = \"unix:/run/b.sock\"\ndevice = \"van-1\"\n"
+        #expect(try Self.parse(base).fleet?.homeAssistant == false)
+        #expect(try Self.parse(base + "ha = true\n").fleet?.homeAssistant == true)
+        let e = Self.error(base + "ha = \"yes\"\n")
+        #expect(e?.line == 4 && e?.message.contains("ha") == true, "\(String(describing: e))")
+    }
 }

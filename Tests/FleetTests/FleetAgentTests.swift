@@ -19,6 +19,8 @@ final class FleetAgent {
     var logPath: String { dir.appendingPathComponent("agent.log").path }
     private(set) var pid: pid_t = 0
     var extraFleet = ""
+    /// The broker as the agent reaches it (default: the broker's Unix socket).
+    var brokerAddress: String?
     /// `[fleet] keepalive`, seconds.
     var keepalive = 5
     /// false: a configuration without [fleet].
@@ -52,7 +54,7 @@ final class FleetAgent {
             clock_trust = "always"
             time_zone = "UTC"
 
-            \(withFleet ? "[fleet]\nbroker = \"\(broker.address)\"\ndevice = \"\(device)\"\nkeepalive = \(keepalive)\n\(extraFleet)" : "")
+            \(withFleet ? "[fleet]\nbroker = \"\(brokerAddress ?? broker.address)\"\ndevice = \"\(device)\"\nkeepalive = \(keepalive)\n\(extraFleet)" : "")
 
             [socket]
             path = "\(socketPath)"

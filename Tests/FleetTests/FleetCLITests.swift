@@ -72,7 +72,7 @@ import Glibc
         // --wait: a board that does not answer.
         try "[[request]]\nid = \"x\"\ncontent.title = \"X\"\ntrigger.interval.seconds = 60\n".write(toFile: config, atomically: true, encoding: .utf8)
         out = try fleet(broker, ["push", "van-1", config, "--wait", "1"])
-        #expect(out.status == 75 && out.stderr.contains("did not report it within 1 s"), "\(out)")
+        #expect(out.status == 75 && out.stderr.contains("van-1 did not report version 9 within 1 s"), "\(out)")
     }
 
     /// Events out of order, resent, from two boards, one not JSON, one announced gap: each printed
@@ -125,7 +125,8 @@ import Glibc
         var out = try fleet(broker, ["devices"])
         #expect(out.status == 0, "\(out)")
         let lines = out.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3, "\(out.stdout)")
+        #expect(lines.count == 4, "\(out.stdout)")
+        #expect(lines.last == "2 boards: 1 applied, 0 downloading, 1 failed, 0 silent", "\(out.stdout)")
         #expect(lines[0].hasPrefix("DEVICE  STATUS"))
         #expect(lines[1].contains("van-a") && lines[1].contains("online since 2026-11-26T06:00:00Z") && lines[1].contains("v4 applied")
                 && lines[1].contains("3 (oldest 2min 5s)") && lines[1].contains("gnss") && lines[1].contains("2s ago ±7 m")

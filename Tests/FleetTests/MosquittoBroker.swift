@@ -62,9 +62,24 @@ final class MosquittoBroker {
         pattern write fencepost/v1/dev/%u/evt
         pattern write fencepost/v1/dev/%u/cmd/res
         pattern read fencepost/v1/fleet/+/blob/#
+        # Home Assistant (boards with ha = true): discovery, position, events, buttons, HA's status
+        pattern write homeassistant/device/fencepost/%u/config
+        pattern write fencepost/v1/dev/%u/ha/pos
+        pattern write fencepost/v1/dev/%u/ha/event
+        pattern read fencepost/v1/dev/%u/ha/cmd
+        pattern read homeassistant/status
 
         user operator
         topic readwrite fencepost/v1/#
+
+        # Home Assistant's own user: its discovery and status, the boards' HA topics and availability
+        user homeassistant
+        topic readwrite homeassistant/#
+        topic read fencepost/v1/dev/+/status
+        topic read fencepost/v1/dev/+/health
+        topic read fencepost/v1/dev/+/ha/pos
+        topic read fencepost/v1/dev/+/ha/event
+        topic write fencepost/v1/dev/+/ha/cmd
 
         """
 

@@ -20,7 +20,8 @@ public struct FleetConfiguration: Sendable, Equatable {
     public var outbox: FleetOutboxBounds
     /// Seconds between health snapshots.
     public var healthInterval: Int
-
+    /// Home Assistant's MQTT discovery and entities (`ha`).
+    public var homeAssistant = false
 }
 
 /// `[fleet]` as written, before `broker` and `device` are required: what the agent reads into a
@@ -38,7 +39,7 @@ public struct FleetSettings: Sendable, Equatable {
     public var keepalive: Int
     public var outbox: FleetOutboxBounds
     public var healthInterval: Int
-
+    public var homeAssistant = false
 
     /// The rules between a broker and the credentials that go with it (those about the broker
     /// only when it is known): the key at fault (a `[fleet]` key name) and why, or nil.
@@ -83,6 +84,7 @@ extension AgentConfigurationParser {
         let rows = try s.integer("outbox_rows", in: 16...10_000_000) ?? 100_000
         let bytes = try s.integer("outbox_bytes", in: 65_536...(1 << 34)) ?? (64 << 20)
         let health = try s.integer("health_interval", in: 10...86_400) ?? 300
+        let homeAssistant = try s.boolean("ha") ?? false
         var broker: MQTTBroker?
         if let brokerValue {
             do { broker = try MQTTBroker(parsing: brokerValue) } catch { throw s.error("broker", error.description) }
@@ -98,7 +100,7 @@ extension AgentConfigurationParser {
         return FleetSettings(broker: broker, device: device, ca: ca, certificate: certificate, key: key, username: username,
                              passwordFile: passwordFile, keepalive: Int(keepalive),
                              outbox: FleetOutboxBounds(maximumRows: Int(rows), maximumBytes: Int(bytes), window: 16),
-                             healthInterval: Int(health))
+                             healthInterval: Int(health), homeAssistant: homeAssistant)
     }
 
     /// The agent's `[fleet]`: ``readFleetSettings(_:)`` with `broker` and `device` required.
@@ -107,6 +109,7 @@ extension AgentConfigurationParser {
         let broker = try s.require(f.broker, "broker", "a string: mqtts://host:port, mqtt://host:port or unix:/path")
         let device = try s.require(f.device, "device", "a string: the device id (letters, digits, -; at most 23)")
         return FleetConfiguration(broker: broker, device: device, ca: f.ca, certificate: f.certificate, key: f.key, username: f.username,
-                                  passwordFile: f.passwordFile, keepalive: f.keepalive, outbox: f.outbox, healthInterval: f.healthInterval)
+                                  passwordFile: f.passwordFile, keepalive: f.keepalive, outbox: f.outbox, healthInterval: f.healthInterval,
+                                  homeAssistant: f.homeAssistant)
     }
 }

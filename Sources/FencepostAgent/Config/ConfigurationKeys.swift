@@ -96,6 +96,7 @@ public enum ConfigurationKeys {
         ConfigurationKey("fleet.outbox_rows", .needsRestart),
         ConfigurationKey("fleet.outbox_bytes", .needsRestart),
         ConfigurationKey("fleet.health_interval", .needsRestart),
+        ConfigurationKey("fleet.ha", .needsRestart),
         ConfigurationKey("request", .applied),
         ConfigurationKey("category", .applied),
     ]

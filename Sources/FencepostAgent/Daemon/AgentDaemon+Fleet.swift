@@ -44,6 +44,11 @@ extension AgentDaemon {
             // The GeoJSON's content hash (with the build limits): boards with the same zones say the same.
             h.zoneSetHash = self.zones.mapped.map { $0.set.sourceHash.hexDigits }
         }
+        link.currentAlert = { [self] in self.outputs.currentAlert }
+        link.readPosition = { [self] in
+            guard let fix = self.gps.lastFix, let c = fix.coordinate else { return nil }
+            return (latitude: c.latitude, longitude: c.longitude, accuracy: fix.horizontalError)
+        }
         center.eventRecorder = { [link] out, source in link.outboxChanges(for: out, answeredBy: source) }
         // The catch-up deliveries of the start were committed before the link existed: recorded
         // now, in a transaction of their own (a crash in between loses their events, never repeats them).
@@ -62,6 +67,8 @@ extension AgentDaemon {
         link.stop()
         link.callControl = { _, _ in .failure(RPCError(.serverError, "stopping")) }
         link.healthFields = { _ in }
+        link.currentAlert = { nil }
+        link.readPosition = { nil }
         link.buildZoneSet = { _ in }
         link.wallIsGNSS = { false }
         link.maximumDesiredBytes = { 0 }

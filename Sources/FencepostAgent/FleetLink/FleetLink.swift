@@ -49,6 +49,15 @@ final class FleetLink {
     var maximumDesiredBytes: () -> Int = { 64 << 10 }
     /// The health values only the daemon knows (fix, pending, zone set). Set by the daemon.
     var healthFields: (inout FleetHealth) -> Void = { _ in }
+    /// Home Assistant (FleetLink+HomeAssistant.swift), when `ha = true`: the last fix, and the
+    /// delivery the board's alert signals (what a button press answers). Set by the daemon.
+    let homeAssistant: HomeAssistantDiscovery?
+    var readPosition: () -> (latitude: Double, longitude: Double, accuracy: Double?)? = { nil }
+    var currentAlert: () -> String? = { nil }
+    var pendingHomeAssistantEvents: [[UInt8]] = []
+    var droppedHomeAssistantEvents = 0
+    var lastPositionPayload: [UInt8]?
+    var nextPosition: UInt64 = 0
 
     static let agentVersion = "fencepost-agent"
 
@@ -87,6 +96,7 @@ final class FleetLink {
         self.log = log
         readClock = clock
         topics = FleetTopics(device: configuration.device)
+        homeAssistant = configuration.homeAssistant ? HomeAssistantDiscovery(topics: topics) : nil
         var password: String?
         do throws(SecretFileError) {
             if let key = configuration.key { try FilePermissions.requirePrivate(key, what: "[fleet] key") }
@@ -142,6 +152,7 @@ final class FleetLink {
         if client.state == .connected {
             due = min(due, nextHealth)
             if rollout?.stage == .downloading { due = min(due, nextRolloutTick) }
+            if homeAssistant != nil { due = min(due, nextPosition) }
         }
         return due == .max ? nil : due
     }
@@ -167,12 +178,14 @@ final class FleetLink {
             nextHealth = now + UInt64(configuration.healthInterval) * 1_000_000_000
             publishHealth()
         }
+        publishPositionIfDue(now: now)
     }
 
     /// At the end of each loop turn: acknowledged rows deleted (one transaction), new rows handed.
     func endTurn() {
         flushAcks()
         if wantsFill { fill() }
+        flushHomeAssistantEvents()
         if rollout?.wantsTurn == true { rollout?.turn(now: SystemClocks.boottimeNow().nanosecondsSinceBoot) }
     }
 
@@ -201,6 +214,7 @@ final class FleetLink {
                                         at: d.date ?? clock.wall, clock: fleetClock, trigger: .object(trigger),
                                         outcome: d.outcome.name, position: nil)
             changes.append(.appendOutbox(entry(e, clock: clock)))
+            noteHomeAssistantEvent(e)
         }
         for t in out.transitions {
             let pos = t.latitude.flatMap { lat in t.longitude.map { FleetPosition(latitude: lat, longitude: $0, accuracy: t.accuracy, fixAt: nil) } }
@@ -211,6 +225,7 @@ final class FleetLink {
             if case .setResponse(let id, let action, let at) = c {
                 let e = FleetEvent.response(delivery: id, action: action, source: source.rawValue, at: at ?? clock.wall, clock: fleetClock)
                 changes.append(.appendOutbox(entry(e, clock: clock)))
+                noteHomeAssistantEvent(e)
             }
         }
         if !changes.isEmpty { wantsFill = true }
@@ -258,7 +273,7 @@ final class FleetLink {
         acked.removeAll(keepingCapacity: true)
     }
 
-    private func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int32 = 1) {
+    func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int32 = 1) {
         do { _ = try client.publish(topic: topic, payload: payload, qos: qos, retain: retain) } catch {
             log.debug("fleet: not published to \(topic): \(error)")
         }
@@ -279,6 +294,7 @@ final class FleetLink {
                 nextHealth = now
                 wantsFill = true
                 rollout?.connected(now: now)
+                homeAssistantConnected(now: now)
             case .disconnected(let reason):
                 log.repeating(.warning, "fleet: link to \(configuration.broker) down: \(reason); retrying with backoff", limiter: &linkDown, at: now)
                 nextConnection()
@@ -322,6 +338,7 @@ final class FleetLink {
     }
 
     private func handle(_ m: MQTTMessage) {
+        if handleHomeAssistant(m) { return }
         switch topics.classify(m.topic) {
         case .desired?: applyDesired(m.payload)
         case .command?: runCommand(m.payload)
