@@ -34,7 +34,8 @@ stragglers and their last `reported`.
 It asserts: every board applied the right set; each agent's peak resident during the roll-out (VmHWM,
 reset through /proc/PID/clear_refs just before the push, read just before the agent is stopped)
 and its zone-set build child's (the child's own `peak N kB resident` line in the agent's log) within the figures the repository documents for the agent (see
-`documented_limits`); no delivery lost (each board's due one-shots arrived at the consumer, its
+`documented_limits`); no chunk sent twice beyond those in flight at a reset (each board's bytes
+down within 2 % of the blob plus a window of 16 chunks a reset); no delivery lost (each board's due one-shots arrived at the consumer, its
 event `seq` without holes). The agents schedule their builds themselves (each starts its child when
 its download has verified); the run samples how many build children ran at once.
 
@@ -372,6 +373,7 @@ class Box:
         pushed = pushed[0] if isinstance(pushed, list) else pushed
         self.sha = pushed["zoneSet"]["sha256"]
         self.size = pushed["zoneSet"]["size"]
+        self.chunk_size = 65536   # fleet push's default --chunk-size
         print("fleetbox: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) to %d boards in %.1f s"
               % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.o.agents, self.push_seconds), flush=True)
 
@@ -573,6 +575,11 @@ def main():
                 failures.append("%s: the agent exited: %s" % (n, open(box.path(n, "log"), errors="replace").read()[-1500:]))
             if b["vmHWMKiB"] is None or b["vmHWMKiB"] > agent_limit:
                 failures.append("%s: agent peak resident %s kB over its limit %d kB" % (n, b["vmHWMKiB"], agent_limit))
+            # No chunk comes twice beyond those in flight at a reset (the window: 16 chunks).
+            resent = b["down"] - box.size * 1.02
+            if resent > b["resets"] * 16 * (box.chunk_size + 64):
+                failures.append("%s: %d bytes down for a blob of %d with %d resets: more than the window again at each"
+                                % (n, b["down"], box.size, b["resets"]))
             if b["buildPeakKiB"] is None and n in box.applied_at:
                 failures.append("%s: no build child peak in its log" % n)
             elif b["buildPeakKiB"] is not None and b["buildPeakKiB"] > build_limit:
