@@ -64,16 +64,4 @@ enum FleetBlobPublisher {
         return Published(reference: reference, manifest: manifest, sentChunks: sent, summary: summary)
     }
 
-    /// The retained desired document of a board (its requests and categories are kept when only
-    /// a zone set is pushed), or nil.
-    static func retainedDesired(_ session: MQTTBlockingSession, topics: FleetTopics, timeout: UInt64) throws(ClientFailure) -> JSONValue? {
-        do { try session.subscribe(topics.desired, qos: 1, timeout: timeout) } catch {
-            throw ClientFailure(ClientFailure.unavailable, "subscribing to \(topics.desired): \(error)")
-        }
-        var found: JSONValue?
-        for m in FleetRetained.settled(session) where m.topic == topics.desired {
-            if let v = try? JSONValue.parse(m.payload) { found = v }
-        }
-        return found
-    }
 }

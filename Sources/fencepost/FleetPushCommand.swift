@@ -100,8 +100,9 @@ struct FleetPushCommand: ParsableCommand {
             // Every board's version and kept requests are read before anything is published, so
             // no board waits for another's answer and no answer is read (and lost) as an old one.
             var targets: [PushTarget] = []
-            for (device, topics) in zip(devices, deviceTopics) {
-                let (current, _) = try FleetRetained.versions(session, topics: topics, timeout: connection.timeoutNanoseconds)
+            let held = try FleetRetained.versions(session, boards: deviceTopics, timeout: connection.timeoutNanoseconds)
+            for ((device, topics), retained) in zip(zip(devices, deviceTopics), held) {
+                let current = retained.current
                 let next = version ?? (current + 1)
                 if let version, version <= current {
                     throw ClientFailure(ExitCode.validationFailure.rawValue, "--version \(version) is not newer than \(current), \(device)'s on the broker; the board would ignore it")
@@ -116,7 +117,7 @@ struct FleetPushCommand: ParsableCommand {
                     if let c = config.categories { document.append(("categories", .array(c.map(\.value)))) }
                     requestCount = config.requests.count
                     categoryCount = config.categories?.count
-                } else if let kept = try FleetBlobPublisher.retainedDesired(session, topics: topics, timeout: connection.timeoutNanoseconds) {
+                } else if let kept = retained.desiredDocument {
                     for key in ["requests", "categories"] { if let v = kept[key] { document.append((key, v)) } }
                     requestCount = kept["requests"]?.array?.count ?? kept["requests"]?["inline"]?.array?.count ?? 0
                     categoryCount = kept["categories"]?.array?.count
@@ -249,21 +250,42 @@ enum FleetRetained {
         return out
     }
 
-    /// The desired version retained on the broker and the one the board reported (0 when none).
-    static func versions(_ session: MQTTBlockingSession, topics: FleetTopics, timeout: UInt64) throws(ClientFailure) -> (desired: Int64, reported: Int64) {
-        let device = topics.device.text
-        let desiredTopic = topics.desired, reportedTopic = topics.reported
-        do {
-            try session.subscribe(desiredTopic, qos: 1, timeout: timeout)
-            try session.subscribe(reportedTopic, qos: 1, timeout: timeout)
-        } catch { throw ClientFailure(ClientFailure.unavailable, "subscribing to \(device)'s desired and reported: \(error)") }
-        var desired: Int64 = 0, reported: Int64 = 0
-        for m in settled(session) {
-            guard let value = try? JSONValue.parse(String(decoding: m.payload, as: UTF8.self)) else { continue }
-            if m.topic == desiredTopic { desired = max(desired, value["version"]?.int64 ?? 0) }
-            if m.topic == reportedTopic { reported = max(reported, value["desiredVersion"]?.int64 ?? 0) }
+    /// What the broker retains for a board that `push` needs: the desired document (its requests
+    /// and categories are kept when only a zone set is pushed), its version and the version the
+    /// board reported (0 when none).
+    struct Versions {
+        var desired: Int64 = 0
+        var reported: Int64 = 0
+        var desiredDocument: JSONValue?
+        /// The version a new document must be above.
+        var current: Int64 { max(desired, reported) }
+    }
+
+    /// Every board's ``Versions``, read together: all the subscriptions first, then one wait for
+    /// the retained messages behind them (``settled(_:limit:)``), so a push to n boards waits
+    /// ``settle`` once, not n times.
+    static func versions(_ session: MQTTBlockingSession, boards: [FleetTopics], timeout: UInt64) throws(ClientFailure) -> [Versions] {
+        var index: [String: (board: Int, desired: Bool)] = [:]
+        for (i, topics) in boards.enumerated() {
+            index[topics.desired] = (i, true)
+            index[topics.reported] = (i, false)
+            do {
+                try session.subscribe(topics.desired, qos: 1, timeout: timeout)
+                try session.subscribe(topics.reported, qos: 1, timeout: timeout)
+            } catch { throw ClientFailure(ClientFailure.unavailable, "subscribing to \(topics.device.text)'s desired and reported: \(error)") }
         }
-        return (max(desired, reported), reported)
+        var out = [Versions](repeating: Versions(), count: boards.count)
+        for m in settled(session) {
+            guard let hit = index[m.topic], let value = try? JSONValue.parse(m.payload) else { continue }
+            let i = hit.board
+            if hit.desired {
+                out[i].desired = max(out[i].desired, value["version"]?.int64 ?? 0)
+                out[i].desiredDocument = value
+            } else {
+                out[i].reported = max(out[i].reported, value["desiredVersion"]?.int64 ?? 0)
+            }
+        }
+        return out
     }
 
     /// One line for a `reported` document.
