@@ -63,8 +63,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     let ordinalsInYear: Bool
     let setPositions: [Int]
     /// When every day filter looks only inside the month (no BYYEARDAY, no BYWEEKNO, no BYDAY
-    /// ordinal counted in the year), a month's day mask depends only on the month, whether the
-    /// year is leap and the weekday of its first day: the 12 × 2 × 7 masks (672 bytes), indexed
+    /// ordinal counted in the year), the day mask of a month BYMONTH lets through depends only on
+    /// its length (28…31) and the weekday of its first day: the 4 × 7 masks (112 bytes), indexed
     /// by ``monthMaskIndex``; else empty and ``dayMask`` computes each month's.
     var monthMasks: [UInt32]
 
@@ -158,11 +158,11 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         startPeriod = periodIndex(startLocal)
         if !noDayFilter && !weekdaysOnly && yearDays.isEmpty && !hasWeekNumbers && !(hasWeekdayPart && ordinalsInYear) {
             // 2000…2027: each month starts on every weekday in a leap and in a common year.
-            var masks = [UInt32](repeating: 0, count: 168)
+            var masks = [UInt32](repeating: 0, count: 28)
             for y in Int64(2000) ... 2027 {
-                for m in 1 ... 12 {
+                for m in 1 ... 12 where months & (1 << UInt16(m - 1)) != 0 {
                     let first = CivilDays.dayNumber(year: y, month: m, day: 1)
-                    masks[Self.monthMaskIndex(year: y, month: m, first: first)] = dayMask(year: y, month: m, first: first)
+                    masks[Self.monthMaskIndex(length: CivilDays.daysInMonth(year: y, month: m), first: first)] = dayMask(year: y, month: m, first: first)
                 }
             }
             monthMasks = masks
@@ -434,14 +434,16 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     }
 
     @inline(__always)
-    static func monthMaskIndex(year y: Int64, month m: Int, first: Int64) -> Int {
-        (m - 1) * 14 + (CivilDays.isLeapYear(y) ? 7 : 0) + CivilDays.weekday(dayNumber: first) - 1
+    static func monthMaskIndex(length: Int, first: Int64) -> Int {
+        (length - 28) * 7 + CivilDays.weekday(dayNumber: first) - 1
     }
 
     /// ``dayMask`` from the table when the schedule has one.
     @inline(__always)
     func monthMask(year y: Int64, month m: Int, first: Int64) -> UInt32 {
-        monthMasks.isEmpty ? dayMask(year: y, month: m, first: first) : monthMasks[Self.monthMaskIndex(year: y, month: m, first: first)]
+        if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
+        guard months & (1 << UInt16(m - 1)) != 0 else { return 0 }
+        return monthMasks[Self.monthMaskIndex(length: CivilDays.daysInMonth(year: y, month: m), first: first)]
     }
 
     /// The days of a month that pass every day filter: bit k = day k+1.
