@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """python-dateutil's next fire for the same four rules as main.swift's `now` workload: DTSTART
 2026-01-05 00:00 in the zone (tz-aware), query instants in the 30 days from 2026-11-26T00:00Z
-(the same SplitMix64 seed and draws). One JSON line per rule, zone and way:
+(the same SplitMix64 seed and draws). Workload `now` asks at those instants; `refire` at the
+rule's next fire after each (re-arming after a fire). One JSON line per workload, rule, zone and way:
 
   dateutil-cached  the baseline: one rrule object built once with cache=True, asked
                    `rule.after(t)` for every instant; what a long-running service would keep per
@@ -49,7 +50,9 @@ for name in (sys.argv[1:] or ["UTC", "Europe/Berlin"]):
         points = [datetime.fromtimestamp(s, tz=timezone.utc).astimezone(zone) for s in instants[:256]]
         for p in points:
             cached.after(p)  # warm-up: the cache holds every instance up to the last point
-        p50, p90 = measure(points, cached.after)
-        print(json.dumps({"impl": "dateutil-cached", "workload": "now", "rule": text, "zone": name, "p50_ns": p50, "p90_ns": p90}), flush=True)
-        p50, p90 = measure(points[:32], lambda p: rrulestr(text, dtstart=dtstart).after(p))
-        print(json.dumps({"impl": "dateutil-fresh", "workload": "now", "rule": text, "zone": name, "p50_ns": p50, "p90_ns": p90}), flush=True)
+        fires = [cached.after(p) for p in points]
+        for workload, qs in (("now", points), ("refire", fires)):
+            p50, p90 = measure(qs, cached.after)
+            print(json.dumps({"impl": "dateutil-cached", "workload": workload, "rule": text, "zone": name, "p50_ns": p50, "p90_ns": p90}), flush=True)
+            p50, p90 = measure(qs[:32], lambda p: rrulestr(text, dtstart=dtstart).after(p))
+            print(json.dumps({"impl": "dateutil-fresh", "workload": workload, "rule": text, "zone": name, "p50_ns": p50, "p90_ns": p90}), flush=True)

@@ -2,7 +2,10 @@
 ///
 /// The conversions are Howard Hinnant's `days_from_civil` / `civil_from_days`
 /// (http://howardhinnant.github.io/date_algorithms.html), written here from the published
-/// derivation: branch-free, exact for every `Int64` day in range, O(1).
+/// derivation: branch-free, exact for every `Int64` day in range, O(1). Days of years −32,800 …
+/// about 2.9 million take Neri and Schneider's civil-from-days instead ("Euclidean affine
+/// functions and their application to calendar algorithms", 2022): the same answers in 32-bit
+/// unsigned multiplications and shifts, with no signed division (the hot path of every next fire).
 public enum CivilDays {
     /// Day number (days since 1970-01-01) of a proleptic Gregorian date.
     /// `month` is 1...12, `day` 1...31 (not checked: day 0 or 32 yield the neighbouring days).
@@ -20,6 +23,22 @@ public enum CivilDays {
     /// The proleptic Gregorian date of a day number.
     @inlinable
     public static func date(dayNumber z0: Int64) -> (year: Int64, month: Int, day: Int) {
+        // Shifted by 82 eras (32,800 years) so that every day from −32800-03-01 on is an unsigned
+        // count; 4·n + 3 must stay below 2^32.
+        if _fastPath(z0 >= -12_699_422 && z0 < 1_000_000_000) {
+            let n = UInt32(truncatingIfNeeded: z0 &+ 12_699_422)
+            let n1 = 4 &* n &+ 3
+            let century = n1 / 146_097
+            let n2 = (n1 % 146_097) | 3                                  // 4 · (day of century) + 3
+            let p2 = UInt64(2_939_745) &* UInt64(n2)
+            let yearOfCentury = UInt32(truncatingIfNeeded: p2 &>> 32)
+            let dayOfYear = UInt32(truncatingIfNeeded: p2) / 11_758_980  // from March 1st
+            let n3 = 2141 &* dayOfYear &+ 197_913
+            let month = Int(n3 &>> 16), day = Int((n3 & 0xFFFF) / 2141) + 1
+            let january = dayOfYear >= 306
+            let year = Int64(100 &* century &+ yearOfCentury) - 32_800 + (january ? 1 : 0)
+            return (year, january ? month - 12 : month, day)
+        }
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097                                      // [0, 146096]

@@ -62,6 +62,11 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     let weekNumbering: WeekRules
     let ordinalsInYear: Bool
     let setPositions: [Int]
+    /// When every day filter looks only inside the month (no BYYEARDAY, no BYWEEKNO, no BYDAY
+    /// ordinal counted in the year), the day mask of a month BYMONTH lets through depends only on
+    /// its length (28…31) and the weekday of its first day: the 4 × 7 masks (112 bytes), indexed
+    /// by ``monthMaskIndex``; else empty and ``dayMask`` computes each month's.
+    var monthMasks: [UInt32]
 
     /// The end of the searchable calendar: 9999-12-31T23:59:59 (civil).
     static let lastLocal: Int64 = 253_402_300_799
@@ -128,7 +133,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         weekdaysOnly = hasWeekdayPart && ordinals.isEmpty && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         noDayFilter = !hasWeekdayPart && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         setPositions = rule.bySetPos
-
+        monthMasks = []
         var end = Self.lastLocal
         var until = Int64.max
         switch rule.until {
@@ -151,6 +156,17 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         endLocal = end
         startPeriod = 0
         startPeriod = periodIndex(startLocal)
+        if !noDayFilter && !weekdaysOnly && yearDays.isEmpty && !hasWeekNumbers && !(hasWeekdayPart && ordinalsInYear) {
+            // 2000…2027: each month starts on every weekday in a leap and in a common year.
+            var masks = [UInt32](repeating: 0, count: 28)
+            for y in Int64(2000) ... 2027 {
+                for m in 1 ... 12 where months & (1 << UInt16(m - 1)) != 0 {
+                    let first = CivilDays.dayNumber(year: y, month: m, day: 1)
+                    masks[Self.monthMaskIndex(length: CivilDays.daysInMonth(year: y, month: m), first: first)] = dayMask(year: y, month: m, first: first)
+                }
+            }
+            monthMasks = masks
+        }
 
         // BYSETPOS beyond the fixed number of instances of every minute or hour selects nothing.
         if !setPositions.isEmpty && freq <= .hourly {
@@ -328,6 +344,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// The rule's first civil instance at or after `from`, not after `endLocal`.
     func nextLocal(atOrAfter from: Int64) -> Int64? {
         var l = max(from, startLocal)
+        // Every period is aligned and every match an instance: the first match is the answer.
+        if interval == 1 && setPositions.isEmpty { return l <= endLocal ? firstMatch(atOrAfter: l) : nil }
         var steps = 0
         while l <= endLocal {
             guard let c = firstMatch(atOrAfter: l) else { return nil }
@@ -363,15 +381,21 @@ public struct RecurrenceSchedule: Hashable, Sendable {
                 let skip = (ahead >> UInt16(w)).trailingZeroBitCount
                 if skip > 0 { d += Int64(skip); timeOfDay = 0 }
             } else if !noDayFilter {
-                let (y, m, dd) = CivilDays.date(dayNumber: d)
-                let first = d - Int64(dd - 1)
-                let mask = dayMask(year: y, month: m, first: first) >> UInt32(dd - 1)
-                if mask == 0 {
-                    d = first + Int64(CivilDays.daysInMonth(year: y, month: m))
+                // Month by month from d's: one civil-from-days, then the next month's first day
+                // and number by addition.
+                var (y, m, dd) = CivilDays.date(dayNumber: d)
+                var first = d - Int64(dd - 1)
+                var mask = monthMask(year: y, month: m, first: first) >> UInt32(dd - 1)
+                while mask == 0 {
+                    first += Int64(CivilDays.daysInMonth(year: y, month: m))
+                    guard first <= lastDay else { return nil }
+                    if m == 12 { m = 1; y += 1 } else { m += 1 }
+                    dd = 1
                     timeOfDay = 0
-                    continue
+                    mask = monthMask(year: y, month: m, first: first)
                 }
                 let skip = mask.trailingZeroBitCount
+                d = first + Int64(dd - 1)
                 if skip > 0 { d += Int64(skip); timeOfDay = 0 }
             }
             if let t = firstTime(atOrAfter: timeOfDay) {
@@ -407,6 +431,19 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         guard i < 64 else { return nil }
         let m = mask >> UInt64(i)
         return m == 0 ? nil : i + m.trailingZeroBitCount
+    }
+
+    @inline(__always)
+    static func monthMaskIndex(length: Int, first: Int64) -> Int {
+        (length - 28) * 7 + CivilDays.weekday(dayNumber: first) - 1
+    }
+
+    /// ``dayMask`` from the table when the schedule has one.
+    @inline(__always)
+    func monthMask(year y: Int64, month m: Int, first: Int64) -> UInt32 {
+        if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
+        guard months & (1 << UInt16(m - 1)) != 0 else { return 0 }
+        return monthMasks[Self.monthMaskIndex(length: CivilDays.daysInMonth(year: y, month: m), first: first)]
     }
 
     /// The days of a month that pass every day filter: bit k = day k+1.
