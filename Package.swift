@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "LocalNotifications", targets: ["LocalNotifications"]),
         .library(name: "Annunciator", targets: ["Annunciator"]),
         .library(name: "SeededRandom", targets: ["SeededRandom"]),
+        .library(name: "RecentIDs", targets: ["RecentIDs"]),
         .library(name: "Fleet", targets: ["Fleet"]),
     ],
     dependencies: [
@@ -40,6 +41,8 @@ let package = Package(
         // Pure core.
         .target(name: "CivilTime"),
         .target(name: "TimingWheel"),
+        // A bounded memory of recent identifiers (paging, duplicate commands and events).
+        .target(name: "RecentIDs"),
         .target(name: "FencepostJSON"),
         .target(name: "ConfigFile", dependencies: ["FencepostJSON"]),
         .target(name: "Position", dependencies: ["CivilTime", "CLibm"]),
@@ -47,8 +50,8 @@ let package = Package(
         .target(name: "NMEA", dependencies: ["Position", "CivilTime"]),
         .target(name: "TrackFormats", dependencies: ["Position", "CivilTime", "FencepostJSON", "NMEA"]),
         // The fleet link's protocol: topics, payloads, the desired document, commands, outbox policy.
-        .target(name: "Fleet", dependencies: ["CivilTime", "FencepostJSON"]),
-        .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "Geofencing", "Position", "FencepostJSON"]),
+        .target(name: "Fleet", dependencies: ["CivilTime", "FencepostJSON", "RecentIDs"]),
+        .target(name: "LocalNotifications", dependencies: ["CivilTime", "TimingWheel", "RecentIDs", "Geofencing", "Position", "FencepostJSON"]),
         // Alerts → buzzer/LED/badge changes; push-button debouncing.
         .target(name: "Annunciator"),
         // The one benchmark harness, kept apart from the agent's targets (as swift-nio keeps
@@ -62,7 +65,7 @@ let package = Package(
         // Shell.
         .target(name: "FencepostLinux", dependencies: ["CivilTime", "CSQLite", "CFencepostLinux", "CGPIOD", "CGPS", "CMosquitto", "Position", "Fleet", "SeededRandom"]),
         // The agent: the notification center with its durable state, and (later) the daemon.
-        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "Fleet"]),
+        .target(name: "FencepostAgent", dependencies: ["LocalNotifications", "FencepostLinux", "FencepostJSON", "CivilTime", "ConfigFile", "Annunciator", "TrackFormats", "Position", "NMEA", "SeededRandom", "Geofencing", "TimingWheel", "Fleet", "RecentIDs"]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Linux headers Glibc does not export (epoll, timerfd, signalfd) and _GNU_SOURCE shims.
         .target(name: "CFencepostLinux"),
@@ -77,7 +80,7 @@ let package = Package(
             dependencies: [
                 "CivilTime", "FencepostJSON", "FencepostLinux", "Geofencing", "NMEA", "Position", "TrackFormats",
                 "LocalNotifications", "FencepostAgent", "FencepostBenchHarness",
-                "ConfigFile", "Fleet",
+                "ConfigFile", "Fleet", "RecentIDs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,6 +91,7 @@ let package = Package(
         .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux"], path: "Tests/FencepostTestSupport"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostTestSupport", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
+        .testTarget(name: "RecentIDsTests", dependencies: ["RecentIDs", "SeededRandom"]),
         .testTarget(name: "FencepostCLITests", dependencies: ["fencepost", "FencepostTestSupport", "FencepostJSON", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "FencepostJSONTests", dependencies: ["FencepostJSON", "SeededRandom"]),
         .testTarget(name: "GeofencingTests", dependencies: ["Geofencing", "FencepostTestSupport", "SeededRandom"]),
@@ -101,7 +105,7 @@ let package = Package(
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "FencepostTestSupport", "Annunciator", "NMEA", "Position"]),
         // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostTestSupport", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "fencepost"], exclude: ["fault_proxy.py"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostTestSupport", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "RecentIDs", "fencepost"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -159,27 +159,3 @@ public struct FleetCommand: Hashable, Sendable {
         return bytes(.object(m))
     }
 }
-
-/// The last command ids seen (commands are idempotent by id): a bounded ring.
-public struct RecentCommandIDs: Sendable {
-    private var ids: [String] = []
-    private var set: Set<String> = []
-    private var next = 0
-    public let capacity: Int
-
-    public init(capacity: Int = 1000) { self.capacity = max(1, capacity) }
-
-    /// Records `id`; false when it was seen already.
-    public mutating func insert(_ id: String) -> Bool {
-        guard !set.contains(id) else { return false }
-        if ids.count < capacity {
-            ids.append(id)
-        } else {
-            set.remove(ids[next])
-            ids[next] = id
-            next = (next + 1) % capacity
-        }
-        set.insert(id)
-        return true
-    }
-}

@@ -2,6 +2,7 @@
 // order per device, out of what the broker hands over (duplicates after a resend, a consumer that
 // joins in the middle, announced gaps).
 import FencepostJSON
+import RecentIDs
 
 /// One event of a device's `evt` topic.
 struct ReceivedFleetEvent: Equatable {
@@ -87,9 +88,7 @@ struct FleetEventStream {
     let holdLimit: Int
     let idMemory: Int
     private var devices: [String: Device] = [:]
-    private var seen: Set<String> = []
-    private var seenOrder: [String] = []
-    private var seenHead = 0
+    private var seen: RecentMemory<String, Void>
     private(set) var duplicates = 0
     /// Held entries looked at: heap moves and entries skipped (what a test bounds).
     private(set) var heldSteps = 0
@@ -98,6 +97,7 @@ struct FleetEventStream {
         self.holdNanoseconds = holdNanoseconds
         self.holdLimit = max(1, holdLimit)
         self.idMemory = max(1, idMemory)
+        seen = RecentMemory(capacity: self.idMemory)
     }
 
     /// Takes one event at `now` (monotonic nanoseconds); what can be released now.
@@ -249,17 +249,5 @@ struct FleetEventStream {
     }
 
     /// False when `id` was seen; remembers it otherwise (the oldest of `idMemory` forgotten).
-    private mutating func remember(_ id: String) -> Bool {
-        guard seen.insert(id).inserted else { return false }
-        seenOrder.append(id)
-        if seenOrder.count - seenHead > idMemory {
-            seen.remove(seenOrder[seenHead])
-            seenHead += 1
-            if seenHead > 4096 && seenHead * 2 > seenOrder.count {
-                seenOrder.removeFirst(seenHead)
-                seenHead = 0
-            }
-        }
-        return true
-    }
+    private mutating func remember(_ id: String) -> Bool { seen.insertIfNew(id) }
 }

@@ -1,6 +1,7 @@
 import CivilTime
 @testable import Fleet
 import Foundation
+import RecentIDs
 import FencepostJSON
 import Testing
 
@@ -84,10 +85,9 @@ struct FleetProtocolTests {
         if case .failure(let f) = FleetCommand.parse(Array(#"{"id":"op-3","name":"reboot","expiresAt":"2026-11-26T08:00:00Z"}"#.utf8)) {
             #expect(f.error.code == "command.unknown")
         } else { Issue.record("an unknown command was accepted") }
-        var recent = RecentCommandIDs(capacity: 3)
-        #expect(recent.insert("a") && recent.insert("b") && !recent.insert("a"))
-        #expect(recent.insert("c") && recent.insert("d"))   // "a" falls out
-        #expect(recent.insert("a") && !recent.insert("d"))
+        var recent = RecentMemory<String, Void>(capacity: 3)
+        let answers = ["a", "b", "a", "c", "d", "a", "d"].map { recent.insertIfNew($0) }
+        #expect(answers == [true, true, false, true, true, true, false])   // "a" falls out at "d"
     }
 
     @Test("status and Will carry bdSeq; a retained offline is recognised")

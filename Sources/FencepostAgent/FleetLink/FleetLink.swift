@@ -18,6 +18,7 @@
 // non-blocking, the outbox lives in SQLite (bounded), the window of the library is bounded, and
 // a dead link only makes the outbox grow — a delivery or a control answer never waits for it.
 import CivilTime
+import RecentIDs
 import Fleet
 import FencepostJSON
 import FencepostLinux
@@ -76,7 +77,8 @@ final class FleetLink {
     private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
     private var sentThrough: Int64 = 0
     private var acked: [(seq: Int64, bytes: Int)] = []
-    private var recentCommands = RecentCommandIDs(capacity: 1000)
+    /// The last command ids seen: commands are idempotent by id.
+    private var recentCommands = RecentMemory<String, Void>(capacity: 1000)
     private var nextHealth: UInt64 = 0
     /// The next check of a zone-set download for chunks that did not come.
     var nextRolloutTick: UInt64 = 0
@@ -402,7 +404,7 @@ final class FleetLink {
             publish(topics.commandResult, FleetCommand.result(id: command.id, ok: false, result: nil, error: error), retain: false)
             return
         }
-        guard recentCommands.insert(command.id) else {
+        guard recentCommands.insertIfNew(command.id) else {
             log.debug("fleet: command \(command.id) seen before: ignored")
             return
         }

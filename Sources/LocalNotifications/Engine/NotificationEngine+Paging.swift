@@ -22,7 +22,7 @@ extension NotificationEngine {
 
     /// The first `limit` pending requests added after the one named `after` (nil: from the
     /// first), with their next fires; nil when `after` is neither pending nor among the last
-    /// requests removed (``RecentlyRemoved``: a page continues after an item that fired or was
+    /// requests removed (`PagingOrder.recentlyRemoved`: a page continues after an item that fired or was
     /// removed meanwhile).
     /// - Complexity: O(log n + limit) to find the page (plus the stale entries skipped, O(1)
     ///   amortized each), and computing its `limit` next fires.
@@ -32,7 +32,7 @@ extension NotificationEngine {
         if let after {
             if let slot = table.slotOf[after], let e = table.slots[Int(slot)] {
                 from = e.sequence
-            } else if let s = paging.recentlyRemoved.sequence(of: after) {
+            } else if let s = paging.recentlyRemoved.value(for: after) {
                 from = s
             } else {
                 return nil

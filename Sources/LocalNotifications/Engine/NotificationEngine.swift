@@ -306,7 +306,7 @@ public struct NotificationEngine {
         table.slotOf.removeValue(forKey: e.request.identifier)
         table.slots[Int(slot)] = nil
         table.freeSlots.append(slot)
-        paging.recentlyRemoved.note(e.request.identifier, sequence: e.sequence)
+        paging.recentlyRemoved.write(e.request.identifier, e.sequence)
     }
 
     // MARK: Categories
