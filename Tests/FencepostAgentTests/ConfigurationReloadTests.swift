@@ -72,6 +72,7 @@ import Testing
         "fleet.outbox_rows": (fleet(""), fleet("outbox_rows = 1000\n")),
         "fleet.outbox_bytes": (fleet(""), fleet("outbox_bytes = 1048576\n")),
         "fleet.health_interval": (fleet(""), fleet("health_interval = 60\n")),
+        "fleet.ha": (fleet(""), fleet("ha = true\n")),
         "request": ("", "[[request]]\nid = \"r\"\ntrigger = { interval = { seconds = 600, repeats = true } }\n"),
         "category": ("", "[[category]]\nid = \"c\"\nactions = [{ id = \"ok\", title = \"OK\" }]\n"),
     ]
