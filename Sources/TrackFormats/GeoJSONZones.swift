@@ -275,8 +275,17 @@ public enum GeoJSONZones {
             vertices.reserveCapacity(positions.count)
             for (j, p) in positions.enumerated() { vertices.append(try position(p, "\(key)[\(j)]")) }
             if vertices.count > 1 && vertices.first == vertices.last { vertices.removeLast() }
-            let distinct = Set(vertices).count
-            guard distinct >= 3 else { throw fail(id, "\(key): a ring needs at least 3 distinct vertices, found \(distinct)") }
+            // At least 3 distinct vertices: one pass in constant memory, stopping at the third (a
+            // border of a million vertices must not need a million-entry set in the
+            // memory-bounded build).
+            var distinct: [Coordinate] = []
+            for v in vertices where !distinct.contains(v) {
+                distinct.append(v)
+                if distinct.count == 3 { break }
+            }
+            guard distinct.count >= 3 else {
+                throw fail(id, "\(key): a ring needs at least 3 distinct vertices, found \(distinct.count)")
+            }
             return vertices
         }
         /// A Polygon's coordinates: its outer ring and holes.
