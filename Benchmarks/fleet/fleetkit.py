@@ -1,0 +1,196 @@
+"""Pieces the fleet scripts share (rollout.py, fleetbox.py): a broker, the fault proxy, an agent's
+folder and configuration, the seeded set of circles, /proc readings and the machine's description.
+
+Stdlib only. The proxy is the fleet tests' own program (Tests/FleetTests/fault_proxy.py), run as a
+child and driven over its control socket: one proxy implementation for tests and scripts.
+"""
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
+DRIVE = os.path.join(ROOT, "board", "demo", "duesseldorf-2009-07-07.nmea")
+RESULTS = os.path.join(ROOT, "Benchmarks", "results")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def accepts(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def status_kb(pid, key):
+    """A `kB` field of /proc/PID/status (VmHWM, VmRSS), or None when the process is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def children_of(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def load_now():
+    return float(open("/proc/loadavg").read().split()[0])
+
+
+def circles(count, seed):
+    """`count` circles around Europe, seeded, as GeoJSON (the shape FleetRolloutTests.circles writes)."""
+    rng = random.Random(seed)
+    parts = []
+    for i in range(count):
+        lon, lat, r = rng.uniform(-10, 30), rng.uniform(36, 60), rng.randint(50, 2000)
+        parts.append('{"type":"Feature","id":"z-%d","geometry":{"type":"Point","coordinates":[%.5f,%.5f]},"properties":{"radius":%d}}'
+                     % (i, lon, lat, r))
+    return '{"type":"FeatureCollection","features":[' + ",\n".join(parts) + "]}\n"
+
+
+def write_circles(path, count, seed):
+    """Writes the set in slices of 100k (a 1M set is ~100 MB of Python strings at once otherwise)."""
+    rng = random.Random(seed)
+    with open(path, "w") as f:
+        f.write('{"type":"FeatureCollection","features":[')
+        for start in range(0, count, 100_000):
+            parts = []
+            for i in range(start, min(count, start + 100_000)):
+                lon, lat, r = rng.uniform(-10, 30), rng.uniform(36, 60), rng.randint(50, 2000)
+                parts.append('{"type":"Feature","id":"z-%d","geometry":{"type":"Point","coordinates":[%.5f,%.5f]},"properties":{"radius":%d}}'
+                             % (i, lon, lat, r))
+            f.write((",\n" if start else "") + ",\n".join(parts))
+        f.write("]}\n")
+    return os.path.getsize(path)
+
+
+def machine():
+    cpu = "?"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+    return {"cpu": cpu, "cores": os.cpu_count(), "arch": os.uname().machine, "kernel": os.uname().release,
+            "swift": swift[0] if swift else "", "memoryKiB": int(open("/proc/meminfo").readline().split()[1])}
+
+
+def commit():
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+class Children:
+    """Child processes of a run, ended in reverse order (SIGTERM, then SIGKILL after 20 s)."""
+
+    def __init__(self, folder):
+        self.dir = folder
+        self.list = []
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def spawn(self, args, output, **kw):
+        p = subprocess.Popen(args, stdout=open(self.path(output), "a"), stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, **kw)
+        self.list.append(p)
+        return p
+
+    def close(self):
+        for p in reversed(self.list):
+            if p.poll() is None:
+                p.terminate()
+        for p in reversed(self.list):
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+
+
+def start_broker(children, name="broker"):
+    """mosquitto with a TCP listener on 127.0.0.1 (the boards, through their proxies) and a Unix
+    socket (the operator's push, consumers). Returns (process, port, socket path)."""
+    port = free_port()
+    sock = children.path(name + ".sock")
+    conf = children.path(name + ".conf")
+    with open(conf, "w") as f:
+        f.write("\n".join(["user root", "log_dest file " + children.path(name + ".log"), "per_listener_settings true",
+                           "max_queued_messages 100000",
+                           "listener 0 " + sock, "allow_anonymous true",
+                           "listener %d 127.0.0.1" % port, "allow_anonymous true", ""]))
+    p = children.spawn(["mosquitto", "-c", conf], name + ".out")
+    end = time.time() + 10
+    while not (accepts(port) and os.path.exists(sock)):
+        if time.time() > end or p.poll() is not None:
+            raise SystemExit("mosquitto did not start: " + open(children.path(name + ".out")).read())
+        time.sleep(0.05)
+    return p, port, sock
+
+
+class Proxy:
+    """One Tests/FleetTests/fault_proxy.py in front of the broker's TCP port."""
+
+    def __init__(self, children, target_port, folder):
+        self.control = os.path.join(folder, "proxy.ctl")
+        self.out = os.path.join(folder, "proxy.out")
+        self.process = children.spawn([sys.executable, PROXY, "--target", "127.0.0.1:%d" % target_port, "--control", self.control],
+                                      os.path.relpath(self.out, children.dir))
+        self.port = None
+        end = time.time() + 60
+        while self.port is None:
+            line = open(self.out).readline()
+            if line.endswith("\n") and os.path.exists(self.control):
+                self.port = json.loads(line)["listening"]
+            elif time.time() > end or self.process.poll() is not None:
+                raise SystemExit("a proxy did not start: " + open(self.out).read())
+            else:
+                time.sleep(0.05)
+
+    def command(self, line):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(10)
+        s.connect(self.control)
+        s.sendall((line + "\n").encode())
+        answer = s.makefile().readline()
+        s.close()
+        r = json.loads(answer)
+        if not r.get("ok", True):
+            raise SystemExit("proxy: %s: %s" % (line, answer))
+        return r
+
+
+def agent_config(folder, device, broker_port, keepalive=10):
+    """An agent's configuration in `folder` (state, control socket, the demo drive replayed at real
+    speed, console GPIO, `[fleet]` to 127.0.0.1:broker_port). Returns its path."""
+    config = os.path.join(folder, "fencepost.toml")
+    with open(config, "w") as f:
+        f.write('state = "%s/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\n\n'
+                '[socket]\npath = "%s/control.sock"\nmode = 0o600\n\n'
+                '[gps]\nsource = "replay"\nfile = "%s"\nspeed = 1\nexit_at_end = false\n\n'
+                '[gpio]\nbackend = "console"\n[gpio.buzzer]\npin = 18\n[gpio.led]\npin = 23\n\n'
+                '[fleet]\nbroker = "mqtt://127.0.0.1:%d"\ndevice = "%s"\nkeepalive = %d\n'
+                % (folder, folder, DRIVE, broker_port, device, keepalive))
+    return config
