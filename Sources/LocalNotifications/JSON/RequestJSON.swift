@@ -150,11 +150,16 @@ extension NotificationRequest {
         var dates = RecurrenceDates()
         guard let v = c.value(key) else { return dates }
         guard case .array(let items) = v else { throw c.typeError(key, "an array of dates", v) }
-        for (i, item) in items.enumerated() {
-            guard case .string(let s) = item, dates.add(s) else {
-                throw RequestError(.calendar, "trigger.calendar.\(key)[\(i)] must be a local date-time (2026-12-25T07:00:00), a UTC one (…Z) or a date (2026-12-25), got \(item)")
-            }
+        func bad(_ i: Int) -> RequestError {
+            RequestError(.calendar, "trigger.calendar.\(key)[\(i)] must be a local date-time (2026-12-25T07:00:00), a UTC one (…Z) or a date (2026-12-25), got \(items[i])")
         }
+        var texts: [String] = []
+        texts.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else { throw bad(i) }
+            texts.append(s)
+        }
+        if let i = dates.add(contentsOf: texts) { throw bad(i) }
         return dates
     }
 
