@@ -45,6 +45,34 @@ import Testing
 
     static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text) }
 
+    /// The GPIO section and a floating daily 12:00 reminder, `noon`: where it next fires says
+    /// which time zone the agent uses.
+    static let noonRequest = DaemonTests.gpio + """
+            [[request]]
+            id = "noon"
+            content = { title = "Lunch break" }
+            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
+
+            """
+
+    /// Replaces the device zone file with `zone`'s as a whole (a rename, as dpkg and timedatectl
+    /// do); the running agent must say within a minute that the device zone changed.
+    static func replaceDeviceZone(_ zoneFile: URL, with zone: String, noticedBy d: DaemonProcess,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let staged = zoneFile.deletingLastPathComponent().appendingPathComponent(zoneFile.lastPathComponent + ".new")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/" + zone, toPath: staged.path)
+        let changed = Date()
+        #expect(rename(staged.path, zoneFile.path) == 0, sourceLocation: sourceLocation)
+        #expect(d.waitForLog("the device zone changed", timeout: 65), "log:\n\(d.stderr)", sourceLocation: sourceLocation)
+        #expect(Date().timeIntervalSince(changed) < 61, sourceLocation: sourceLocation)
+    }
+
+    /// `noon`'s next fire (RFC 3339 UTC) from the running agent's status.
+    static func nextFire(_ d: DaemonProcess) throws -> String? {
+        let s = try json(try d.cli(["status", "--json"]).stdout)
+        return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
+    }
+
     /// `clock_trust = "gnss"` on a board whose system clock is a year behind the receiver's time:
     /// a replay whose GNSS time is a year ahead delivers a calendar request for 8 s after its first
     /// fix at that GNSS time, 8 s after the first fix in real time; `status` names GNSS as the
@@ -154,29 +182,13 @@ import Testing
         d.timeZone = nil
         let zoneFile = d.dir.appendingPathComponent("device-zone")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
-        try d.writeConfig(DaemonTests.gpio + """
-            [[request]]
-            id = "noon"
-            content = { title = "Lunch break" }
-            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
-
-            """)
+        try d.writeConfig(Self.noonRequest)
         try d.start(agent: true, environment: ["TZ": ":" + zoneFile.path])
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        func nextFire() throws -> String? {
-            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
-            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
-        }
-        let tokyo = try #require(try nextFire())
+        let tokyo = try #require(try Self.nextFire(d))
         #expect(tokyo.hasSuffix("T03:00:00Z"), "\(tokyo)")
-        // Replaced as a whole (rename), as dpkg and timedatectl do.
-        let staged = d.dir.appendingPathComponent("device-zone.new")
-        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: staged.path)
-        let changed = Date()
-        #expect(rename(staged.path, zoneFile.path) == 0)
-        #expect(d.waitForLog("the device zone changed", timeout: 65), "log:\n\(d.stderr)")
-        #expect(Date().timeIntervalSince(changed) < 61)
-        let berlin = try #require(try nextFire())
+        try Self.replaceDeviceZone(zoneFile, with: "Europe/Berlin", noticedBy: d)
+        let berlin = try #require(try Self.nextFire(d))
         // Noon in Berlin: 11:00Z in winter, 10:00Z in summer.
         #expect(berlin.hasSuffix("T11:00:00Z") || berlin.hasSuffix("T10:00:00Z"), "\(berlin)")
         d.signal(SIGTERM)
@@ -191,22 +203,11 @@ import Testing
         let zoneFile = zoneDirectory.appendingPathComponent("Fleet/Depot")
         try FileManager.default.createDirectory(at: zoneFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
-        let request = DaemonTests.gpio + """
-            [[request]]
-            id = "noon"
-            content = { title = "Lunch break" }
-            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
-
-            """
-        func nextFire() throws -> String? {
-            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
-            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
-        }
         d.timeZone = "Fleet/Depot"
-        try d.writeConfig(request)
+        try d.writeConfig(Self.noonRequest)
         try d.start(agent: true, environment: ["TZDIR": zoneDirectory.path])
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        let tokyo = try nextFire()
+        let tokyo = try Self.nextFire(d)
         #expect(tokyo?.hasSuffix("T03:00:00Z") == true, "\(tokyo ?? "none"); log:\n\(d.stderr)")
         // The zone file replaced as a whole, as dpkg does.
         let staged = zoneDirectory.appendingPathComponent("Depot.new")
@@ -214,7 +215,7 @@ import Testing
         #expect(rename(staged.path, zoneFile.path) == 0)
         d.signal(SIGHUP)
         #expect(d.wait(timeout: 20) { d.stderr.contains("SIGHUP: configuration reloaded") }, "log:\n\(d.stderr)")
-        let berlin = try nextFire()
+        let berlin = try Self.nextFire(d)
         #expect(berlin.map { $0.hasSuffix("T11:00:00Z") || $0.hasSuffix("T10:00:00Z") } == true, "\(berlin ?? "none"); log:\n\(d.stderr)")
         #expect(d.stderr.contains("(new rules)"), "log:\n\(d.stderr)")
         d.signal(SIGTERM)
@@ -230,20 +231,9 @@ import Testing
         let d = try DaemonProcess()
         let zoneFile = d.dir.appendingPathComponent("device-zone")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
-        let request = DaemonTests.gpio + """
-            [[request]]
-            id = "noon"
-            content = { title = "Lunch break" }
-            trigger = { calendar = { match = { hour = 12, minute = 0 }, repeats = true } }
-
-            """
-        func nextFire() throws -> String? {
-            let s = try Self.json(try d.cli(["status", "--json"]).stdout)
-            return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
-        }
         func reload(timeZone: String?) throws {
             d.timeZone = timeZone
-            try d.writeConfig(request)
+            try d.writeConfig(Self.noonRequest)
             let reloads = d.stderr.components(separatedBy: "SIGHUP: configuration reloaded").count
             d.signal(SIGHUP)
             #expect(d.wait(timeout: 20) { d.stderr.components(separatedBy: "SIGHUP: configuration reloaded").count > reloads },
@@ -258,17 +248,17 @@ import Testing
 
         // 1. Started without time_zone: the device zone.
         d.timeZone = nil
-        try d.writeConfig(request)
+        try d.writeConfig(Self.noonRequest)
         try d.start(agent: true, environment: environment)
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        var next = try nextFire()
+        var next = try Self.nextFire(d)
         #expect(isTokyo(next), "\(next ?? "none")")
         // time_zone set: Berlin at once, and still Berlin after the device zone was read again.
         try reload(timeZone: "Europe/Berlin")
-        next = try nextFire()
+        next = try Self.nextFire(d)
         #expect(isBerlin(next), "\(next ?? "none"); log:\n\(d.stderr)")
         Thread.sleep(forTimeInterval: 31)
-        next = try nextFire()
+        next = try Self.nextFire(d)
         #expect(isBerlin(next), "after the device zone's next read: \(next ?? "none"); log:\n\(d.stderr)")
         #expect(!d.stderr.contains("the device zone changed"), "log:\n\(d.stderr)")
         d.signal(SIGTERM)
@@ -277,19 +267,14 @@ import Testing
         // 2. Started with time_zone: removed by SIGHUP, the device zone (Tokyo) at once ...
         try d.start(agent: true, environment: environment)
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        next = try nextFire()
+        next = try Self.nextFire(d)
         #expect(isBerlin(next), "\(next ?? "none")")
         try reload(timeZone: nil)
-        next = try nextFire()
+        next = try Self.nextFire(d)
         #expect(isTokyo(next), "\(next ?? "none"); log:\n\(d.stderr)")
-        // ... and followed when it changes (replaced as a whole, as dpkg and timedatectl do).
-        let staged = d.dir.appendingPathComponent("device-zone.new")
-        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/America/New_York", toPath: staged.path)
-        let changed = Date()
-        #expect(rename(staged.path, zoneFile.path) == 0)
-        #expect(d.waitForLog("the device zone changed", timeout: 65), "log:\n\(d.stderr)")
-        #expect(Date().timeIntervalSince(changed) < 61)
-        next = try nextFire()
+        // ... and followed when it changes.
+        try Self.replaceDeviceZone(zoneFile, with: "America/New_York", noticedBy: d)
+        next = try Self.nextFire(d)
         #expect(isNewYork(next), "\(next ?? "none"); log:\n\(d.stderr)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)

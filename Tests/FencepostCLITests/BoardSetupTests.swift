@@ -139,27 +139,21 @@ import Testing
         #expect(ci.contains("\nboard/install-deps && swift test\n"), "\(ci)")
         #expect(readme.contains("\nboard/install-deps && swift test\n"))
 
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-fresh-\(UUID().uuidString)")
-        let bin = dir.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let fakes = try FakePrograms("fp-fresh")
+        defer { fakes.remove() }
+        let dir = fakes.dir, bin = fakes.bin
         let installed = dir.appendingPathComponent("installed").path, calls = dir.appendingPathComponent("calls").path
-        func script(_ name: String, _ body: String) throws {
-            let url = bin.appendingPathComponent(name)
-            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-        }
         // dpkg-query -W -f=FORMAT PACKAGE: "installed" only for what the fake apt-get installed.
-        try script("dpkg-query", "for p; do :; done; grep -qx \"$p\" '\(installed)' 2>/dev/null && printf installed && exit 0; exit 1\n")
+        try fakes.script("dpkg-query", "for p; do :; done; grep -qx \"$p\" '\(installed)' 2>/dev/null && printf installed && exit 0; exit 1\n")
         // apt-get: records the call; `install` installs its arguments unless FAIL is set.
-        try script("apt-get", """
+        try fakes.script("apt-get", """
             echo "$*" >> '\(calls)'
             if [ "$1" = install ] && [ -z "${FAIL:-}" ]; then for a; do case $a in -*|install) ;; *) echo "$a" >> '\(installed)' ;; esac; done; fi
             exit 0
 
             """)
         // sudo, for a run as another user: runs the command as is.
-        try script("sudo", "exec \"$@\"\n")
+        try fakes.script("sudo", "exec \"$@\"\n")
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let deps = Self.board.appendingPathComponent("install-deps").path
 
@@ -195,19 +189,13 @@ import Testing
         let rootfs = Set((assignments.first ?? "").dropFirst("ROOTFS_PACKAGES=\"".count).dropLast().split(separator: " ").map(String.init))
         #expect(rootfs.contains("systemd"), "board/vm ROOTFS_PACKAGES: \(rootfs.sorted())")
 
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-runtime-\(UUID().uuidString)")
-        let bin = dir.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let fakes = try FakePrograms("fp-runtime")
+        defer { fakes.remove() }
+        let dir = fakes.dir, bin = fakes.bin
         let calls = dir.appendingPathComponent("calls").path
-        func script(_ name: String, _ body: String) throws {
-            let url = bin.appendingPathComponent(name)
-            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-        }
-        try script("dpkg-query", "exit 1\n")
-        try script("apt-get", "echo \"$*\" >> '\(calls)'\n")
-        try script("sudo", "exec \"$@\"\n")
+        try fakes.script("dpkg-query", "exit 1\n")
+        try fakes.script("apt-get", "echo \"$*\" >> '\(calls)'\n")
+        try fakes.script("sudo", "exec \"$@\"\n")
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let r = try Self.exec("/bin/sh", [Self.board.appendingPathComponent("install-deps").path, "--runtime"], environment: ["PATH": path])
         #expect(r.status == 1, "the fake apt-get installs nothing:\n\(r.output)")
@@ -255,20 +243,14 @@ import Testing
     /// (`dpkg-query` listing every package but libgeos-dev as installed, `apt-get`, and a `python3`
     /// whose `import shapely` works once its pip has run) record what is asked.
     @Test func installDepsInstallsShapelyOnceAndGEOSOnlyForTheBenchmarks() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-pypi-\(UUID().uuidString)")
-        let bin = dir.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let fakes = try FakePrograms("fp-pypi")
+        defer { fakes.remove() }
+        let dir = fakes.dir, bin = fakes.bin
         let calls = dir.appendingPathComponent("calls").path, shapely = dir.appendingPathComponent("shapely").path
         let dateutil = dir.appendingPathComponent("dateutil").path
-        func script(_ name: String, _ body: String) throws {
-            let url = bin.appendingPathComponent(name)
-            try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-        }
-        try script("dpkg-query", "for p; do :; done; [ \"$p\" = libgeos-dev ] && exit 1; printf installed\n")
-        try script("apt-get", "echo \"apt-get $*\" >> '\(calls)'\n")
-        try script("python3", """
+        try fakes.script("dpkg-query", "for p; do :; done; [ \"$p\" = libgeos-dev ] && exit 1; printf installed\n")
+        try fakes.script("apt-get", "echo \"apt-get $*\" >> '\(calls)'\n")
+        try fakes.script("python3", """
             echo "python3 $*" >> '\(calls)'
             case "$*" in
               "-c import shapely") [ -e '\(shapely)' ] ;;
@@ -372,5 +354,26 @@ import Testing
         #expect(check.status == 66, "\(check.stderr)")
         let usage = try ChildProcess.run(["--no-such-flag"], executable: ChildProcess.agentBinary)
         #expect(usage.status == 64 && agentHelp.contains("64 usage"))
+    }
+}
+
+/// A temporary folder whose `bin` holds fake programs (shell scripts) to put first on PATH, each
+/// recording or answering what a test needs.
+final class FakePrograms {
+    let dir: URL
+    var bin: URL { dir.appendingPathComponent("bin") }
+
+    init(_ prefix: String) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("bin"), withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: dir) }
+
+    /// `bin/name`, executable: `#!/bin/sh` and `body`.
+    func script(_ name: String, _ body: String) throws {
+        let url = bin.appendingPathComponent(name)
+        try Data(("#!/bin/sh\n" + body).utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
     }
 }

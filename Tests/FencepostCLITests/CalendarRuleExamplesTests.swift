@@ -89,6 +89,21 @@ import Testing
         #expect(lines[4].contains("no instance in the 400 years"), "\(lines[4])")
     }
 
+    /// `fencepost simulate` of the requests in `file` over 2026 in Europe/Berlin: the UTC times
+    /// of the deliveries by request id, and what it wrote to standard error (it must exit 0).
+    static func simulate2026InBerlin(_ file: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> (byID: [String: [String]], stderr: String) {
+        let r = try ChildProcess.run(["simulate", "--requests", file, "--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z",
+                                      "--tz", "Europe/Berlin", "--jsonl"])
+        #expect(r.status == 0, "\(r.stderr)", sourceLocation: sourceLocation)
+        var byID: [String: [String]] = [:]
+        for line in r.stdout.split(separator: "\n") {
+            let v = try JSONValue.parse(String(line))
+            if v["event"]?.string == "delivered" { byID[v["id"]!.string!, default: []].append(v["t"]!.string!) }
+        }
+        return (byID, r.stderr)
+    }
+
     /// A year in Berlin through the engine: the weekday check, the last-day log, the last-Friday
     /// tyre check and the two-hourly break, with Christmas excluded.
     @Test func aYearThroughSimulate() throws {
@@ -100,14 +115,7 @@ import Testing
             {"id":"break","trigger":{"calendar":{"match":{"hour":"8-18/2"},"tz":"Europe/Berlin","repeats":true}}}
             """
         let file = try folder.write("r.jsonl", requests)
-        let r = try ChildProcess.run(["simulate", "--requests", file, "--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z",
-                                      "--tz", "Europe/Berlin", "--jsonl"])
-        #expect(r.status == 0, "\(r.stderr)")
-        var byID: [String: [String]] = [:]
-        for line in r.stdout.split(separator: "\n") {
-            let v = try JSONValue.parse(String(line))
-            if v["event"]?.string == "delivered" { byID[v["id"]!.string!, default: []].append(v["t"]!.string!) }
-        }
+        let (byID, _) = try Self.simulate2026InBerlin(file)
         // 2026 has 261 weekdays from Jan 5 (Jan 1–2 are before DTSTART: 259), less the two excluded.
         #expect(byID["check"]?.count == 259 - 2, "\(byID["check"]?.count ?? 0)")
         #expect(byID["check"]?.contains("2026-03-27T06:00:00Z") == true)   // CET
@@ -127,14 +135,7 @@ import Testing
     @Test func holidaysAndICSThroughSimulate() throws {
         let folder = try ReplayTests.Folder()
         let file = try folder.write("r.jsonl", Self.examples + #"{"id":"depot","ics":"\#(Self.calendar("depot-google.ics"))","except_ics":"\#(Self.calendar("berlin-holidays.ics"))"}"# + "\n")
-        let r = try ChildProcess.run(["simulate", "--requests", file, "--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z",
-                                      "--tz", "Europe/Berlin", "--jsonl"])
-        #expect(r.status == 0, "\(r.stderr)")
-        var byID: [String: [String]] = [:]
-        for line in r.stdout.split(separator: "\n") {
-            let v = try JSONValue.parse(String(line))
-            if v["event"]?.string == "delivered" { byID[v["id"]!.string!, default: []].append(v["t"]!.string!) }
-        }
+        let (byID, stderr) = try Self.simulate2026InBerlin(file)
         // 259 weekdays from 5 January; Good Friday, Easter Monday, 1 May, Ascension, Whit Monday
         // and Christmas Day fall on weekdays (New Year's Day is before DTSTART).
         #expect(byID["check"]?.count == 259 - 6, "\(byID["check"]?.count ?? 0)")
@@ -149,7 +150,7 @@ import Testing
         // The last Friday at 09:00; 25 December 2026 is the last Friday and a holiday.
         #expect(byID["depot-3"]?.count == 11 && byID["depot-3"]?.contains("2026-10-30T08:00:00Z") == true && byID["depot-3"]?.last == "2026-11-27T08:00:00Z")
         #expect(byID["depot-4"] == ["2026-03-31T16:00:00Z"])   // the UTC one-off
-        #expect(r.stderr.contains("DTEND") && r.stderr.contains("VALARM"), "\(r.stderr)")
+        #expect(stderr.contains("DTEND") && stderr.contains("VALARM"), "\(stderr)")
     }
 
     /// `fencepost add` to a running agent (a real child process and its socket): the four

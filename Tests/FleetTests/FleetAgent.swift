@@ -17,6 +17,8 @@ final class FleetAgentProcess {
     var statePath: String { folder.appendingPathComponent("state.sqlite").path }
     private(set) var process: SpawnedProcess?
     private(set) var runs = 0
+    /// What the agent talks to (its broker, a fault proxy): kept alive as long as the agent is.
+    var peers: [AnyObject] = []
     /// Every run's output, in order (the agent's log and the console GPIO).
     private var outputs: [String] = []
 
@@ -47,8 +49,8 @@ final class FleetAgentProcess {
     }
 
     /// Writes the config: state, a trusted clock, UTC, room for many requests, `fleet` as the
-    /// body of the [fleet] section, `extra` before it.
-    func writeConfig(fleet: String, extra: String = "") throws {
+    /// body of the [fleet] section (nil: no [fleet]), `extra` before it.
+    func writeConfig(fleet: String?, extra: String = "") throws {
         let text = """
             state = "\(statePath)"
             clock_trust = "always"
@@ -62,8 +64,7 @@ final class FleetAgentProcess {
             path = "\(socketPath)"
             mode = 0o600
 
-            [fleet]
-            \(fleet)
+            \(fleet.map { "[fleet]\n" + $0 } ?? "")
 
             """
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)

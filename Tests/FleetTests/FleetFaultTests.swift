@@ -27,6 +27,28 @@ import Glibc
         SpawnedProcess.wait(timeout: timeout) { status(broker)?["online"]?.bool == true }
     }
 
+    /// What each fault test starts from: a broker with plain TCP (`persistence` as asked), the
+    /// fault proxy in front of it when `proxied` (the agent then reaches the broker through it), a
+    /// consumer of the device's events, and the agent with `[fleet]` (`fleet`: more lines of the
+    /// section) running, and online when `proxied`. Each part stops and removes its folder at
+    /// deinit, so every path out of a test cleans up; the agent keeps its broker and proxy alive.
+    static func startFleet(proxied: Bool = true, persistence: Bool = false, fleet extra: String = "",
+                           sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> (broker: MosquittoBroker, proxy: FaultProxy?, consumer: EventConsumer, agent: FleetAgentProcess) {
+        let broker = try MosquittoBroker(.init(plainTCP: true, persistence: persistence))
+        let proxy = try proxied ? FaultProxy(target: "127.0.0.1:\(broker.plainPort!)") : nil
+        let consumer = try EventConsumer(broker: broker, device: device)
+        let agent = try FleetAgentProcess()
+        let port = proxy?.port ?? broker.plainPort!
+        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(port)\"\ndevice = \"\(device)\"\nkeepalive = 5\n" + extra)
+        try agent.start()
+        agent.peers = [broker]
+        if let proxy { agent.peers.append(proxy) }
+        #expect(agent.waitUntilRunning(), "\(agent.log)", sourceLocation: sourceLocation)
+        if proxied { #expect(waitOnline(broker), "never online: \(agent.log)", sourceLocation: sourceLocation) }
+        return (broker, proxy, consumer, agent)
+    }
+
     /// Deliveries whose event says they happened later than due (+ `slack` s): "id at due".
     static func lateDeliveries(_ events: [JSONValue], added: (before: Double, after: Double), seconds: [Double], prefix: String,
                                slack: Double = 0.5) -> [String] {
@@ -56,14 +78,8 @@ import Glibc
     /// the agent, are printed); every control answer within 2 s.
     static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
-        let broker = try MosquittoBroker(.init(plainTCP: true))
-        let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
-        let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start()
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(Self.waitOnline(broker), "never online: \(agent.log)")
+        let (_, fault, consumer, agent) = try Self.startFleet()
+        let proxy = try #require(fault)
 
         try proxy.command("mode blackhole")
         let cutAt = Date()
@@ -110,14 +126,8 @@ import Glibc
     @Test(arguments: [true, false])
     func brokerRestarted(persistence: Bool) throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
-        let broker = try MosquittoBroker(.init(plainTCP: true, persistence: persistence))
-        let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
-        let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start()
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(Self.waitOnline(broker), "never online: \(agent.log)")
+        let (broker, fault, consumer, agent) = try Self.startFleet(persistence: persistence)
+        let proxy = try #require(fault)
 
         // Two bursts of 100: the first while the broker runs, the second while it is down.
         let first: [Double] = (0 ..< 100).map { (i: Int) -> Double in 0.5 + Double(i) * 0.02 }
@@ -159,12 +169,7 @@ import Glibc
         print("agentKilledAtSeededPointsWhilePublishing: seed \(seed) (FENCEPOST_SEED=\(seed) repeats it)")
         var rng = SplitMix64(seed: seed)
         let kills = Int(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_KILLS"] ?? "") ?? 50
-        let broker = try MosquittoBroker(.init(plainTCP: true))
-        let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(broker.plainPort!)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start()
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
+        let (_, _, consumer, agent) = try Self.startFleet(proxied: false)
         // Deliveries all along the kills: 20 a second for as long as they last.
         let span = Double(kills) * 1.2 + 5
         let count = Int(span * 20)
@@ -198,14 +203,8 @@ import Glibc
     /// of which type were dropped; nothing silent.
     @Test func aFullOutboxDropsAndSaysSo() throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
-        let broker = try MosquittoBroker(.init(plainTCP: true))
-        let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
-        let consumer = try EventConsumer(broker: broker, device: Self.device)
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\noutbox_rows = 16\n")
-        try agent.start()
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(Self.waitOnline(broker), "never online: \(agent.log)")
+        let (_, fault, consumer, agent) = try Self.startFleet(fleet: "outbox_rows = 16\n")
+        let proxy = try #require(fault)
         try proxy.command("mode refuse")
         try proxy.command("rst")
         let seconds = (0 ..< 100).map { 0.5 + Double($0) * 0.02 }
