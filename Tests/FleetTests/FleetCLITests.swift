@@ -13,16 +13,6 @@ import Glibc
 @Suite(.serialized) struct FleetCLITests {
     static let second: UInt64 = 1_000_000_000
 
-    func fleet(_ broker: MosquittoBroker, _ arguments: [String]) throws -> Binaries.Output {
-        try Binaries.run(["fleet"] + arguments + ["--broker", broker.address])
-    }
-
-    func retained(_ broker: MosquittoBroker, _ topic: String) throws -> JSONValue? {
-        let out = try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", topic, "-C", "1", "-W", "2"])
-        guard out.status == 0, let line = out.output.split(separator: "\n").first else { return nil }
-        return try JSONValue.parse(String(line))
-    }
-
     @Test func pushPublishesTheNextVersionRetainedWithTheConfigsRequests() throws {
         guard FleetTools.all() else { return }
         let broker = try MosquittoBroker()
@@ -41,9 +31,9 @@ import Glibc
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
         // Nothing retained: version 1.
-        var out = try fleet(broker, ["push", "van-1", config])
+        var out = try broker.fleet(["push", "van-1", config])
         #expect(out.status == 0 && out.stdout == "van-1: desired version 1 published (1 requests, 1 categories)\n", "\(out)")
-        var doc = try #require(try retained(broker, "fencepost/v1/dev/van-1/desired"))
+        var doc = try #require(try broker.retainedJSON("fencepost/v1/dev/van-1/desired"))
         #expect(doc["version"]?.int64 == 1)
         #expect(doc["requests"]?[0]?["id"]?.string == "break")
         #expect(doc["requests"]?[0]?["trigger"]?["interval"]?["seconds"]?.int64 == 7200)
@@ -52,26 +42,26 @@ import Glibc
 
         // The board reported a later version than the retained one (another operator's tool): after it.
         try broker.publish("fencepost/v1/dev/van-1/reported", #"{"v":1,"desiredVersion":7,"state":"applied"}"#, retain: true)
-        out = try fleet(broker, ["push", "van-1", config, "--json"])
+        out = try broker.fleet(["push", "van-1", config, "--json"])
         #expect(out.status == 0, "\(out)")
         #expect(try JSONValue.parse(out.stdout)["version"]?.int64 == 8)
-        doc = try #require(try retained(broker, "fencepost/v1/dev/van-1/desired"))
+        doc = try #require(try broker.retainedJSON("fencepost/v1/dev/van-1/desired"))
         #expect(doc["version"]?.int64 == 8)
 
         // An older version is refused before anything is published.
-        out = try fleet(broker, ["push", "van-1", config, "--version", "8"])
+        out = try broker.fleet(["push", "van-1", config, "--version", "8"])
         #expect(out.status == 64 && out.stderr.contains("not newer than 8"), "\(out)")
         // A bad device id, a bad file: named.
-        out = try fleet(broker, ["push", "van/1", config])
+        out = try broker.fleet(["push", "van/1", config])
         #expect(out.status == 64 && out.stderr.contains("device id"), "\(out)")
         try "[[request]]\nid = 3\n".write(toFile: config, atomically: true, encoding: .utf8)
-        out = try fleet(broker, ["push", "van-1", config])
+        out = try broker.fleet(["push", "van-1", config])
         #expect(out.status == 65 && out.stderr.contains("van.toml:2"), "\(out)")
-        #expect(try retained(broker, "fencepost/v1/dev/van-1/desired")?["version"]?.int64 == 8)
+        #expect(try broker.retainedJSON("fencepost/v1/dev/van-1/desired")?["version"]?.int64 == 8)
 
         // --wait: a board that does not answer.
         try "[[request]]\nid = \"x\"\ncontent.title = \"X\"\ntrigger.interval.seconds = 60\n".write(toFile: config, atomically: true, encoding: .utf8)
-        out = try fleet(broker, ["push", "van-1", config, "--wait", "1"])
+        out = try broker.fleet(["push", "van-1", config, "--wait", "1"])
         #expect(out.status == 75 && out.stderr.contains("van-1 did not report version 9 within 1 s"), "\(out)")
     }
 
@@ -94,12 +84,12 @@ import Glibc
         try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[6.8,51.2]},"properties":{"radius":100}}]}"#
             .write(toFile: zones, atomically: true, encoding: .utf8)
         let start = Date()
-        let out = try fleet(broker, ["push"] + (0 ..< boards).map { "bus-\($0)" } + ["--zones", zones, "--fleet", "t", "--json"])
+        let out = try broker.fleet(["push"] + (0 ..< boards).map { "bus-\($0)" } + ["--zones", zones, "--fleet", "t", "--json"])
         let seconds = Date().timeIntervalSince(start)
         print("pushToManyBoardsReadsTheirRetainedDocumentsTogether: push to \(boards) boards in \(String(format: "%.2f", seconds)) s")
         #expect(out.status == 0, "\(out)")
         for i in 0 ..< boards {
-            let doc = try retained(broker, "fencepost/v1/dev/bus-\(i)/desired")
+            let doc = try broker.retainedJSON("fencepost/v1/dev/bus-\(i)/desired")
             #expect(doc?["version"]?.int64 == Int64(i % 3 == 0 ? i + 6 : i + 2), "bus-\(i): \(doc?.serialized() ?? "nothing")")
             #expect(doc?["requests"]?[0]?["id"]?.string == "r-\(i)" && doc?["zoneSet"]?["sha256"]?.string != nil, "bus-\(i): \(doc?.serialized() ?? "nothing")")
         }
@@ -125,13 +115,13 @@ import Glibc
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
 
         // A durable session, so the events published before the command runs wait for it.
-        var out = try fleet(broker, ["events", "--session", "ops-test", "--idle", "1"])
+        var out = try broker.fleet(["events", "--session", "ops-test", "--idle", "1"])
         #expect(out.status == 0, "\(out)")
         for line in lines {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             try broker.publish(parts[0], parts[1])
         }
-        out = try fleet(broker, ["events", "--session", "ops-test", "--json", "--idle", "2"])
+        out = try broker.fleet(["events", "--session", "ops-test", "--json", "--idle", "2"])
         #expect(out.status == 0, "\(out)")
         let printed = out.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
         let seqs = printed.map { "\($0["device"]?.string ?? "?"):\($0["seq"]?.int64 ?? -1)" }
@@ -142,7 +132,7 @@ import Glibc
 
         // The human lines.
         try broker.publish("fencepost/v1/dev/van-c/evt", event("van-c", 1, #","type":"response","at":"2026-11-26T07:12:03.120Z","delivery":"depot/3/12","action":"snooze","source":"button""#))
-        out = try fleet(broker, ["events", "--session", "ops-test", "--idle", "1"])
+        out = try broker.fleet(["events", "--session", "ops-test", "--idle", "1"])
         #expect(out.stdout == "2026-11-26T07:12:03.120Z  van-c  #1  response  depot/3/12 snooze from button\n", "\(out)")
     }
 
@@ -154,7 +144,7 @@ import Glibc
         try broker.publish("fencepost/v1/dev/van-a/health", #"{"v":1,"at":"2026-11-26T06:00:00Z","clock":"gnss","fix":{"ageSeconds":2.0,"error":6.5},"pending":12,"outbox":{"depth":3,"bytes":900,"oldestSeconds":125.0,"failed":0}}"#, retain: true)
         try broker.publish("fencepost/v1/dev/van-b/status", #"{"online":false,"bdSeq":9}"#, retain: true)
         try broker.publish("fencepost/v1/dev/van-b/reported", #"{"v":1,"desiredVersion":5,"appliedVersion":4,"state":"failed","error":{"code":"desired.invalid","message":"requests[0]: no trigger"}}"#, retain: true)
-        var out = try fleet(broker, ["devices"])
+        var out = try broker.fleet(["devices"])
         #expect(out.status == 0, "\(out)")
         let lines = out.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(out.stdout)")
@@ -164,7 +154,7 @@ import Glibc
                 && lines[1].contains("3 (oldest 2min 5s)") && lines[1].contains("gnss") && lines[1].contains("2s ago ±7 m")
                 && lines[1].contains(" 12 "), "\(lines[1])")
         #expect(lines[2].contains("van-b") && lines[2].contains("offline") && lines[2].contains("v5 failed: requests[0]: no trigger"), "\(lines[2])")
-        out = try fleet(broker, ["devices", "--json", "--device", "van-b"])
+        out = try broker.fleet(["devices", "--json", "--device", "van-b"])
         let b = try JSONValue.parse(out.stdout)
         #expect(b["device"]?.string == "van-b" && b["status"]?["bdSeq"]?.int64 == 9 && b["health"]?.isNull == true, "\(out)")
     }
@@ -203,10 +193,10 @@ import Glibc
             answered.signal()
         }
         thread.start()
-        var out = try fleet(broker, ["command", "van-a", "status", "--expires", "90s", "--json"])
+        var out = try broker.fleet(["command", "van-a", "status", "--expires", "90s", "--json"])
         #expect(out.status == 0, "\(out)")
         #expect(try JSONValue.parse(out.stdout)["result"]?["pending"]?.int64 == 3, "\(out)")
-        out = try fleet(broker, ["command", "van-a", "ack", "depot/9", "--action", "ok"])
+        out = try broker.fleet(["command", "van-a", "ack", "depot/9", "--action", "ok"])
         #expect(out.status == 65 && out.stdout.contains("van-a: ack refused: no delivery depot/9"), "\(out)")
         #expect(answered.wait(timeout: .now() + 10) == .success)
         board.close()
@@ -220,7 +210,7 @@ import Glibc
         }
         // Nobody answers: the command gives up at its expiry, saying so.
         let start = Date()
-        out = try fleet(broker, ["command", "van-z", "resync", "--expires", "2s"])
+        out = try broker.fleet(["command", "van-z", "resync", "--expires", "2s"])
         #expect(out.status == 75 && out.stderr.contains("did not answer resync") && out.stderr.contains("refuses it after that"), "\(out)")
         #expect(Date().timeIntervalSince(start) >= 2)
     }

@@ -14,16 +14,6 @@ import Glibc
 @Suite(.serialized) struct FleetOperationsTests {
     static let second: UInt64 = 1_000_000_000
 
-    func fleet(_ broker: MosquittoBroker, _ arguments: [String]) throws -> Binaries.Output {
-        try Binaries.run(["fleet"] + arguments + ["--broker", broker.address])
-    }
-
-    func retained(_ broker: MosquittoBroker, _ topic: String) throws -> String? {
-        let out = try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", topic, "-C", "1", "-W", "1"])
-        guard out.status == 0, let line = out.output.split(separator: "\n").first else { return nil }
-        return String(line)
-    }
-
     /// The size of the retained payload on `topic` (binary chunks too), nil when none.
     func retainedLength(_ broker: MosquittoBroker, _ topic: String) throws -> Int? {
         let out = try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", topic, "-C", "1", "-W", "1", "-F", "%l"])
@@ -93,7 +83,7 @@ import Glibc
         try broker.publish("fencepost/v1/dev/van-b/reported", #"{"v":1,"desiredVersion":5,"appliedVersion":4,"state":"downloading","zoneSet":{"active":null,"pending":{"sha256":"\#(sha)","have":30,"of":120}},"error":null}"#, retain: true)
         try broker.publish("fencepost/v1/dev/van-c/reported", #"{"v":1,"desiredVersion":5,"appliedVersion":4,"state":"failed","error":{"code":"zoneset.space","message":"needs 40 MB more disk"}}"#, retain: true)
         try broker.publish("fencepost/v1/dev/van-d/reported", #"{"v":1,"desiredVersion":4,"appliedVersion":4,"state":"applied","error":null}"#, retain: true)
-        let out = try fleet(broker, ["devices"])
+        let out = try broker.fleet(["devices"])
         #expect(out.status == 0, "\(out)")
         let lines = out.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 6, "\(out.stdout)")
@@ -104,7 +94,7 @@ import Glibc
         #expect(lines[3].contains("van-c") && lines[3].contains("failed: needs 40 MB more disk"), "\(lines[3])")
         #expect(lines[4].contains("van-d") && lines[4].contains(" silent "), "\(lines[4])")
         #expect(lines[5] == "4 boards: 1 applied, 1 downloading, 1 failed, 1 silent", "\(lines[5])")
-        let json = try fleet(broker, ["devices", "--json", "--device", "van-b"])
+        let json = try broker.fleet(["devices", "--json", "--device", "van-b"])
         let b = try JSONValue.parse(json.stdout)
         #expect(b["rollout"]?.string == "downloading" && b["desired"]?["version"]?.int64 == 5, "\(json)")
     }
@@ -133,7 +123,7 @@ import Glibc
         defer { stop.signal(); _ = stopped.wait(timeout: .now() + 5) }
         usleep(300_000)
         let start = Date()
-        let out = try fleet(broker, ["devices"])
+        let out = try broker.fleet(["devices"])
         let took = Date().timeIntervalSince(start)
         #expect(out.status == 0 && out.stdout.contains("van-a"), "\(out)")
         #expect(took < 4, "fleet devices took \(took) s while a board kept reporting")
@@ -187,7 +177,7 @@ import Glibc
         ])
         boards.start(for: 12)
         let start = Date()
-        var out = try fleet(broker, ["push", "van-a", "van-b", "van-c", config, "--wait", "3"])
+        var out = try broker.fleet(["push", "van-a", "van-b", "van-c", config, "--wait", "3"])
         #expect(out.status == 65, "\(out)")
         #expect(out.stderr.contains("van-b failed version 1: feature 7: polygon not closed"), "\(out.stderr)")
         #expect(out.stderr.contains("van-c did not report version 1 within 3 s"), "\(out.stderr)")
@@ -205,14 +195,14 @@ import Glibc
 
         // Two silent boards: one deadline for both, not one each.
         let silentStart = Date()
-        out = try fleet(broker, ["push", "van-y", "van-z", config, "--wait", "2"])
+        out = try broker.fleet(["push", "van-y", "van-z", config, "--wait", "2"])
         let took = Date().timeIntervalSince(silentStart)
         #expect(out.status == 75 && out.stderr.contains("van-y did not report version 1 within 2 s")
                 && out.stderr.contains("van-z did not report version 1 within 2 s"), "\(out)")
         #expect(took < 3.8, "took \(took) s for a 2 s wait")
 
         // All applied: exit 0.
-        out = try fleet(broker, ["push", "van-a", config, "--wait", "5"])
+        out = try broker.fleet(["push", "van-a", config, "--wait", "5"])
         #expect(out.status == 0 && out.stdout.hasSuffix("1 boards: 1 applied, 0 downloading, 0 failed, 0 silent\n"), "\(out)")
         #expect(boards.done.wait(timeout: .now() + 15) == .success)
     }
@@ -232,7 +222,7 @@ import Glibc
             return path
         }
         func push(_ device: String, _ file: String) throws -> (sha: String, size: Int) {
-            let out = try fleet(broker, ["push", device, "--zones", file, "--fleet", "acme", "--chunk-size", "1024", "--json"])
+            let out = try broker.fleet(["push", device, "--zones", file, "--fleet", "acme", "--chunk-size", "1024", "--json"])
             #expect(out.status == 0, "\(out)")
             let z = try JSONValue.parse(out.stdout)["zoneSet"]
             return (z?["sha256"]?.string ?? "", Int(z?["size"]?.int64 ?? 0))
@@ -249,27 +239,27 @@ import Glibc
         let unusedChunks = (unused.size + 1023) / 1024
         #expect(unusedChunks > 1)
 
-        var out = try fleet(broker, ["gc", "--dry-run"])
+        var out = try broker.fleet(["gc", "--dry-run"])
         #expect(out.status == 0, "\(out)")
         #expect(out.stdout.contains("would remove acme \(unused.sha) (\(unusedChunks) chunks"), "\(out.stdout)")
         #expect(!out.stdout.contains("remove acme \(inUse.sha)") && !out.stdout.contains("remove acme \(downloading.sha)"), "\(out.stdout)")
         #expect(out.stdout.contains("dry run: 1 blob unused"), "\(out.stdout)")
-        #expect(try retained(broker, root(unused.sha) + "/m") != nil, "a dry run removes nothing")
+        #expect(try broker.retainedText(root(unused.sha) + "/m") != nil, "a dry run removes nothing")
         #expect(try retainedLength(broker, root(unused.sha) + "/0") == 1024)
 
-        out = try fleet(broker, ["gc"])
+        out = try broker.fleet(["gc"])
         #expect(out.status == 0, "\(out)")
         let freedLine = try #require(out.stdout.split(separator: "\n").last.map(String.init))
         #expect(freedLine.hasPrefix("1 blob removed, "), "\(out.stdout)")
         let freed = Int(freedLine.split(separator: " ")[3]) ?? 0
         #expect(freed > unused.size && freed < unused.size + 8192, "freed \(freed): the blob's \(unused.size) bytes and its manifest")
-        #expect(try retained(broker, root(unused.sha) + "/m") == nil)
+        #expect(try broker.retainedText(root(unused.sha) + "/m") == nil)
         for n in [0, unusedChunks - 1] { #expect(try retainedLength(broker, root(unused.sha) + "/\(n)") == nil, "chunk \(n)") }
         for kept in [inUse.sha, downloading.sha] {
-            #expect(try retained(broker, root(kept) + "/m") != nil, "\(kept) is in use")
+            #expect(try broker.retainedText(root(kept) + "/m") != nil, "\(kept) is in use")
             #expect(try retainedLength(broker, root(kept) + "/0") == 1024)
         }
-        out = try fleet(broker, ["gc"])
+        out = try broker.fleet(["gc"])
         #expect(out.status == 0 && out.stdout.hasSuffix("0 blobs removed, 0 bytes freed\n"), "\(out)")
     }
 }
