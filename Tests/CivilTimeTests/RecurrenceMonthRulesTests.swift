@@ -5,7 +5,7 @@ import Testing
 /// day number, Friday the 13th) over a whole Gregorian cycle of 400 years: every month of every
 /// kind (each month length, leap or not, starting on each weekday) gives the instance its
 /// definition gives, found day by day; with BYMONTH too.
-@Suite(.timeLimit(.minutes(1)))
+@Suite
 struct RecurrenceMonthRulesTests {
     /// Day-by-day reference: the days of a month with `pick(day, weekday 1 = Sunday, length, month)`.
     static func reference(_ pick: (Int, Int, Int, Int) -> Bool) -> [CivilDateTime] {

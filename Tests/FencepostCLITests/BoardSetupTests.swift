@@ -247,7 +247,7 @@ import Testing
         defer { fakes.remove() }
         let dir = fakes.dir, bin = fakes.bin
         let calls = dir.appendingPathComponent("calls").path, shapely = dir.appendingPathComponent("shapely").path
-        let dateutil = dir.appendingPathComponent("dateutil").path
+        let dateutil = dir.appendingPathComponent("dateutil").path, jinja2 = dir.appendingPathComponent("jinja2").path
         try fakes.script("dpkg-query", "for p; do :; done; [ \"$p\" = libgeos-dev ] && exit 1; printf installed\n")
         try fakes.script("apt-get", "echo \"apt-get $*\" >> '\(calls)'\n")
         try fakes.script("python3", """
@@ -258,6 +258,8 @@ import Testing
               "-m pip install -q shapely") touch '\(shapely)' ;;
               "-c import dateutil.rrule") [ -e '\(dateutil)' ] ;;
               "-m pip install -q python-dateutil") touch '\(dateutil)' ;;
+              "-c import jinja2") [ -e '\(jinja2)' ] ;;
+              "-m pip install -q jinja2") touch '\(jinja2)' ;;
               */Tests/Oracles/make_zone_testdata.py) exit 0 ;;
               *) exit 2 ;;
             esac
@@ -271,6 +273,7 @@ import Testing
         #expect(first.status == 0, "\(first.output)")
         #expect(asked().contains("python3 -m pip install -q shapely"), "calls:\n\(asked())")
         #expect(asked().contains("python3 -m pip install -q python-dateutil"), "calls:\n\(asked())")
+        #expect(asked().contains("python3 -m pip install -q jinja2"), "calls:\n\(asked())")
         #expect(!asked().contains("apt-get"), "the default mode asked apt for something:\n\(asked())")
         #expect(first.output.contains("installing shapely from PyPI"), "\(first.output)")
         #expect(asked().contains("Tests/Oracles/make_zone_testdata.py"), "the zone files were not asked for:\n\(asked())")

@@ -1,6 +1,7 @@
 // Pending requests a page at a time, so a listing of 100k zones is never one answer: the control
 // socket hands out pages in add order, each continuing after the last identifier of the one
 // before.
+import RecentIDs
 
 extension NotificationEngine {
     /// One page of pending requests in add order.

@@ -15,6 +15,7 @@
 import CivilTime
 import Geofencing
 import Position
+import RecentIDs
 import TimingWheel
 
 /// The pure core of the notification center.
