@@ -34,6 +34,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from fleetkit import accepts, free_port  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
 
@@ -51,14 +54,6 @@ OWNTRACKS_TRANSITION = (
 )
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def wait_for(predicate, timeout, what):
     end = time.time() + timeout
     while time.time() < end:
@@ -66,14 +61,6 @@ def wait_for(predicate, timeout, what):
             return
         time.sleep(0.02)
     raise SystemExit("timed out waiting for " + what)
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-        return True
-    except OSError:
-        return False
 
 
 class Lab:
