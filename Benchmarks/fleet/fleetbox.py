@@ -59,6 +59,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fleetkit import accepts, children_of, circles, free_port, machine, status_kb  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
@@ -68,52 +71,6 @@ FLEET = "box"
 # One-shot interval requests each board gets (seconds after they are added), and a repeating one.
 ONE_SHOTS = [10, 20, 35, 50, 70, 90, 120]
 REPEAT_SECONDS = 60
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-        return True
-    except OSError:
-        return False
-
-
-def status_kb(pid, key):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def children_of(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-
-
-def circles(count, seed):
-    """`count` circles around Europe, seeded (the shape FleetRolloutTests.circles writes)."""
-    rng = random.Random(seed)
-    parts = []
-    for i in range(count):
-        lon, lat, r = rng.uniform(-10, 30), rng.uniform(36, 60), rng.randint(50, 2000)
-        parts.append('{"type":"Feature","id":"z-%d","geometry":{"type":"Point","coordinates":[%.5f,%.5f]},"properties":{"radius":%d}}'
-                     % (i, lon, lat, r))
-    return '{"type":"FeatureCollection","features":[' + ",\n".join(parts) + "]}\n"
 
 
 def documented_limits():
@@ -475,17 +432,6 @@ class Box:
                                   if os.path.exists(os.path.join(a["dir"], "state.sqlite.zones")) else None,
             }
         return out
-
-
-def machine():
-    cpu = "?"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
-    return {"cpu": cpu, "cores": os.cpu_count(), "arch": os.uname().machine, "kernel": os.uname().release,
-            "swift": swift[0] if swift else "", "memoryKiB": int(open("/proc/meminfo").readline().split()[1])}
 
 
 def spread(values):
