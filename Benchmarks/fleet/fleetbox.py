@@ -60,7 +60,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fleetkit import accepts, children_of, circles, free_port, machine, status_kb  # noqa: E402
+from fleetkit import Children, accepts, children_of, circles, free_port, machine, status_kb  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -109,7 +109,7 @@ class Box:
     def __init__(self, options):
         self.o = options
         self.dir = tempfile.mkdtemp(prefix="fp-fleetbox-")
-        self.children = []
+        self.kids = Children(self.dir)
         self.lock = threading.Lock()
         self.docs = {}          # (device, kind) -> latest retained JSON
         self.applied_at = {}    # device -> seconds after the push
@@ -123,24 +123,13 @@ class Box:
         self.push_seconds = None
 
     def path(self, *names):
-        return os.path.join(self.dir, *names)
+        return self.kids.path(*names)
 
     def spawn(self, args, output, **kw):
-        p = subprocess.Popen(args, stdout=open(self.path(output), "w"), stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, **kw)
-        self.children.append(p)
-        return p
+        return self.kids.spawn(args, output, **kw)
 
     def close(self):
-        for p in reversed(self.children):
-            if p.poll() is None:
-                p.terminate()
-        for p in reversed(self.children):
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(5)
+        self.kids.close()
         if not self.o.keep:
             shutil.rmtree(self.dir, ignore_errors=True)
         else:
@@ -173,7 +162,7 @@ class Box:
         p = subprocess.Popen(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-v",
                               "-t", "fencepost/v1/dev/+/status", "-t", "fencepost/v1/dev/+/reported", "-t", "fencepost/v1/dev/+/health"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
-        self.children.append(p)
+        self.kids.list.append(p)
 
         def follow():
             for line in p.stdout:
