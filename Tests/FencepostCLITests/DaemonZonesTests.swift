@@ -22,6 +22,32 @@ import Testing
         return #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
     }
 
+    /// A large set swapped in by a SIGHUP is checked in slices sized by their CPU time: no loop
+    /// turn of the agent's own work passes 50 ms, on any core and in a debug build too (where a
+    /// slice of a fixed item count sized for a release build took 80–90 ms).
+    @Test func aLargeSetIsCheckedInSlicesThatKeepEveryTurnShort() throws {
+        let seed: UInt64 = 11, count = 200_000
+        let d = try DaemonProcess()
+        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
+        try Data(Self.zones(3, seed: seed).utf8).write(to: zonesFile)
+        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
+        try d.start(agent: true)
+        #expect(d.waitForLog("zone set built: 3 zones from", timeout: 60), "log:\n\(d.stderr)")
+        try Data(Self.zones(count, seed: seed).utf8).write(to: zonesFile)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("zone set swapped in", timeout: 240), "seed \(seed), log:\n\(d.stderr.suffix(3000))")
+        let log = d.stderr
+        #expect(log.contains(": \(count) zones from \(zonesFile.path); longest loop turn meanwhile"), "log:\n\(log.suffix(3000))")
+        let swapped = log.split(separator: "\n").last { $0.contains("zone set swapped in") } ?? ""
+        print("aLargeSetIsCheckedInSlicesThatKeepEveryTurnShort: \(swapped)")
+        let turns = swapped.range(of: "(checked in ").flatMap { Int(swapped[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
+        #expect(turns > 1, "the check of \(count) zones ran in \(turns) loop turn(s): \(swapped)")
+        let own = log.split(separator: "\n").filter { $0.contains("loop turn took") && $0.contains("(the agent's own work)") }
+        #expect(own.isEmpty, "loop turns over 50 ms of the agent's own work: \(own)")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 30)?.status == 0)
+    }
+
     /// The zone set is built at the first start, kept on an unchanged SIGHUP and at a restart
     /// (no rebuild), rebuilt in a child process when the GeoJSON changes, and a failed build
     /// keeps the old set and says why. Zones are never requests.

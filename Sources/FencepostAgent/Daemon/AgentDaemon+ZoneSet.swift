@@ -9,9 +9,11 @@
 //           zones that are unchanged keep their state. A failed build keeps the old set and logs
 //           why. A SIGHUP during a build builds again when it ends. The replaced set is kept as
 //           STATE.zones.replaced until the next build or start, so that unmapping it is cheap.
-//           The new set's check of every reference (O(zones): ~20 ms at 1M here, several times
-//           that on a board's core) runs in slices of `checkSlice` items, one per loop turn, and
-//           the set is swapped in once it has passed.
+//           The new set's check of every reference (O(zones): ~20 ms at 1M in a release build
+//           here, several times that on a board's core, some 50 times that in a debug build)
+//           runs in slices, one per loop turn, and the set is swapped in once it has passed.
+//           Each slice is sized from the CPU time the last one took (``ZoneSetSwap/sliceTarget``),
+//           so a slice stays near its target on any core and in any build.
 //   writers every set the agent maps is its own file, renamed into place by its builds, and held
 //           under a read lease (MappedFile, guarded): a process that opens it for writing or
 //           truncates it (cp, scp, truncate over STATE.zones) makes the kernel send SIGIO and wait;
@@ -43,10 +45,28 @@ struct ZoneSetBuildJob {
 struct ZoneSetSwap {
     var loaded: LoadedZoneSet
     var job: ZoneSetBuildJob
+    /// Items of the check in the next slice.
+    var budget = ZoneSetSwap.firstSlice
     /// Loop turns and nanoseconds spent on the check so far, and its longest slice.
     var slices = 0
     var checking: UInt64 = 0
     var longestSlice: UInt64 = 0
+
+    /// CPU time a slice aims at: well inside a loop turn's 50 ms, with room for the turn's
+    /// other work and for a target missed by a slice of large polygons.
+    static let sliceTarget: UInt64 = 2_000_000
+    /// Items of the first slice: ~0.1 ms in a release build here, ~5 ms in a debug build.
+    static let firstSlice = 1 << 13
+    static let slices = (1 << 10) ... (1 << 20)
+
+    /// Sizes the next slice from the last: `items` took `cpu` nanoseconds, so the next gets as
+    /// many items as fit `sliceTarget` at that rate, growing at most fourfold per slice (a slice
+    /// that was mostly cheap items does not promise the next one the same).
+    static func nextBudget(after items: Int, cpu: UInt64) -> Int {
+        let fit = UInt64(items) &* sliceTarget / max(cpu, 1)
+        let next = Int(min(fit, UInt64(items) &* 4, UInt64(slices.upperBound)))
+        return max(slices.lowerBound, next)
+    }
 }
 
 /// Where the agent's zone set is in its life: the set mapped now, a build running in a child
@@ -223,15 +243,13 @@ extension AgentDaemon {
         buildAgainIfAsked()
     }
 
-    /// Items of the new set's check per loop turn (1.2–1.5 ms here).
-    static let checkSlice = 1 << 17
-
     /// One slice of the pending set's check; once it has passed, the set is swapped in.
     func continueZoneSetSwap() {
         guard var swap = zones.swap else { return }
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        let beginCPU = SystemClocks.threadCPUNow()
         let passed: Bool
-        do { passed = try swap.loaded.continueCheck(budget: Self.checkSlice) } catch {
+        do { passed = try swap.loaded.continueCheck(budget: swap.budget) } catch {
             zones.swap = nil
             log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
             fleetZoneSetEnded(swap.job, zones: nil, error: "zone set \(zoneSetPath): \(error)")
@@ -239,6 +257,7 @@ extension AgentDaemon {
             return
         }
         let checked = SystemClocks.boottimeNow().nanosecondsSinceBoot
+        swap.budget = ZoneSetSwap.nextBudget(after: swap.budget, cpu: SystemClocks.threadCPUNow() &- beginCPU)
         swap.slices += 1
         swap.checking += checked &- begin
         swap.longestSlice = max(swap.longestSlice, checked &- begin)
