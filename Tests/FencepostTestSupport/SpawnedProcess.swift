@@ -99,6 +99,18 @@ public final class SpawnedProcess {
         }
         return condition()
     }
+
+    /// ``wait(timeout:_:)`` for an `async` test: it sleeps by suspending, so that a test that waits
+    /// for minutes does not hold one of the test pool's threads (as many as the machine has cores)
+    /// all that time.
+    public static func suspending(timeout: Double, _ condition: () -> Bool) async -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return condition()
+    }
 }
 
 public struct SpawnError: Error, CustomStringConvertible {

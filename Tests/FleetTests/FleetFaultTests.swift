@@ -67,16 +67,17 @@ import Glibc
     /// while 1,000 deliveries happen in its first 16 s: the count of events that wait in the
     /// outbox, the agent noticing a dead link (keepalive 5 s) and failed reconnects, in every
     /// run. ``FleetLongCutTests`` holds the 10-minute cut.
-    @Test func linkCutWhileAThousandEventsHappen() throws {
-        try Self.linkCut(seconds: 20, events: 1000, spread: 15, statusEvery: 0.5)
+    @Test func linkCutWhileAThousandEventsHappen() async throws {
+        try await Self.linkCut(seconds: 20, events: 1000, spread: 15, statusEvery: 0.5)
     }
 
     /// The link cut for `seconds` while `events` one-shot deliveries fall due over its first
     /// `spread` seconds; `status` asked every `statusEvery` s meanwhile. Then: the consumer sees
     /// every delivery exactly once, in seq order, each on time; no loop turn whose own work
     /// (CPU time) passed 50 ms (turns slow on the wall clock only, a loaded machine preempting
-    /// the agent, are printed); every control answer within 2 s.
-    static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) throws {
+    /// the agent, are printed); every control answer within 2 s. It waits by suspending: the
+    /// ten-minute cut does not hold one of the test pool's threads (one per core) meanwhile.
+    static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) async throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let (_, fault, consumer, agent) = try Self.startFleet()
         let proxy = try #require(fault)
@@ -92,12 +93,12 @@ import Glibc
             let out = try agent.cli(["status", "--json"])
             #expect(out.status == 0, "\(out.stderr)")
             slowest = max(slowest, Date().timeIntervalSince(t))
-            usleep(UInt32(statusEvery * 1e6))
+            try await Task.sleep(nanoseconds: UInt64(statusEvery * 1e9))
         }
         #expect(consumer.unique.isEmpty, "events arrived through a dead link")
         try proxy.command("mode pass")
         let restored = Date()
-        let all = consumer.waitFor(count, type: "delivery", timeout: 180)
+        let all = await SpawnedProcess.suspending(timeout: 180) { consumer.unique.filter { $0["type"]?.string == "delivery" }.count >= count }
         let drained = Date().timeIntervalSince(restored)
         let events = consumer.unique
         agent.stop()   // its summary of the loop turns
@@ -234,8 +235,8 @@ import Glibc
 /// lengthen the run, which takes longer than 10 minutes anyway.
 /// FENCEPOST_FLEET_CUT_SECONDS sets another length (a quick local run).
 struct FleetLongCutTests {
-    @Test func linkCutForTenMinutesWhileAThousandEventsHappen() throws {
+    @Test func linkCutForTenMinutesWhileAThousandEventsHappen() async throws {
         let cut = Double(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_CUT_SECONDS"] ?? "") ?? 600
-        try FleetFaultTests.linkCut(seconds: cut, events: 1000, spread: max(1, cut - 5), statusEvery: 2)
+        try await FleetFaultTests.linkCut(seconds: cut, events: 1000, spread: max(1, cut - 5), statusEvery: 2)
     }
 }
