@@ -67,7 +67,7 @@ import Glibc
     /// while 1,000 deliveries happen in its first 16 s: the count of events that wait in the
     /// outbox, the agent noticing a dead link (keepalive 5 s) and failed reconnects, in every
     /// run. ``FleetLongCutTests`` holds the 10-minute cut.
-    @Test func linkCutWhileAThousandEventsHappen() async throws {
+    @Test(.ownThread) func linkCutWhileAThousandEventsHappen() async throws {
         try await Self.linkCut(seconds: 20, events: 1000, spread: 15, statusEvery: 0.5)
     }
 
@@ -75,8 +75,9 @@ import Glibc
     /// `spread` seconds; `status` asked every `statusEvery` s meanwhile. Then: the consumer sees
     /// every delivery exactly once, in seq order, each on time; no loop turn whose own work
     /// (CPU time) passed 50 ms (turns slow on the wall clock only, a loaded machine preempting
-    /// the agent, are printed); every control answer within 2 s. It waits by suspending: the
-    /// ten-minute cut does not hold one of the test pool's threads (one per core) meanwhile.
+    /// the agent, are printed); every control answer within 2 s. It waits by suspending, on threads
+    /// of its own (`.ownThread`): the ten-minute cut neither holds one of the cooperative pool's
+    /// threads meanwhile nor waits for one to go on.
     static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) async throws {
         guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
         let (_, fault, consumer, agent) = try Self.startFleet()
@@ -235,7 +236,7 @@ import Glibc
 /// lengthen the run, which takes longer than 10 minutes anyway.
 /// FENCEPOST_FLEET_CUT_SECONDS sets another length (a quick local run).
 struct FleetLongCutTests {
-    @Test func linkCutForTenMinutesWhileAThousandEventsHappen() async throws {
+    @Test(.ownThread) func linkCutForTenMinutesWhileAThousandEventsHappen() async throws {
         let cut = Double(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_CUT_SECONDS"] ?? "") ?? 600
         try await FleetFaultTests.linkCut(seconds: cut, events: 1000, spread: max(1, cut - 5), statusEvery: 2)
     }
