@@ -36,6 +36,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // HeapModule, for the CLI only (never on the agent's Embedded path).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // Pure core.
@@ -82,6 +84,7 @@ let package = Package(
                 "LocalNotifications", "FencepostAgent", "FencepostBenchHarness",
                 "ConfigFile", "Fleet", "RecentIDs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         // The agent alone, for systemd: no argument parser, no Foundation (resident memory).
