@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux", "FencepostBenchHarness"]),
         // Tests. What several test targets share: child processes (the built binaries run to their
         // end, helper programs beside a test), loopback sockets, the required-tool check.
-        .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux"], path: "Tests/FencepostTestSupport"),
+        .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux", "FencepostJSON"], path: "Tests/FencepostTestSupport"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostTestSupport", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
         .testTarget(name: "RecentIDsTests", dependencies: ["RecentIDs", "SeededRandom"]),

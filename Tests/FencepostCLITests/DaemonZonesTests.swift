@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -27,7 +28,7 @@ import Testing
     /// keeps the old set and says why. Zones are never requests.
     @Test func zoneSetBuiltOnceKeptWhenUnchangedRebuiltInAChildWhenChanged() throws {
         let seed: UInt64 = 5
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let zonesFile = d.dir.appendingPathComponent("zones.geojson")
         try Data(Self.zones(3000, seed: seed).utf8).write(to: zonesFile)
         try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
@@ -73,7 +74,7 @@ import Testing
     /// both executables' `zones build` must take the same arguments.
     @Test func sighupRebuildsTheZoneSetUnderFencepostRun() throws {
         let seed: UInt64 = 11
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let zonesFile = d.dir.appendingPathComponent("zones.geojson")
         try Data(Self.zones(200, seed: seed).utf8).write(to: zonesFile)
         try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
@@ -110,7 +111,7 @@ import Testing
     /// agent (built in process at start) and `replay --config` agree: enter, exit, enter — one
     /// delivery per crossing. Needs the geometry's multi-part polygons.
     @Test func multiPolygonZoneNamedByAPropertyIsDeliveredAtEachPart() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         func square(_ lon: Double, _ lat: Double) -> String {
             let h = 0.002
             return "[[[\(lon - h),\(lat - h)],[\(lon + h),\(lat - h)],[\(lon + h),\(lat + h)],[\(lon - h),\(lat + h)],[\(lon - h),\(lat - h)]]]"
@@ -124,13 +125,13 @@ import Testing
             zones_id_property = "NAME"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             exit_at_end = true
             [gpio]
             backend = "console"
             """)
-        let replay = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", d.configPath, "--jsonl"])
+        let replay = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", d.configPath, "--jsonl"])
         #expect(replay.status == 0, "\(replay.stderr)")
         let events = replay.stdoutLines.compactMap { line -> String? in
             guard let o = try? JSONValue.parse(line) else { return nil }
@@ -150,7 +151,7 @@ import Testing
     /// exit and started again on the same drive, the depot stays quiet (its entry and exit are
     /// within the hour's cooldown), while the customer, never entered, is delivered.
     @Test func cooldownSurvivesSIGKILL() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(#"""
             {"type":"FeatureCollection","features":[
               {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},"properties":{"radius":150,"cooldown":3600}},
@@ -160,7 +161,7 @@ import Testing
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             exit_at_end = true
             [gpio]
@@ -190,7 +191,7 @@ import Testing
     /// what to do instead, builds it again from the GeoJSON and keeps answering. Before the agent
     /// held its set under a lease, the first fix after the truncation ended it with SIGBUS.
     @Test func aZoneSetWrittenUnderTheAgentIsLetGoAndRebuilt() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let geojson = d.dir.appendingPathComponent("zones.geojson")
         try Data(#"""
             {"type":"FeatureCollection","features":[
@@ -201,7 +202,7 @@ import Testing
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 4
             [gpio]
             backend = "console"
@@ -259,13 +260,13 @@ import Testing
 
     @Test func aZoneOf60kVerticesKeepsTheLoopResponsive() throws {
         let seed: UInt64 = 23
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(Self.border(60_000, lat: 51.21554, lon: 6.77686, seed: seed).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("""
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 20
             [gpio]
             backend = "console"
