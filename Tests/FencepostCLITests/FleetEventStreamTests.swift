@@ -150,6 +150,8 @@ struct FleetEventStreamScaleTests {
         #expect(released == 1 + 2 * Int(n) && missing == 2 * Int(n))
         take(stream.receive(FleetEventStreamTests.event("van", 4 * n + 10, type: "gap", extra: #","from":\#(4 * n + 1),"to":\#(4 * n + 9)"#), now: 20_000))
         #expect(released == 2 + 2 * Int(n))
-        #expect(stream.heldSteps < 40 * 2 * Int(n), "\(stream.heldSteps) steps for \(2 * n) held events")
+        // Each held event is inserted once, popped once and skipped at most once in arrival order.
+        print("\(stream.heldSteps) heap operations and entries skipped for \(2 * n) held events")
+        #expect(stream.heldSteps < 5 * 2 * Int(n), "\(stream.heldSteps) steps for \(2 * n) held events")
     }
 }

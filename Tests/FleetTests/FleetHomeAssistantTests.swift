@@ -190,7 +190,7 @@ import Glibc
         try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: """
             [gps]
             source = "replay"
-            file = "\(FleetTransitionTests.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             [gpio]
             backend = "console"

@@ -7,9 +7,6 @@ import Testing
 /// as `transition` events, from the outbox like deliveries, on a real replayed drive: the demo
 /// drive (Düsseldorf, board/demo) starts in the depot, leaves it, and ends at the customer.
 @Suite(.serialized) struct FleetTransitionTests {
-    static let demoDrive = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("board/demo/duesseldorf-2009-07-07.nmea").path
-
     @Test func aReportedZoneSendsItsEntryAndExitAnotherDoesNot() throws {
         guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker(.init())
@@ -25,7 +22,7 @@ import Testing
             zones = "\(zones)"
             [gps]
             source = "replay"
-            file = "\(Self.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             [gpio]
             backend = "console"
