@@ -180,9 +180,11 @@ public enum TestSockets {
         return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
     }
 
-    /// A connected Unix stream socket to `path`, or -1.
+    /// A connected Unix stream socket to `path` (close-on-exec), or -1 (refused, out of
+    /// descriptors, or a path longer than `sun_path` holds).
     public static func connectUnix(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
