@@ -36,6 +36,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // HeapModule, for the CLI only (never on the agent's Embedded path).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // Pure core.
@@ -82,13 +84,14 @@ let package = Package(
                 "LocalNotifications", "FencepostAgent", "FencepostBenchHarness",
                 "ConfigFile", "Fleet", "RecentIDs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         // The agent alone, for systemd: no argument parser, no Foundation (resident memory).
         .executableTarget(name: "fencepost-agent", dependencies: ["FencepostAgent", "FencepostLinux", "FencepostBenchHarness"]),
         // Tests. What several test targets share: child processes (the built binaries run to their
         // end, helper programs beside a test), loopback sockets, the required-tool check.
-        .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux"], path: "Tests/FencepostTestSupport"),
+        .target(name: "FencepostTestSupport", dependencies: ["CFencepostLinux", "FencepostJSON"], path: "Tests/FencepostTestSupport"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "FencepostTestSupport", "FencepostLinux", "SeededRandom"]),
         .testTarget(name: "TimingWheelTests", dependencies: ["TimingWheel", "SeededRandom"]),
         .testTarget(name: "RecentIDsTests", dependencies: ["RecentIDs", "SeededRandom"]),

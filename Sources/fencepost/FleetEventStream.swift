@@ -2,6 +2,7 @@
 // order per device, out of what the broker hands over (duplicates after a resend, a consumer that
 // joins in the middle, announced gaps).
 import FencepostJSON
+import HeapModule
 import RecentIDs
 
 /// One event of a device's `evt` topic.
@@ -47,10 +48,11 @@ struct FleetEventProblem: Error, Equatable {
 /// event of a device sets where it starts (a consumer may join in the middle); an event older than
 /// what was released (a resend to an earlier session) is released as it comes.
 ///
-/// - Complexity: O(log n) amortized per event for n held (a min-heap of the held seqs, and the
-///   held in arrival order for expiry; entries already released are skipped when they reach the
-///   front); `expire` is O(devices) plus what it releases. The ids remembered are bounded
-///   (`idMemory`, the oldest forgotten first), so a duplicate older than that is released again.
+/// - Complexity: O(log n) amortized per event for n held (a min-heap of the held seqs, each insert
+///   and pop O(log n); and the held in arrival order for expiry; entries already released are
+///   skipped when they reach the front); `expire` is O(devices) plus what it releases. The ids
+///   remembered are bounded (`idMemory`, the oldest forgotten first), so a duplicate older than
+///   that is released again.
 struct FleetEventStream {
     struct Output: Equatable {
         var events: [ReceivedFleetEvent] = []
@@ -74,10 +76,10 @@ struct FleetEventStream {
         var last: Int64?
         /// Held events by seq.
         var held: [Int64: Held] = [:]
-        /// The held seqs as a binary min-heap. Held events leave only from the bottom (the next
-        /// seq, a gap's range, a hole given up on), so a seq no longer in `held` is dropped when
-        /// it reaches the top.
-        var lowest: [Int64] = []
+        /// The held seqs, lowest first. Held events leave only from the bottom (the next seq, a
+        /// gap's range, a hole given up on), so a seq no longer in `held` is dropped when it
+        /// reaches the top.
+        var lowest = Heap<Int64>()
         /// The held seqs in arrival order (`since` never decreases along it), from `oldest`: the
         /// first still held with that `since` is the longest waiting.
         var arrivals: [(seq: Int64, since: UInt64)] = []
@@ -90,7 +92,8 @@ struct FleetEventStream {
     private var devices: [String: Device] = [:]
     private var seen: RecentMemory<String, Void>
     private(set) var duplicates = 0
-    /// Held entries looked at: heap moves and entries skipped (what a test bounds).
+    /// Held entries looked at: heap inserts and pops (each O(log n)) and entries skipped (what a
+    /// test bounds).
     private(set) var heldSteps = 0
 
     init(holdNanoseconds: UInt64 = 5_000_000_000, holdLimit: Int = 10_000, idMemory: Int = 1_000_000) {
@@ -182,8 +185,8 @@ struct FleetEventStream {
 
     /// The lowest seq held, dropping released ones from the top of the heap.
     private mutating func lowestHeld(_ device: inout Device) -> Int64? {
-        while let top = device.lowest.first, device.held[top] == nil { popLowest(&device) }
-        return device.lowest.first
+        while let top = device.lowest.min, device.held[top] == nil { popLowest(&device) }
+        return device.lowest.min
     }
 
     /// When the longest-waiting held event came, dropping released ones from the front.
@@ -211,33 +214,13 @@ struct FleetEventStream {
     }
 
     private mutating func push(_ seq: Int64, onto device: inout Device) {
-        device.lowest.append(seq)
-        var i = device.lowest.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard device.lowest[i] < device.lowest[parent] else { break }
-            device.lowest.swapAt(i, parent)
-            i = parent
-            heldSteps += 1
-        }
+        heldSteps += 1
+        device.lowest.insert(seq)
     }
 
     private mutating func popLowest(_ device: inout Device) {
         heldSteps += 1
-        let end = device.lowest.removeLast()
-        guard !device.lowest.isEmpty else { return }
-        device.lowest[0] = end
-        var i = 0
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < device.lowest.count && device.lowest[l] < device.lowest[m] { m = l }
-            if r < device.lowest.count && device.lowest[r] < device.lowest[m] { m = r }
-            guard m != i else { return }
-            device.lowest.swapAt(i, m)
-            i = m
-            heldSteps += 1
-        }
+        _ = device.lowest.popMin()
     }
 
     /// Skips the hole before the lowest held seq.

@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
     /// The agent at its default limit (64 KiB) and at a lower one (8 KiB, learned from its refusal).
     @Test(arguments: [nil, 8192] as [Int?])
     func manyRequestsGoInBatches(limit: Int?) throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("[engine]\npending_cap = 5000\n", socketExtra: limit.map { "max_message_bytes = \($0)\n" } ?? "")
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")

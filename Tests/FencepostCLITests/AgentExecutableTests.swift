@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
     /// libgps is loaded at start only when the source is gpsd; a library that cannot be loaded is
     /// a clear start-up error (69), not a reconnect loop.
     @Test func aMissingLibgpsExits69AndSaysWhatToInstall() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("[gps]\nsource = \"gpsd\"\n\n[gpio]\nbackend = \"console\"\n")
         let out = try ChildProcess.run(["--config", d.configPath], environment: ["TZ": "UTC", "FENCEPOST_LIBGPS": "/nonexistent/libgps.so.28"],
                                        executable: try #require(ChildProcess.agentBinary))

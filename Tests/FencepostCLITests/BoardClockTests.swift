@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -57,7 +58,7 @@ import Testing
 
     /// Replaces the device zone file with `zone`'s as a whole (a rename, as dpkg and timedatectl
     /// do); the running agent must say within a minute that the device zone changed.
-    static func replaceDeviceZone(_ zoneFile: URL, with zone: String, noticedBy d: DaemonProcess,
+    static func replaceDeviceZone(_ zoneFile: URL, with zone: String, noticedBy d: AgentProcess,
                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
         let staged = zoneFile.deletingLastPathComponent().appendingPathComponent(zoneFile.lastPathComponent + ".new")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/" + zone, toPath: staged.path)
@@ -68,7 +69,7 @@ import Testing
     }
 
     /// `noon`'s next fire (RFC 3339 UTC) from the running agent's status.
-    static func nextFire(_ d: DaemonProcess) throws -> String? {
+    static func nextFire(_ d: AgentProcess) throws -> String? {
         let s = try json(try d.cli(["status", "--json"]).stdout)
         return s["pending"]?.array?.first { $0["id"]?.string == "noon" }?["nextFire"]?.string
     }
@@ -78,7 +79,7 @@ import Testing
     /// fix at that GNSS time, 8 s after the first fix in real time; `status` names GNSS as the
     /// source and the offset of the system clock.
     @Test func calendarRequestFiresAtGNSSTimeAYearAheadOfTheSystemClock() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         d.clockTrust = "gnss"
         let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 365 * 86_400).rounded(.down))
         let due = start.addingTimeInterval(8)
@@ -120,7 +121,7 @@ import Testing
     /// A serial receiver with the week-rollover bug reports today's date 1024 weeks back: the agent
     /// moves it forward (said once in the log), and GNSS time becomes the trusted wall clock.
     @Test func weekRolloverDatesFromASerialReceiverAreCorrected() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         d.clockTrust = "gnss"
         let pty = try d.startOnPseudoTerminal()
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -147,15 +148,15 @@ import Testing
     /// A second agent on the same state file refuses to start, naming the first one's pid; the
     /// first goes on serving.
     @Test func secondAgentOnTheSameStateFileIsRefused() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start(agent: true)
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        let first = try #require(d.process?.processIdentifier)
+        let first = try #require(d.process?.pid)
         let agent = try #require(ChildProcess.agentBinary)
         // Its own socket, the same state file: it must not get as far as serving.
         let config = try String(contentsOfFile: d.configPath, encoding: .utf8)
-            .replacingOccurrences(of: d.socket, with: d.dir.appendingPathComponent("second.sock").path)
+            .replacingOccurrences(of: d.socketPath, with: d.dir.appendingPathComponent("second.sock").path)
         let secondConfig = d.dir.appendingPathComponent("second.toml").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: secondConfig))
         let second = try ChildProcess.run(["--config", secondConfig], executable: agent, timeLimit: 10)
@@ -178,7 +179,7 @@ import Testing
     /// package upgrade or `timedatectl set-timezone` replace /etc/localtime): noticed within a
     /// minute, and a floating daily 12:00 reminder moves from Tokyo's noon to Berlin's.
     @Test func deviceZoneChangeIsNoticedWhileRunning() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         d.timeZone = nil
         let zoneFile = d.dir.appendingPathComponent("device-zone")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
@@ -198,7 +199,7 @@ import Testing
     /// New rules under the same `time_zone` name (a tzdata update: a country changes its offset)
     /// are taken by SIGHUP: the reload compares the rules, not only the name.
     @Test func newRulesUnderTheSameZoneNameAreTakenBySighup() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let zoneDirectory = d.dir.appendingPathComponent("zoneinfo")
         let zoneFile = zoneDirectory.appendingPathComponent("Fleet/Depot")
         try FileManager.default.createDirectory(at: zoneFile.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -228,7 +229,7 @@ import Testing
     /// leaves it alone. An agent started with it and then reloaded without it follows the device
     /// zone from then on: a change of it is noticed within a minute.
     @Test func timeZoneChangedBySighupMovesFloatingTriggersAtOnce() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let zoneFile = d.dir.appendingPathComponent("device-zone")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: zoneFile.path)
         func reload(timeZone: String?) throws {

@@ -6,7 +6,7 @@ import Testing
 /// and uninstall scripts (dry runs), the help the example config points at, check-config's counts
 /// and quiet mode, and the exit codes `--help` promises.
 @Suite struct BoardSetupTests {
-    static let board = DaemonProcess.root.appendingPathComponent("board")
+    static let board = AgentProcess.root.appendingPathComponent("board")
 
     static func tool(_ name: String) -> String? {
         ["/usr/bin/\(name)", "/bin/\(name)", "/usr/sbin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -84,11 +84,11 @@ import Testing
         let script = String(signalling.dropFirst(prefix.count).dropLast()).replacingOccurrences(of: "$$", with: "$")
         #expect(!script.contains("/bin/kill") && !script.contains("/usr/bin/kill"), "\(script)")
 
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start(agent: true)
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
-        let pid = try #require(d.process?.processIdentifier)
+        let pid = try #require(d.process?.pid)
         let empty = d.dir.appendingPathComponent("empty-path").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let r = try Self.exec("/bin/sh", ["-c", script], environment: ["MAINPID": "\(pid)", "PATH": empty])
@@ -134,8 +134,8 @@ import Testing
     /// (fake `dpkg-query` and `apt-get` first on PATH record what it asks for), install nothing
     /// the second time, and fail naming the packages apt could not install.
     @Test func installDepsInstallsTheHeadersAndGpsdOnAFreshMachine() throws {
-        let ci = try String(contentsOf: DaemonProcess.root.appendingPathComponent(".ci/run"), encoding: .utf8)
-        let readme = try String(contentsOf: DaemonProcess.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let ci = try String(contentsOf: AgentProcess.root.appendingPathComponent(".ci/run"), encoding: .utf8)
+        let readme = try String(contentsOf: AgentProcess.root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(ci.contains("\nboard/install-deps && swift test\n"), "\(ci)")
         #expect(readme.contains("\nboard/install-deps && swift test\n"))
 

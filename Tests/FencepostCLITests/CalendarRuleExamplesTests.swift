@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -156,7 +157,7 @@ import Testing
     /// `fencepost add` to a running agent (a real child process and its socket): the four
     /// reminders and the depot's calendar; each pending next fire is the one `next` computes.
     @Test func addToARunningAgent() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("")
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -11,9 +12,7 @@ import Testing
         return dir
     }
 
-    static let boardConfig = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("board/fencepost.toml")
+    static let boardConfig = AgentProcess.root.appendingPathComponent("board/fencepost.toml")
 
     @Test func validFileIsSummarised() throws {
         let zones = """

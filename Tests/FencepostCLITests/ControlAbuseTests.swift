@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -14,8 +15,8 @@ import Testing
     ///
     /// Start-up is given 180 s: 6,000 requests take seconds in a debug build, but a full test run
     /// on two loaded cores once needed more than 60 (what is tested here is not start-up speed).
-    static func agent(requests: Int, socketExtra: String = "", wrapper: [String] = []) throws -> DaemonProcess {
-        let d = try DaemonProcess()
+    static func agent(requests: Int, socketExtra: String = "", wrapper: [String] = []) throws -> AgentProcess {
+        let d = try AgentProcess()
         var body = "[gpio]\nbackend = \"console\"\n"
         if requests > 0 {
             var rng = SplitMix64(seed: 12)
@@ -36,7 +37,7 @@ import Testing
     /// answers the next client (it never waits in epoll_wait with the rest unsent).
     @Test func anAnswerLargerThanTheSocketBufferIsFinished() throws {
         let d = try Self.agent(requests: 1000)
-        let c = try #require(RawClient(d.socket))
+        let c = try #require(RawClient(d.socketPath))
         #expect(c.sendLine(#"{"jsonrpc":"2.0","id":7,"method":"pending","params":{}}"#))
         usleep(500_000)     // the client reads late: the agent's first write fills the buffer
         let line = c.readLine(timeout: 10)
@@ -46,7 +47,7 @@ import Testing
             let answer = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect((answer?["result"] as? [Any])?.count == 1000)
         }
-        #expect(freshStatus(d.socket) != nil, "a later status got no answer; log:\n\(d.stderr)")
+        #expect(freshStatus(d.socketPath) != nil, "a later status got no answer; log:\n\(d.stderr)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }
@@ -56,9 +57,9 @@ import Testing
     /// answers make no progress for write_timeout.
     @Test func pipeliningWithoutReadingIsBoundedAndClosed() throws {
         let d = try Self.agent(requests: 0, socketExtra: "write_timeout = 2\n")
-        let pid = try #require(d.process?.processIdentifier)
+        let pid = try #require(d.process?.pid)
         let before = try #require(ProcessProbe.rssKiB(pid))
-        let c = try #require(RawClient(d.socket))
+        let c = try #require(RawClient(d.socketPath))
         let request = Array((Self.status + "\n").utf8)
         var sent = 0
         let end = Date().addingTimeInterval(3)
@@ -70,7 +71,7 @@ import Testing
             if n == 0 { usleep(2000) }
         }
         let during = try #require(ProcessProbe.rssKiB(pid))
-        let answeredMeanwhile = freshStatus(d.socket)
+        let answeredMeanwhile = freshStatus(d.socketPath)
         #expect(answeredMeanwhile != nil, "log:\n\(d.stderr)")
         #expect(during - before < 16 * 1024, "RSS grew from \(before) KiB to \(during) KiB; \(sent) bytes of requests taken")
         #expect(c.isClosed(within: 8), "the client that never reads was not closed; log:\n\(d.stderr)")
@@ -84,7 +85,7 @@ import Testing
     /// "unfinished" (it was closed after request_timeout with that error).
     @Test func aSlowSteadyReaderIsNotClosed() throws {
         let d = try Self.agent(requests: 0, socketExtra: "request_timeout = 2\nwrite_timeout = 30\n")
-        let c = try #require(RawClient(d.socket))
+        let c = try #require(RawClient(d.socketPath))
         let requests = Array((Self.status + "\n").utf8)
         var pipe = [UInt8]()
         for _ in 0..<4_000 { pipe += requests }
@@ -114,13 +115,13 @@ import Testing
     /// 1 MiB (a trim only then leaves RSS 8 MiB above the start after they are dropped).
     @Test func partialLinesAreCappedAndTimedOut() throws {
         let d = try Self.agent(requests: 0, socketExtra: "max_connections = 100\nrequest_timeout = 2\n")
-        let pid = try #require(d.process?.processIdentifier)
+        let pid = try #require(d.process?.pid)
         let fdsBefore = try #require(ProcessProbe.descriptors(pid))
         let partial = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
         var clients: [RawClient] = []
         func connect(_ count: Int) {
             for _ in 0..<count {
-                guard let c = RawClient(d.socket) else { continue }
+                guard let c = RawClient(d.socketPath) else { continue }
                 c.sendSome(partial)
                 clients.append(c)
             }
@@ -133,7 +134,7 @@ import Testing
         usleep(500_000)
         let fdsDuring = try #require(ProcessProbe.descriptors(pid))
         #expect(fdsDuring - fdsBefore <= 100, "\(fdsDuring - fdsBefore) connections kept open (cap 100)")
-        #expect(freshStatus(d.socket) != nil, "log:\n\(d.stderr)")
+        #expect(freshStatus(d.socketPath) != nil, "log:\n\(d.stderr)")
         #expect(allClosed(), "descriptors: \(ProcessProbe.descriptors(pid) ?? -1) vs \(fdsBefore) at start")
         clients.removeAll()
         // The memory: two waves of 50, then all timed out.
@@ -161,12 +162,12 @@ import Testing
     /// little CPU, a few log lines, and a fresh status still answers.
     @Test func descriptorExhaustionDoesNotSpinTheLoop() throws {
         let d = try Self.agent(requests: 0, wrapper: ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
-        let pid = try #require(d.process?.processIdentifier)
+        let pid = try #require(d.process?.pid)
         var clients: [RawClient] = []
         // Paced, so the agent accepts them (a burst beyond the listen backlog is refused by the
         // kernel before the agent ever runs out of descriptors).
         for i in 0..<90 {
-            if let c = RawClient(d.socket) { clients.append(c) }
+            if let c = RawClient(d.socketPath) { clients.append(c) }
             if i % 8 == 7 { usleep(100_000) }
         }
         usleep(300_000)
@@ -177,7 +178,7 @@ import Testing
         let lines1 = d.stderr.split(separator: "\n").count
         #expect(cpu1 - cpu0 < 0.5, "the agent used \(cpu1 - cpu0) s of CPU in 3 s while out of descriptors")
         #expect(lines1 - lines0 < 50, "\(lines1 - lines0) log lines in 3 s")
-        #expect(freshStatus(d.socket) != nil, "log:\n\(d.stderr.suffix(2000))")
+        #expect(freshStatus(d.socketPath) != nil, "log:\n\(d.stderr.suffix(2000))")
         clients.removeAll()
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)
@@ -187,13 +188,13 @@ import Testing
     /// as documented; the agent answers the next client.
     @Test func malformedAndOversizedLinesGetClearErrors() throws {
         let d = try Self.agent(requests: 0)
-        let c = try #require(RawClient(d.socket))
+        let c = try #require(RawClient(d.socketPath))
         #expect(c.sendLine("{not json"))
         #expect(c.readLine(timeout: 5)?.contains("-32700") == true)
         #expect(c.sendLine(String(repeating: "y", count: 70_000)))
         #expect(c.readLine(timeout: 5)?.contains("longer than 65536 bytes") == true)
         #expect(c.isClosed(within: 5))
-        #expect(freshStatus(d.socket) != nil)
+        #expect(freshStatus(d.socketPath) != nil)
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 10)?.status == 0)
     }

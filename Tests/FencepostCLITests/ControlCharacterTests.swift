@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
     }
 
     @Test func titlesCannotForgeJournalEntriesNorDriveTheTerminal() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("")
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
@@ -60,7 +61,7 @@ import Testing
     /// An error message quoting what a client sent (here an unknown category's name) is escaped
     /// on the client's standard error too.
     @Test func errorMessagesAreEscaped() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("")
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")

@@ -1,4 +1,5 @@
 import FencepostJSON
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ import Glibc
     @Test func aHangingGpsdConnectLeavesTheLoopFree() throws {
         let hole = try Blackhole()
         try #require(hole.hangs(seconds: 1), "a connect to the blackhole did not hang; the test cannot show anything")
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("""
             [gps]
             source = "gpsd"

@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -11,14 +12,14 @@ import Testing
     /// `$BODY*CS\r\n` with the right checksum.
     static func sentence(_ body: String) -> String { ReplayTests.sentence(body) + "\r\n" }
 
-    func status(_ d: DaemonProcess) throws -> JSONValue {
+    func status(_ d: AgentProcess) throws -> JSONValue {
         let out = try d.cli(["status", "--json"])
         #expect(out.status == 0, "\(out.stderr)")
         return try JSONValue.parse(out.stdout)
     }
 
     @Test func diagnosticsFollowTheSerialStream() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let pty = try d.startOnPseudoTerminal()
         func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try pty.master.writeAll($0) } }
 
@@ -82,7 +83,7 @@ import Testing
 
     /// `clock_trust = "always"`: the clock's source is "always" (it said "ntp").
     @Test func clockTrustAlwaysIsShownAsAlways() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")

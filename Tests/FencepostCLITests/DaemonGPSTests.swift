@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct DaemonGPSTests {
     /// The first `epochs` epochs of the demo drive (each starts with its GGA sentence).
     static func driveHead(epochs: Int) throws -> String {
-        let text = try String(contentsOfFile: DaemonProcess.demoDrive, encoding: .utf8)
+        let text = try String(contentsOfFile: AgentProcess.demoDrive, encoding: .utf8)
         var out: [Substring] = []
         var seen = 0
         for line in text.split(separator: "\n") {
@@ -29,7 +29,7 @@ import Testing
 
     @Test func gpsdFedByGpsfakeDrivesTheBuzzer() throws {
         guard RequiredTool.find("gpsfake", package: "gpsd-clients") != nil else { return }
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let log = d.dir.appendingPathComponent("drive.log")
         // GGA and RMC only, as the gpsd client's own gpsfake test feeds it, with the log's own HDOP
         // (4–5): gpsd's eph for it is ~90 m (its 95 % figure), which taken as is would hold every
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func serialPseudoTerminalClosedAndReopened() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let link = d.gpsLink
         var pty = try d.startOnPseudoTerminal(after: Self.depot)
         let lines = try Self.driveHead(epochs: 40).split(separator: "\n")

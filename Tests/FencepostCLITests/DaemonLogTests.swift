@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     /// attempts and one warning line. Every line starts with a priority prefix.
     @Test(arguments: [false, true])
     func missingGPSIsOneWarningAndEveryLineHasAPriority(leanAgent: Bool) throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("""
             [gps]
             source = "serial"
@@ -34,7 +35,7 @@ import Testing
 
     /// `[log] level = "warning"`: no info lines; the warning still comes.
     @Test func levelWarningDropsInfoLines() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("""
             [log]
             level = "warning"
@@ -56,7 +57,7 @@ import Testing
 
     /// A fatal start-up error (a bad file) is a `<3>` line too.
     @Test func aStartupErrorIsPriorityThree() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("[log]\nlevel = \"loud\"\n")
         try d.start(agent: true)
         let end = try #require(d.waitForExit(timeout: 10))

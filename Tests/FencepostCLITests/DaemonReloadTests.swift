@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -28,8 +29,8 @@ import Testing
     }
 
     /// A daemon started on the GPIO-only configuration, whose file is then removed.
-    static func runningWithoutItsFile(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
-        let d = try DaemonProcess()
+    static func runningWithoutItsFile(sourceLocation: SourceLocation = #_sourceLocation) throws -> AgentProcess {
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)", sourceLocation: sourceLocation)
@@ -37,14 +38,14 @@ import Testing
         return d
     }
 
-    static func config(_ d: DaemonProcess, request id: String) -> String {
+    static func config(_ d: AgentProcess, request id: String) -> String {
         d.header + DaemonTests.gpio + """
             [[request]]
             id = "\(id)"
             trigger = { interval = { seconds = 600, repeats = true } }
 
             [socket]
-            path = "\(d.socket)"
+            path = "\(d.socketPath)"
             mode = 0o600
 
             """
@@ -104,7 +105,7 @@ import Testing
     /// is replaced, the one dropped removed, the one kept unchanged, and a second SIGHUP of the
     /// same file changes nothing.
     @Test func theReadThreadsFingerprintsTellEditedFromUnchanged() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         func requests(_ titles: [(String, String)]) -> String {
             DaemonTests.gpio + titles.map { id, title in
                 "[[request]]\nid = \"\(id)\"\ncontent = { title = \"\(title)\" }\ntrigger = { interval = { seconds = 600, repeats = true } }\n"
@@ -132,7 +133,7 @@ import Testing
     /// that needs a restart keeps its running value and is named in the log, and `check-config`
     /// names the file's restart keys. Before, SIGHUP logged "reloaded" and kept all of these.
     @Test func sighupAppliesEverySettingAndNamesTheRestartKeys() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         func zones(radius: Int) throws {
             try Data("""
                 {"type":"FeatureCollection","features":[{"type":"Feature","id":"yard",

@@ -1,5 +1,6 @@
 @testable import FencepostAgent
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -16,7 +17,7 @@ import Testing
     /// 65,536 features), so a progress line with the share of the file read must come.
     @Test func progressAndExtensionsComeBeforeReady() throws {
         let seed: UInt64 = 14
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(DaemonZonesTests.zones(70_000, seed: seed).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
         let socket = try NotifySocket(path: d.dir.appendingPathComponent("notify").path)
@@ -57,7 +58,7 @@ import Testing
     /// A restart with the set already built: no build progress, READY=1 after the state and the
     /// mapped set.
     @Test func restartWithoutBuildStillReportsItsSteps() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(DaemonZonesTests.zones(50, seed: 3).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
         let socket = try NotifySocket(path: d.dir.appendingPathComponent("notify").path)

@@ -34,13 +34,13 @@ import Testing
 
         """
 
-    func replayConfig(_ d: DaemonProcess, speed: Double, exitAtEnd: Bool) throws -> String {
+    func replayConfig(_ d: AgentProcess, speed: Double, exitAtEnd: Bool) throws -> String {
         try Data(Self.zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         return """
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = \(speed)
             exit_at_end = \(exitAtEnd)
 
@@ -53,7 +53,7 @@ import Testing
     /// `fencepost-agent`.
     @Test(arguments: [false, true])
     func replayedDriveGivesTheExpectedBuzzerAndLEDSequence(leanAgent: Bool) throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(try replayConfig(d, speed: 20, exitAtEnd: true))
         try d.start(agent: leanAgent)
         let end = try #require(d.waitForExit(timeout: 90), "the agent did not end with the replay; log:\n\(d.stderr)")
@@ -74,7 +74,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func sigtermStopsWithinASecondWithOutputsOff(leanAgent: Bool) throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(try replayConfig(d, speed: 1, exitAtEnd: false))
         try d.start(agent: leanAgent)
         #expect(d.waitForLog("delivered depot/"), "log:\n\(d.stderr)")
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func restartKeepsPendingAndDelivered() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(Self.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
@@ -114,12 +114,12 @@ import Testing
     }
 
     @Test func sighupWithABrokenConfigKeepsTheOldOneAndSaysTheLine() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(Self.gpio)
         try d.start()
         #expect(d.waitForLog("running:"))
         // Line 6 of the new file has a typo (the header is three lines).
-        try Data((d.header + "[gpio]\nbackend = \"console\"\nbuzer = 3\n[socket]\npath = \"\(d.socket)\"\n").utf8).write(to: URL(fileURLWithPath: d.configPath))
+        try Data((d.header + "[gpio]\nbackend = \"console\"\nbuzer = 3\n[socket]\npath = \"\(d.socketPath)\"\n").utf8).write(to: URL(fileURLWithPath: d.configPath))
         d.signal(SIGHUP)
         #expect(d.waitForLog("keeping the previous configuration"), "log:\n\(d.stderr)")
         #expect(d.stderr.contains("fencepost.toml:6: gpio: unknown key `buzer` (did you mean `buzzer`?)"), "log:\n\(d.stderr)")
@@ -141,7 +141,7 @@ import Testing
     /// `[alerts]` of a reloaded file reach the engine, which decides each delivery's signal (not
     /// only logged as reloaded and ignored until a restart).
     @Test func sighupAppliesTheAlertSettings() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(Self.gpio)
         try d.start()
         #expect(d.waitForLog("running:"))
@@ -159,7 +159,7 @@ import Testing
 
     /// `[alerts] led = false` and `badge = false` keep those lines dark; the buzzer still sounds.
     @Test func alertSettingsSwitchTheLEDAndBadgeOff() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(Self.gpio + "[alerts]\nled = false\nbadge = false\n")
         try d.start()
         #expect(d.waitForLog("running:"))
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func controlSocketRoundTripForEveryCommand() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(Self.gpio + """
             [[category]]
             id = "REMINDER"
@@ -202,11 +202,11 @@ import Testing
         #expect(!(try ok(["status"])).isEmpty)
 
         // Malformed JSON and an oversized line, straight on the socket.
-        let client = try UnixClient.connect(d.socket)
+        let client = try UnixClient.connect(d.socketPath)
         try client.sendLine("{nope")
         let reply = try #require(try client.readLine(timeout: .seconds(5)))
         #expect(reply.contains("-32700"), "\(reply)")
-        let big = try UnixClient.connect(d.socket)
+        let big = try UnixClient.connect(d.socketPath)
         try big.sendLine(String(repeating: "x", count: 70_000))
         let refusal = try #require(try big.readLine(timeout: .seconds(5)))
         #expect(refusal.contains("-32600") && refusal.contains("65536"), "\(refusal)")
@@ -214,7 +214,7 @@ import Testing
         // A peer with another uid is refused (run as nobody when we are root).
         if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), let binary = ChildProcess.binary {
             let r = try ChildProcess.run(["--reuid", "65534", "--regid", "65534", "--clear-groups",
-                                          binary.path, "status", "--socket", d.socket], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+                                          binary.path, "status", "--socket", d.socketPath], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
             #expect(r.status != 0)
             #expect(r.stderr.contains("permission denied: uid 65534"), "\(r.stderr)")
         }
@@ -230,14 +230,14 @@ import Testing
 @Suite struct DeliveryOrderTests {
     @Test func commitThenBuzzerThenFsync() throws {
         guard let strace = RequiredTool.find("strace", package: "strace") else { return }
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(DaemonTests.zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         // The demo drive at 200×: the depot's entry and exit within the first second, then the end.
         try d.writeConfig("""
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 200
             exit_at_end = true
 

@@ -1,5 +1,6 @@
 import FencepostJSON
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -22,16 +23,24 @@ import Testing
         return #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
     }
 
+    /// An agent in a folder whose configuration names `zones.geojson`, written with `count` circle
+    /// zones of `seed` (console GPIO), started (`fencepost-agent`, or `fencepost run` with `run`):
+    /// the agent and the GeoJSON's URL.
+    static func startedAgent(zones count: Int, seed: UInt64, run: Bool = false) throws -> (AgentProcess, URL) {
+        let d = try AgentProcess()
+        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
+        try Data(Self.zones(count, seed: seed).utf8).write(to: zonesFile)
+        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
+        if run { try d.start() } else { try d.start(agent: true) }
+        return (d, zonesFile)
+    }
+
     /// A large set swapped in by a SIGHUP is checked in slices sized by their CPU time: no loop
     /// turn of the agent's own work passes 50 ms, on any core and in a debug build too (where a
     /// slice of a fixed item count sized for a release build took 80–90 ms).
     @Test func aLargeSetIsCheckedInSlicesThatKeepEveryTurnShort() throws {
         let seed: UInt64 = 11, count = 200_000
-        let d = try DaemonProcess()
-        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
-        try Data(Self.zones(3, seed: seed).utf8).write(to: zonesFile)
-        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
-        try d.start(agent: true)
+        let (d, zonesFile) = try Self.startedAgent(zones: 3, seed: seed)
         #expect(d.waitForLog("zone set built: 3 zones from", timeout: 60), "log:\n\(d.stderr)")
         try Data(Self.zones(count, seed: seed).utf8).write(to: zonesFile)
         d.signal(SIGHUP)
@@ -53,11 +62,7 @@ import Testing
     /// keeps the old set and says why. Zones are never requests.
     @Test func zoneSetBuiltOnceKeptWhenUnchangedRebuiltInAChildWhenChanged() throws {
         let seed: UInt64 = 5
-        let d = try DaemonProcess()
-        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
-        try Data(Self.zones(3000, seed: seed).utf8).write(to: zonesFile)
-        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
-        try d.start(agent: true)
+        let (d, zonesFile) = try Self.startedAgent(zones: 3000, seed: seed)
         #expect(d.waitForLog("zone set built: 3000 zones from", timeout: 60), "seed \(seed), log:\n\(d.stderr)")
         #expect(d.waitForLog("zone set \(d.statePath).zones: 3000 zones"), "log:\n\(d.stderr)")
         #expect(d.waitForLog("start-up memory released", timeout: 60), "log:\n\(d.stderr)")
@@ -99,11 +104,7 @@ import Testing
     /// both executables' `zones build` must take the same arguments.
     @Test func sighupRebuildsTheZoneSetUnderFencepostRun() throws {
         let seed: UInt64 = 11
-        let d = try DaemonProcess()
-        let zonesFile = d.dir.appendingPathComponent("zones.geojson")
-        try Data(Self.zones(200, seed: seed).utf8).write(to: zonesFile)
-        try d.writeConfig("zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n")
-        try d.start()   // fencepost run
+        let (d, zonesFile) = try Self.startedAgent(zones: 200, seed: seed, run: true)   // fencepost run
         #expect(d.waitForLog("zone set built: 200 zones from", timeout: 60), "seed \(seed), log:\n\(d.stderr)")
         #expect(d.waitForLog("zone set \(d.statePath).zones: 200 zones"), "log:\n\(d.stderr)")
 
@@ -136,7 +137,7 @@ import Testing
     /// agent (built in process at start) and `replay --config` agree: enter, exit, enter — one
     /// delivery per crossing. Needs the geometry's multi-part polygons.
     @Test func multiPolygonZoneNamedByAPropertyIsDeliveredAtEachPart() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         func square(_ lon: Double, _ lat: Double) -> String {
             let h = 0.002
             return "[[[\(lon - h),\(lat - h)],[\(lon + h),\(lat - h)],[\(lon + h),\(lat + h)],[\(lon - h),\(lat + h)],[\(lon - h),\(lat - h)]]]"
@@ -150,13 +151,13 @@ import Testing
             zones_id_property = "NAME"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             exit_at_end = true
             [gpio]
             backend = "console"
             """)
-        let replay = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", d.configPath, "--jsonl"])
+        let replay = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", d.configPath, "--jsonl"])
         #expect(replay.status == 0, "\(replay.stderr)")
         let events = replay.stdoutLines.compactMap { line -> String? in
             guard let o = try? JSONValue.parse(line) else { return nil }
@@ -176,7 +177,7 @@ import Testing
     /// exit and started again on the same drive, the depot stays quiet (its entry and exit are
     /// within the hour's cooldown), while the customer, never entered, is delivered.
     @Test func cooldownSurvivesSIGKILL() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(#"""
             {"type":"FeatureCollection","features":[
               {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},"properties":{"radius":150,"cooldown":3600}},
@@ -186,7 +187,7 @@ import Testing
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             exit_at_end = true
             [gpio]
@@ -216,7 +217,7 @@ import Testing
     /// what to do instead, builds it again from the GeoJSON and keeps answering. Before the agent
     /// held its set under a lease, the first fix after the truncation ended it with SIGBUS.
     @Test func aZoneSetWrittenUnderTheAgentIsLetGoAndRebuilt() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let geojson = d.dir.appendingPathComponent("zones.geojson")
         try Data(#"""
             {"type":"FeatureCollection","features":[
@@ -227,7 +228,7 @@ import Testing
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 4
             [gpio]
             backend = "console"
@@ -285,13 +286,13 @@ import Testing
 
     @Test func aZoneOf60kVerticesKeepsTheLoopResponsive() throws {
         let seed: UInt64 = 23
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try Data(Self.border(60_000, lat: 51.21554, lon: 6.77686, seed: seed).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("""
             zones = "zones.geojson"
             [gps]
             source = "replay"
-            file = "\(DaemonProcess.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 20
             [gpio]
             backend = "console"

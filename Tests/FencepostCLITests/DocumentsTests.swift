@@ -8,7 +8,7 @@ import Testing
 /// `fencepost --help` → docs answers "how do I add a reminder from a script", "which keys does
 /// SIGHUP apply" and "what does the agent send on the socket".
 @Suite struct DocumentsTests {
-    static let root = DaemonProcess.root
+    static let root = AgentProcess.root
 
     static func read(_ path: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)

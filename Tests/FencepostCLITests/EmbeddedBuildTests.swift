@@ -73,7 +73,7 @@ enum EmbeddedBuilds {
 
     /// Runs `board/cross-build arguments…`; its last line of output is the binary.
     static func build(_ arguments: [String]) -> Result<URL, BuildFailed> {
-        let script = DaemonProcess.root.appendingPathComponent("board/cross-build")
+        let script = AgentProcess.root.appendingPathComponent("board/cross-build")
         let name = arguments.joined(separator: " ")
         // A cold build takes 3-8 min on two cores, more when the other tests run beside it.
         guard let out = try? ChildProcess.run(arguments, environment: [:], executable: script, timeLimit: 2400) else {
@@ -99,7 +99,7 @@ enum EmbeddedBuilds {
     static func runArmhf(_ binary: URL, _ arguments: [String], timeLimit: Double = 600) async throws -> ChildProcess.Output {
         try await offThePool {
             try ChildProcess.run([binary.path] + arguments,
-                                 executable: DaemonProcess.root.appendingPathComponent("board/run-armhf"), timeLimit: timeLimit)
+                                 executable: AgentProcess.root.appendingPathComponent("board/run-armhf"), timeLimit: timeLimit)
         }
     }
 
@@ -107,7 +107,7 @@ enum EmbeddedBuilds {
     static func runAArch64(_ binary: URL, _ arguments: [String]) async throws -> ChildProcess.Output {
         try await offThePool {
             try ChildProcess.run([binary.path] + arguments,
-                                 executable: DaemonProcess.root.appendingPathComponent("board/run-aarch64"))
+                                 executable: AgentProcess.root.appendingPathComponent("board/run-aarch64"))
         }
     }
 }
@@ -143,7 +143,7 @@ struct EmbeddedBuildTests {
     @Test func embeddedAgentPrintsEveryValueItLogs() async throws {
         try #require(EmbeddedBuilds.crossToolsPresent, EmbeddedBuilds.skipReason)
         let embedded = try await EmbeddedBuilds.x86_64.get()
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let drive = d.dir.appendingPathComponent("short.nmea")
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         try Data(BoardClockTests.parked(from: start, seconds: 8).utf8).write(to: drive)
@@ -187,7 +187,7 @@ struct EmbeddedBuildTests {
         let qemu = try await offThePool {
             try Self.runDemo { config in
                 try ChildProcess.run([arm.path, "--config", config],
-                                     executable: DaemonProcess.root.appendingPathComponent("board/run-aarch64"))
+                                     executable: AgentProcess.root.appendingPathComponent("board/run-aarch64"))
             }
         }
         #expect(host.status == 0, "\(host.stderr)")
@@ -206,7 +206,7 @@ struct EmbeddedBuildTests {
         let dir = fm.temporaryDirectory.appendingPathComponent("fp-demo-\(UUID().uuidString.prefix(8))")
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? fm.removeItem(at: dir) }
-        let demo = DaemonProcess.root.appendingPathComponent("board/demo")
+        let demo = AgentProcess.root.appendingPathComponent("board/demo")
         for name in ["zones.geojson", "duesseldorf-2009-07-07.nmea"] {
             try fm.copyItem(at: demo.appendingPathComponent(name), to: dir.appendingPathComponent(name))
         }
@@ -240,7 +240,7 @@ struct ArmhfBuildTests {
         #expect(digest(qemu) == digest(host) && digest(host).hasPrefix("digest "), "armhf:\n\(qemu.stdout)\nhost:\n\(host.stdout)")
 
         // The agent with a 2040 request and a short replay that ends it.
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let drive = d.dir.appendingPathComponent("short.nmea")
         try Data(BoardClockTests.parked(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), seconds: 5).utf8)
             .write(to: drive)

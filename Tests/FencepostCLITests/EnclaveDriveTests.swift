@@ -28,7 +28,7 @@ struct EnclaveDriveTests {
     }
 
     @Test func agentReportsOneExitAndOneEnterPerCrossing() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let dir = try EnclaveDrive.prepare(seed: Self.seed)
         defer { try? FileManager.default.removeItem(at: dir) }
         try d.writeConfig("""
@@ -50,7 +50,7 @@ struct EnclaveDriveTests {
 }
 
 enum EnclaveDrive {
-    static let repository = DaemonProcess.root
+    static let repository = AgentProcess.root
 
     /// The zone files' folder: `FENCEPOST_ZONE_TESTDATA`, else `.build/testdata/zones` in the
     /// repository, where `Tests/Oracles/make_zone_testdata.py` writes them.

@@ -130,8 +130,9 @@ struct FleetEventStreamTests {
 
 /// Holding many events stays O(log n) per event: 10,000 held behind a hole, then 10,000 more past
 /// the holding limit (each gives up on a hole: the lowest held), then expiry and a gap. Counting
-/// the held entries looked at (heap moves, entries skipped), not time: a scan of what is held per event (`held.keys.min()`) is
-/// about 10⁸ steps here, the heap a few hundred thousand.
+/// the held entries looked at (heap inserts and pops, each O(log n), and entries skipped), not
+/// time: a bounded count of them per event keeps it logarithmic, where a scan of what is held per
+/// event (`held.keys.min()`) is about 10⁸ steps here.
 struct FleetEventStreamScaleTests {
     @Test func tenThousandHeldStayLogarithmic() {
         let n: Int64 = 10_000
@@ -149,6 +150,8 @@ struct FleetEventStreamScaleTests {
         #expect(released == 1 + 2 * Int(n) && missing == 2 * Int(n))
         take(stream.receive(FleetEventStreamTests.event("van", 4 * n + 10, type: "gap", extra: #","from":\#(4 * n + 1),"to":\#(4 * n + 9)"#), now: 20_000))
         #expect(released == 2 + 2 * Int(n))
-        #expect(stream.heldSteps < 40 * 2 * Int(n), "\(stream.heldSteps) steps for \(2 * n) held events")
+        // Each held event is inserted once, popped once and skipped at most once in arrival order.
+        print("\(stream.heldSteps) heap operations and entries skipped for \(2 * n) held events")
+        #expect(stream.heldSteps < 5 * 2 * Int(n), "\(stream.heldSteps) steps for \(2 * n) held events")
     }
 }

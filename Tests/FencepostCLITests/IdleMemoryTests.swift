@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -9,12 +10,12 @@ import Testing
 // inside is bounded instead (polls with deadlines, ChildProcess.run's time limit).
 @Suite(.serialized) struct IdleMemoryTests {
     @Test func aDeliveryIsFollowedByAReleaseOnceIdle() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig("[log]\nlevel = \"debug\"\n\n" + DaemonTests.gpio)
         try d.start(agent: true)
         defer { d.signal(SIGKILL); _ = d.waitForExit(timeout: 10) }
         #expect(d.waitForLog("start-up memory released"), "log:\n\(d.stderr)")
-        let pid = try #require(d.process?.processIdentifier)
+        let pid = try #require(d.process?.pid)
         let binary = try #require(ChildProcess.agentBinary).resolvingSymlinksInPath().path
         let add = try d.cli(["add", "-"], input: #"{"id":"soon","content":{"title":"Soon"},"trigger":{"interval":{"seconds":1}}}"# + "\n")
         #expect(add.status == 0, "\(add.stderr)")

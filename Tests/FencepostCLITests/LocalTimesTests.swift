@@ -1,6 +1,7 @@
 import FencepostJSON
 import CivilTime
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -55,13 +56,13 @@ import Testing
     /// floating calendar triggers fire, not in the CLI's TZ: a real agent in Asia/Tokyo, the CLI in
     /// New York, a floating 09:00 trigger shows as 09:00 JST.
     @Test func localTimesAreInTheAgentsZone() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         d.timeZone = "Asia/Tokyo"
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
         func cli(_ args: [String], input: String = "") throws -> ChildProcess.Output {
-            try ChildProcess.run(args + ["--socket", d.socket], input: input, environment: ["TZ": "America/New_York"], timeLimit: 60)
+            try ChildProcess.run(args + ["--socket", d.socketPath], input: input, environment: ["TZ": "America/New_York"], timeLimit: 60)
         }
         let add = try cli(["add", "-"], input: """
             {"id":"nine","content":{"title":"Nine"},"trigger":{"calendar":{"match":{"hour":9,"minute":0},"repeats":true}}}

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
 
     /// The pin pulse: the same lines on standard error, and the same refusal of a bad `--pulse`.
     @Test func pinPulseIsOneCommand() throws {
-        let config = DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
+        let config = AgentProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
         let ok = try both(cli: ["pin-test", "--config", config, "--pulse", "5", "--console"],
                           agent: ["--pin-test", "--config", config, "--pulse", "5", "--console"], cliName: "fencepost pin-test")
         #expect(ok.cli.status == 0 && ok.agent.status == 0, "\(ok.cli.stderr)\(ok.agent.stderr)")

@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func consolePulsesEachOutputOnce(agent: Bool) throws {
-        let r = try pinTest(agent: agent, ["--config", DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path,
+        let r = try pinTest(agent: agent, ["--config", AgentProcess.root.appendingPathComponent("board/demo/fencepost.toml").path,
                                             "--pulse", "20", "--console"])
         #expect(r.status == 0, "\(r.stderr)")
         for name in ["buzzer (BCM 18)", "led (BCM 23)", "badge (BCM 24)"] {

@@ -14,7 +14,7 @@ import Testing
 /// - the error codes and request rules of its tables are the agent's own;
 /// - its Python example runs as printed, against the agent (when python3 is installed).
 @Suite(.serialized) struct ProtocolReferenceTests {
-    static let reference = DaemonProcess.root.appendingPathComponent("docs/protocol.md")
+    static let reference = AgentProcess.root.appendingPathComponent("docs/protocol.md")
 
     static func text() throws -> String { try String(contentsOf: reference, encoding: .utf8) }
 
@@ -58,19 +58,12 @@ import Testing
     }
 
     /// A running agent with no GPS and the console GPIO.
-    static func agent() throws -> DaemonProcess {
-        let d = try DaemonProcess()
+    static func agent() throws -> AgentProcess {
+        let d = try AgentProcess()
         try d.writeConfig("[gpio]\nbackend = \"console\"\n")
         try d.start(agent: true)
         #expect(d.waitForLog("start-up memory released", timeout: 180), "log:\n\(d.stderr)")
         return d
-    }
-
-    /// Sends one line, returns the answer (nil: none within 10 s).
-    static func call(_ d: DaemonProcess, _ line: String) throws -> String? {
-        let c = try #require(RawClient(d.socket), "cannot connect to \(d.socket)")
-        guard c.sendLine(line) else { return nil }
-        return c.readLine(timeout: 10)
     }
 
     @Test func everyMethodOfThePageIsAnsweredAndEveryAnsweredMethodIsOnThePage() throws {
@@ -82,7 +75,7 @@ import Testing
         defer { d.signal(SIGTERM); _ = d.waitForExit(timeout: 10) }
 
         for method in documented {
-            let answer = try #require(try Self.call(d, #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{}}"#),
+            let answer = try #require(try d.send(#"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{}}"#),
                                       "\(method): no answer; log:\n\(d.stderr)")
             let object = try #require(Self.json(answer), "\(method): not JSON: \(answer)")
             let code = (object["error"] as? [String: Any])?["code"] as? Int
@@ -91,7 +84,7 @@ import Testing
         }
 
         // The agent lists its methods when it does not know one.
-        let answer = try #require(try Self.call(d, #"{"jsonrpc":"2.0","id":2,"method":"no-such-method"}"#))
+        let answer = try #require(try d.send(#"{"jsonrpc":"2.0","id":2,"method":"no-such-method"}"#))
         let message = try #require((Self.json(answer)?["error"] as? [String: Any])?["message"] as? String, "\(answer)")
         let list = try #require(message.range(of: "(methods: ").map { message[$0.upperBound...].dropLast() }, "\(message)")
         let answered = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -109,7 +102,7 @@ import Testing
         for (index, line) in examples {
             let request = String(line.dropFirst(2))
             #expect(Self.json(request) != nil, "the example is not JSON: \(request)")
-            let answer = try #require(try Self.call(d, request), "no answer to \(request); log:\n\(d.stderr)")
+            let answer = try #require(try d.send(request), "no answer to \(request); log:\n\(d.stderr)")
             let real = try #require(Self.json(answer), "\(answer)")
             #expect(real["error"] == nil, "\(request)\n→ \(answer)")
             guard index + 1 < lines.count, lines[index + 1].hasPrefix("← ") else { continue }
@@ -152,13 +145,13 @@ import Testing
             (#"{"jsonrpc":"2.0","id":1,"method":"add","params":{"request":{"id":"r","trigger":{"interval":{"seconds":30,"repeats":true}}}}}"#, -32602),
         ]
         for (line, code) in cases {
-            let answer = try #require(try Self.call(d, line), "no answer to \(line)")
+            let answer = try #require(try d.send(line), "no answer to \(line)")
             let error = Self.json(answer)?["error"] as? [String: Any]
             #expect(error?["code"] as? Int == code, "\(line) → \(answer)")
             #expect(codes.contains(Int64(code)), "\(code) is not on the page")
         }
         // The page's claim about ids: sent as written, echoed as written.
-        let big = try #require(try Self.call(d, #"{"jsonrpc":"2.0","id":12345678901234567890,"method":"categories"}"#))
+        let big = try #require(try d.send(#"{"jsonrpc":"2.0","id":12345678901234567890,"method":"categories"}"#))
         #expect(big.hasPrefix(#"{"jsonrpc":"2.0","id":12345678901234567890,"#), "\(big)")
     }
 
@@ -170,7 +163,7 @@ import Testing
         let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
         let d = try Self.agent()
         defer { d.signal(SIGTERM); _ = d.waitForExit(timeout: 10) }
-        let script = String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "/run/fencepost/control.sock", with: d.socket)
+        let script = String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "/run/fencepost/control.sock", with: d.socketPath)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
         p.arguments = ["-c", script]

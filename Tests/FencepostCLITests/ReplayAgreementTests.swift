@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -88,7 +89,7 @@ import Testing
         }
     }
 
-    static func prepare(_ d: DaemonProcess) throws -> [String] {
+    static func prepare(_ d: AgentProcess) throws -> [String] {
         let (nmea, zones) = drive()
         try Data((nmea.joined(separator: "\r\n") + "\r\n").utf8).write(to: d.dir.appendingPathComponent("drive.nmea"))
         try Data(zones.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
@@ -96,7 +97,7 @@ import Testing
     }
 
     static func runReplaySource(speed: Double) throws -> (replay: [String], agent: [String]) {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         _ = try prepare(d)
         let replay = try replayEvents(d.dir)
         try d.writeConfig("""
@@ -130,7 +131,7 @@ import Testing
 
     /// Over a pseudo-terminal: the fixes of 5 s held, then written at once.
     @Test func burstsOverAPseudoTerminalGiveReplaysEvents() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let epochs = try Self.prepare(d)
         let replay = try Self.replayEvents(d.dir)
         let pty = try d.startOnPseudoTerminal(baud: 115200, before: "zones = \"\(d.dir.appendingPathComponent("zones.geojson").path)\"\n")

@@ -6,8 +6,8 @@ import Testing
 /// The replay map a person reads, rendered to PNG with librsvg; the GeoJSON export read back;
 /// `--config` zones; events with lat/lon; a fixes dump without zones.
 @Suite struct ReplayMapTests {
-    static let demoConfig = DaemonProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
-    static let parisGaps = DaemonProcess.root.deletingLastPathComponent()
+    static let demoConfig = AgentProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
+    static let parisGaps = AgentProcess.root.deletingLastPathComponent()
         .appendingPathComponent("shared/testdata/tracks/paris-fr_2005-07-27_car_64min_gaps.gpx").path
 
     static func temporary(_ name: String) -> String {
@@ -31,7 +31,7 @@ import Testing
     @Test func demoMapRendersToAReadablePNG() throws {
         let svg = Self.temporary("demo.svg"), png = Self.temporary("demo.png")
         defer { try? FileManager.default.removeItem(atPath: svg); try? FileManager.default.removeItem(atPath: png) }
-        let out = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", Self.demoConfig, "--jsonl", "--svg", svg])
+        let out = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", Self.demoConfig, "--jsonl", "--svg", svg])
         #expect(out.status == 0, "\(out.stderr)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
         // Structure: what a map needs.
@@ -116,7 +116,7 @@ import Testing
     @Test func geoJSONExportReadsBack() throws {
         let geo = Self.temporary("demo.geojson")
         defer { try? FileManager.default.removeItem(atPath: geo) }
-        let out = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", Self.demoConfig, "--jsonl", "--geojson", geo])
+        let out = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", Self.demoConfig, "--jsonl", "--geojson", geo])
         #expect(out.status == 0, "\(out.stderr)")
         let events = try out.stdoutLines.filter { !$0.isEmpty }.map { try JSONValue.parse($0) }
         #expect(events.count == 4)
@@ -144,18 +144,18 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: zoneFile) }
         try Data(JSONValue.object([("type", "FeatureCollection"), ("features", .array(zones))]).serialized().utf8)
             .write(to: URL(fileURLWithPath: zoneFile))
-        let again = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--zones", zoneFile, "--jsonl"])
+        let again = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--zones", zoneFile, "--jsonl"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout == out.stdout)
     }
 
     @Test func fixesDumpNeedsNoZonesButEventsDo() throws {
-        let dump = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--fixes", "--jsonl"])
+        let dump = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--fixes", "--jsonl"])
         #expect(dump.status == 0, "\(dump.stderr)")
         #expect(dump.stdoutLines.count > 500)
-        let events = try ChildProcess.run(["replay", DaemonProcess.demoDrive])
+        let events = try ChildProcess.run(["replay", AgentProcess.demoDrive])
         #expect(events.status == 64 && events.stderr.contains("--config"), "\(events.stderr)")
-        let bad = try ChildProcess.run(["replay", DaemonProcess.demoDrive, "--config", "/nonexistent.toml"])
+        let bad = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", "/nonexistent.toml"])
         #expect(bad.status == 66, "\(bad.stderr)")
         let help = try ChildProcess.run(["replay", "--help"]).stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         #expect(help.contains("reports dwell instead of enter"), "dwell is not documented")

@@ -70,9 +70,7 @@ struct ReplayRealDrivesTests {
 }
 
 enum RealDrives {
-    static let folder: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/testdata/tracks").standardizedFileURL
+    static let folder: URL = AgentProcess.root.appendingPathComponent("../shared/testdata/tracks").standardizedFileURL
 
     static let files: [String] = {
         let all = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

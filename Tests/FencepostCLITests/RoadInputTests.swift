@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -69,7 +70,7 @@ import Testing
     /// fill the memory).
     @Test func aReplayFileThatCannotBeReadWholeIsRefused() throws {
         for file in ["/dev/zero", FileManager.default.temporaryDirectory.path] {
-            let d = try DaemonProcess()
+            let d = try AgentProcess()
             try d.writeConfig("[gps]\nsource = \"replay\"\nfile = \"\(file)\"\n" + DaemonTests.gpio)
             try d.start(agent: true)
             let end = try #require(d.waitForExit(timeout: 30), "still running on \(file); log:\n\(d.stderr)")

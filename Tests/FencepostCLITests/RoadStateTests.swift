@@ -1,22 +1,23 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
 /// The agent as a process against lost state, lost configured requests and a backlog of reminders.
 @Suite struct RoadStateTests {
     /// A config whose state file lives in its own subfolder (so that the folder can be removed).
-    static func stateInSubfolder(_ d: DaemonProcess) throws -> (config: String, folder: String) {
+    static func stateInSubfolder(_ d: AgentProcess) throws -> (config: String, folder: String) {
         let folder = d.dir.appendingPathComponent("state").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return ("state = \"\(folder)/state.sqlite\"\nclock_trust = \"always\"\ntime_zone = \"UTC\"\n" + DaemonTests.gpio
-                + "\n[socket]\npath = \"\(d.socket)\"\nmode = 0o600\n", folder)
+                + "\n[socket]\npath = \"\(d.socketPath)\"\nmode = 0o600\n", folder)
     }
 
     /// The state folder removed while the agent runs: the next change is not acknowledged, the agent
     /// stops with an error naming the state file; at the next start the missing folder is an error;
     /// a marker without its database is an error too (not a fresh, empty start).
     @Test func stateFolderRemovedWhileRunning() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let (config, folder) = try Self.stateInSubfolder(d)
         try Data(config.utf8).write(to: URL(fileURLWithPath: d.configPath))
         try d.start()
@@ -50,7 +51,7 @@ import Testing
 
     /// Only the database removed (the folder stays): detected by the file's identity.
     @Test func stateFileRemovedWhileRunning() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
@@ -71,7 +72,7 @@ import Testing
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "needs root and setpriv, to run the agent as nobody"))
     func readOnlyStateFileIsRefusedAtStart() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
@@ -89,7 +90,7 @@ import Testing
     /// pending_cap = 2: a configured repeating request is evicted by two sooner one-shots; once
     /// they are removed, SIGHUP (and a restart) bring it back, reported as added.
     @Test func evictedConfiguredRequestComesBack() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let body = DaemonTests.gpio + """
             [engine]
             pending_cap = 2
@@ -123,7 +124,7 @@ import Testing
     /// 50 deliveries left unanswered, a restart, then a timeSensitive chime due 2.5 s later: it
     /// sounds within 1 s of due (the reminders, 1.5 s of flash each, never play in front of it).
     @Test func newDeliveryIsNotDelayedByReminders() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")

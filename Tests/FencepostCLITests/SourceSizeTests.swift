@@ -1,3 +1,4 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -5,14 +6,14 @@ import Testing
 /// 400 lines unless it says why. Run here so that the rule stays true with every `swift test`;
 /// and fed a file and a type that break it, so that a check which let everything pass would fail.
 @Suite struct SourceSizeTests {
-    static let script = DaemonProcess.root.appendingPathComponent(".ci/size-check").path
+    static let script = AgentProcess.root.appendingPathComponent(".ci/size-check").path
 
     static func check(_ folder: String) throws -> ChildProcess.Output {
         try ChildProcess.run(["python3", script, folder], environment: [:], executable: URL(fileURLWithPath: "/usr/bin/env"), timeLimit: 120)
     }
 
     @Test func everyLargeFileAndTypeInSourcesSaysWhy() throws {
-        let out = try Self.check(DaemonProcess.root.appendingPathComponent("Sources").path)
+        let out = try Self.check(AgentProcess.root.appendingPathComponent("Sources").path)
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
         #expect(out.stdout.contains("every large file and type says why"), "\(out.stdout)")
     }

@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
 // inside is bounded instead (polls with deadlines, ChildProcess.run's time limit).
 @Suite(.serialized) struct StatusFollowTests {
     @Test func pipeGetsALinePerChangeAndEndsOnInterrupt() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         defer { Self.stop(d) }
@@ -45,7 +46,7 @@ import Testing
     /// `fencepost status --follow | head -1`: head exits after the first line; nothing changes
     /// afterwards, so nothing is written, yet the follower must end.
     @Test func pipeWhoseReaderLeftEndsIt() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         defer { Self.stop(d) }
@@ -72,7 +73,7 @@ import Testing
     /// On a terminal: the screen is cleared and the status drawn about once a second; SIGTERM
     /// ends it.
     @Test func terminalRedrawsEverySecondUntilTerminated() throws {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)
         try d.start()
         defer { Self.stop(d) }
@@ -119,11 +120,11 @@ import Testing
 
     /// Starts `fencepost status --follow` on `d`'s socket with `stdout`, from this thread with
     /// SIGINT, SIGTERM and SIGHUP blocked (the child inherits the mask), then restores the mask.
-    static func follow(_ d: DaemonProcess, stdout: FileHandle) throws -> Process {
+    static func follow(_ d: AgentProcess, stdout: FileHandle) throws -> Process {
         guard let binary = ChildProcess.binary else { throw ChildProcess.NotFound() }
         let p = Process()
         p.executableURL = binary
-        p.arguments = ["status", "--follow", "--socket", d.socket]
+        p.arguments = ["status", "--follow", "--socket", d.socketPath]
         p.standardOutput = stdout
         p.standardError = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
@@ -152,7 +153,7 @@ import Testing
         _ = waitForExit(p, timeout: 5)
     }
 
-    static func stop(_ d: DaemonProcess) {
+    static func stop(_ d: AgentProcess) {
         d.signal(SIGTERM)
         _ = d.waitForExit(timeout: 10)
     }

@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import SeededRandom
 import Testing
@@ -67,7 +68,7 @@ import Testing
     /// on the set built), sends a SIGHUP with one zone moved, and stamps every log line until two
     /// seconds after the swap.
     static func run(seed: UInt64) throws -> Run {
-        let d = try DaemonProcess()
+        let d = try AgentProcess()
         let zonesFile = d.dir.appendingPathComponent("zones.geojson")
         try Data(Self.zones(zoneCount, seed: seed).utf8).write(to: zonesFile)
         var body = "zones = \"zones.geojson\"\n[gpio]\nbackend = \"console\"\n"

@@ -6,7 +6,7 @@ import Glibc
 
 /// A helper program of a test (mosquitto, the fault proxy, gpsfake, mosquitto_sub), spawned with
 /// `posix_spawn`, an empty signal mask and default dispositions, its standard output and error in
-/// one file, no other descriptor of the test process.
+/// one file (or standard error in a second), no other descriptor of the test process.
 ///
 /// Foundation's `Process` started from a test thread passes on that thread's mask, in which SIGTERM
 /// is blocked: a broker started that way never sees the SIGTERM that stops it (and never saves its
@@ -14,12 +14,15 @@ import Glibc
 public final class SpawnedProcess {
     public let pid: pid_t
     public let outputPath: String
+    /// Where standard error goes when not to ``outputPath``.
+    public let errorPath: String?
     public let arguments: [String]
     public private(set) var exitStatus: Int32?
 
-    public init(_ arguments: [String], output: String, environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], output: String, errors: String? = nil, environment: [String: String] = [:]) throws {
         self.arguments = arguments
         outputPath = output
+        errorPath = errors
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
 
@@ -39,7 +42,11 @@ public final class SpawnedProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errors {
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         cfl_spawn_close_from(&actions, 3)
 
         let argv = arguments.map { strdup($0) } + [nil]
@@ -67,7 +74,7 @@ public final class SpawnedProcess {
         return true
     }
 
-    /// What the program wrote so far.
+    /// What the program wrote so far (to ``outputPath``).
     public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     public func signal(_ s: Int32) { if isRunning { kill(pid, s) } }
@@ -185,9 +192,11 @@ public enum TestSockets {
         return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
     }
 
-    /// A connected Unix stream socket to `path`, or -1.
+    /// A connected Unix stream socket to `path` (close-on-exec), or -1 (refused, out of
+    /// descriptors, or a path longer than `sun_path` holds).
     public static func connectUnix(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

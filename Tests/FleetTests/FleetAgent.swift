@@ -7,24 +7,10 @@ import Testing
 import Glibc
 #endif
 
-/// `fencepost-agent` with a `[fleet]` section, as a child process in a folder of its own (state,
-/// config, control socket, log), spawned with an empty signal mask (SIGTERM stops it, SIGKILL is
-/// a power cut). The console GPIO writes to its output.
-final class FleetAgentProcess {
-    let folder: URL
-    var configPath: String { folder.appendingPathComponent("fencepost.toml").path }
-    var socketPath: String { folder.appendingPathComponent("control.sock").path }
-    var statePath: String { folder.appendingPathComponent("state.sqlite").path }
-    private(set) var process: SpawnedProcess?
-    private(set) var runs = 0
-    /// What the agent talks to (its broker, a fault proxy): kept alive as long as the agent is.
-    var peers: [AnyObject] = []
-    /// Every run's output, in order (the agent's log and the console GPIO).
-    private var outputs: [String] = []
-
+extension AgentProcess {
     /// Whether the built agent has a fleet link (its config reader knows `[fleet]`); when not,
     /// prints why the test is skipped.
-    static let supported: Bool = {
+    static let hasFleetLink: Bool = {
         let dir = "/tmp/fp-fleet-probe-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -38,99 +24,18 @@ final class FleetAgentProcess {
         return true
     }()
 
-    init() throws {
-        folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        process?.stop(signal: SIGKILL, timeout: 5)
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// Writes the config: state, a trusted clock, UTC, room for many requests, `fleet` as the
-    /// body of the [fleet] section (nil: no [fleet]), `extra` before it.
-    func writeConfig(fleet: String?, extra: String = "") throws {
-        let text = """
-            state = "\(statePath)"
-            clock_trust = "always"
-            time_zone = "UTC"
+    /// Writes the config (``writeConfig(_:socketMode:socketExtra:)``): `extra` (top-level keys),
+    /// room for many requests, and `fleet` as the body of the [fleet] section (nil: no [fleet]).
+    func writeFleetConfig(fleet: String?, extra: String = "") throws {
+        try writeConfig("""
             \(extra)
             [engine]
             pending_cap = 20000
             delivered_cap = 20000
 
-            [socket]
-            path = "\(socketPath)"
-            mode = 0o600
-
             \(fleet.map { "[fleet]\n" + $0 } ?? "")
 
-            """
-        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
-    }
-
-    func start() throws {
-        precondition(process?.isRunning != true)
-        guard let binary = Binaries.agent else { throw SpawnError(message: "fencepost-agent not found next to the test bundle") }
-        let out = folder.appendingPathComponent("output-\(runs)").path
-        outputs.append(out)
-        runs += 1
-        process = try SpawnedProcess([binary, "--config", configPath], output: out)
-    }
-
-    /// Waits for the control socket to answer (the agent is running).
-    func waitUntilRunning(timeout: Double = 30) -> Bool {
-        SpawnedProcess.wait(timeout: timeout) { (try? cli(["status", "--json"]).status) == 0 || process?.isRunning == false }
-            && process?.isRunning == true
-    }
-
-    func stop() { process?.stop(signal: SIGTERM, timeout: 20) }
-    func powerCut() { process?.stop(signal: SIGKILL, timeout: 5) }
-
-    /// All runs' output.
-    var log: String { outputs.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n--- restart ---\n") }
-
-    /// `fencepost ARGS --socket …`.
-    func cli(_ arguments: [String], input: String? = nil) throws -> Binaries.Output {
-        if let input {
-            let file = folder.appendingPathComponent("input-\(UUID().uuidString.prefix(6))").path
-            try input.write(toFile: file, atomically: true, encoding: .utf8)
-            defer { unlink(file) }
-            return try Binaries.run(arguments + [file, "--socket", socketPath])
-        }
-        return try Binaries.run(arguments + ["--socket", socketPath])
-    }
-
-    /// Adds one-shot interval requests `prefix-i` due after `seconds[i]`, `batch` to a `fencepost
-    /// add` (each batch one control request: one loop turn); returns the wall time (Unix seconds)
-    /// just before the first call and just after the last, so each due time lies within
-    /// [before + s, after + s].
-    func addIntervals(prefix: String, seconds: [Double], batch: Int = 100) throws -> (before: Double, after: Double) {
-        let before = Date().timeIntervalSince1970
-        for start in stride(from: 0, to: seconds.count, by: batch) {
-            let lines = seconds.indices[start ..< min(start + batch, seconds.count)].map { i in
-                #"{"id":"\#(prefix)-\#(i)","content":{"title":"T\#(i)","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":\#(seconds[i])}}}"#
-            }.joined(separator: "\n") + "\n"
-            let out = try cli(["add"], input: lines)
-            guard out.status == 0 else { throw SpawnError(message: "fencepost add: \(out.stderr)") }
-        }
-        return (before, Date().timeIntervalSince1970)
-    }
-
-    /// Lines where the agent said a loop turn took over 50 ms (wall or CPU; the line says which).
-    var slowTurns: [String] {
-        log.split(separator: "\n").filter { $0.contains("loop turn took") }.map(String.init)
-    }
-
-    /// From the summary the agent logs when it stops (stop it first): the turn with the most CPU
-    /// time, its milliseconds and what it did.
-    var mostCPUInOneTurn: (milliseconds: Double, what: String)? { LoopTurnSummary(log: log)?.mostCPU }
-
-    /// From the summary the agent logs when it stops (stop it first): turns whose own work (CPU
-    /// time) passed 50 ms, and the summary line; nil when there is no summary.
-    var turnsOverBudgetOnTheCPU: (count: Int, summary: String)? {
-        LoopTurnSummary(log: log).map { ($0.overOnTheCPU, $0.line) }
+            """)
     }
 }
 

@@ -9,18 +9,18 @@ import Glibc
 #endif
 
 /// A real `fencepost-agent` child with `[fleet]` against a real mosquitto on a Unix socket: a
-/// ``FleetAgentProcess`` (its folder, the child, every run's log, cleanup at deinit) whose config
-/// is written from the properties below at each start.
+/// ``AgentProcess`` (its folder, the child, every run's log, cleanup at deinit) whose config is
+/// written from the properties below at each start.
 final class FleetAgent {
     let broker: MosquittoBroker
     let device: String
-    let process: FleetAgentProcess
-    var dir: URL { process.folder }
+    let process: AgentProcess
+    var dir: URL { process.dir }
     var socketPath: String { process.socketPath }
     var statePath: String { process.statePath }
     var configPath: String { process.configPath }
     /// The running child's pid; 0 when none runs.
-    var pid: pid_t { process.process.map { $0.isRunning ? $0.pid : 0 } ?? 0 }
+    var pid: pid_t { process.pid ?? 0 }
     var extraFleet = ""
     /// The broker as the agent reaches it (default: the broker's Unix socket).
     var brokerAddress: String?
@@ -34,17 +34,17 @@ final class FleetAgent {
     init(broker: MosquittoBroker, device: String = "van-1") throws {
         self.broker = broker
         self.device = device
-        process = try FleetAgentProcess()
+        process = try AgentProcess()
     }
 
     private func writeConfig() throws {
-        try process.writeConfig(fleet: withFleet ? "broker = \"\(brokerAddress ?? broker.address)\"\ndevice = \"\(device)\"\nkeepalive = \(keepalive)\n\(extraFleet)" : nil)
+        try process.writeFleetConfig(fleet: withFleet ? "broker = \"\(brokerAddress ?? broker.address)\"\ndevice = \"\(device)\"\nkeepalive = \(keepalive)\n\(extraFleet)" : nil)
     }
 
     /// Writes the config and starts the agent; returns once its control socket accepts.
     func start() throws {
         try writeConfig()
-        try process.start()
+        try process.start(agent: true)
         let child = process.process!
         let accepting = SpawnedProcess.wait(timeout: 15) { MosquittoBroker.accepts(socketPath) || !child.isRunning }
         if !child.isRunning { throw MosquittoBroker.BrokerError.exited("the agent exited at start; its log:\n\(log)") }
@@ -70,13 +70,12 @@ final class FleetAgent {
     /// after `seconds` (it is killed).
     func runToEnd(seconds: Double = 10) throws -> Int32 {
         try writeConfig()
-        try process.start()
-        let child = process.process!
-        guard SpawnedProcess.wait(timeout: seconds, { !child.isRunning }), let status = child.exitStatus else {
-            child.stop(signal: SIGKILL, timeout: 5)
+        try process.start(agent: true)
+        guard let end = process.waitForExit(timeout: seconds) else {
+            process.powerCut()
             return -1
         }
-        return (status >> 8) & 0xff
+        return end.status
     }
 
     func stop(_ signal: Int32 = SIGTERM) {
@@ -87,27 +86,7 @@ final class FleetAgent {
     var log: String { process.log }
 
     /// One JSON-RPC call on the control socket.
-    func control(_ method: String, _ params: String = "{}") throws -> JSONValue {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in socketPath.utf8.enumerated() { raw[i] = b } }
-        let r = withUnsafePointer(to: &address) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard r == 0 else { throw POSIXError(.ECONNREFUSED) }
-        let line = #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":\#(params)}"# + "\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var tv = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        while !reply.contains(10) {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            reply += buffer[0..<n]
-        }
-        return try JSONValue.parse(reply.prefix { $0 != 10 })
-    }
+    func control(_ method: String, _ params: String = "{}") throws -> JSONValue { try process.call(method, params) }
 }
 
 /// Waits for messages on the observer session until `done` says so (or the deadline).

@@ -34,14 +34,14 @@ import Glibc
     /// deinit, so every path out of a test cleans up; the agent keeps its broker and proxy alive.
     static func startFleet(proxied: Bool = true, persistence: Bool = false, fleet extra: String = "",
                            sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> (broker: MosquittoBroker, proxy: FaultProxy?, consumer: EventConsumer, agent: FleetAgentProcess) {
+        -> (broker: MosquittoBroker, proxy: FaultProxy?, consumer: EventConsumer, agent: AgentProcess) {
         let broker = try MosquittoBroker(.init(plainTCP: true, persistence: persistence))
         let proxy = try proxied ? FaultProxy(target: "127.0.0.1:\(broker.plainPort!)") : nil
         let consumer = try EventConsumer(broker: broker, device: device)
-        let agent = try FleetAgentProcess()
+        let agent = try AgentProcess()
         let port = proxy?.port ?? broker.plainPort!
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(port)\"\ndevice = \"\(device)\"\nkeepalive = 5\n" + extra)
-        try agent.start()
+        try agent.writeFleetConfig(fleet: "broker = \"mqtt://127.0.0.1:\(port)\"\ndevice = \"\(device)\"\nkeepalive = 5\n" + extra)
+        try agent.start(agent: true)
         agent.peers = [broker]
         if let proxy { agent.peers.append(proxy) }
         #expect(agent.waitUntilRunning(), "\(agent.log)", sourceLocation: sourceLocation)
@@ -79,7 +79,7 @@ import Glibc
     /// of its own (`.ownThread`): the ten-minute cut neither holds one of the cooperative pool's
     /// threads meanwhile nor waits for one to go on.
     static func linkCut(seconds cut: Double, events count: Int, spread: Double, statusEvery: Double) async throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let (_, fault, consumer, agent) = try Self.startFleet()
         let proxy = try #require(fault)
 
@@ -127,7 +127,7 @@ import Glibc
     /// online again (a broker without persistence lost the retained status).
     @Test(arguments: [true, false])
     func brokerRestarted(persistence: Bool) throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let (broker, fault, consumer, agent) = try Self.startFleet(persistence: persistence)
         let proxy = try #require(fault)
 
@@ -166,7 +166,7 @@ import Glibc
     /// commit and the PUBACK): after every restart it sends again what was not acknowledged,
     /// with the same ids; the consumer sees every event once and in order.
     @Test func agentKilledAtSeededPointsWhilePublishing() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let seed = ProcessInfo.processInfo.environment["FENCEPOST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1 ... 1_000_000)
         print("agentKilledAtSeededPointsWhilePublishing: seed \(seed) (FENCEPOST_SEED=\(seed) repeats it)")
         var rng = SplitMix64(seed: seed)
@@ -181,7 +181,7 @@ import Glibc
             let wait = 200_000 + rng.below(800_000)   // 0.2 … 1 s after the agent answers
             usleep(UInt32(wait))
             agent.powerCut()
-            try agent.start()
+            try agent.start(agent: true)
             #expect(agent.waitUntilRunning(), "restart \(k + 1) (seed \(seed)): \(agent.log.suffix(2000))")
         }
         // The last deliveries, then everything acknowledged.
@@ -204,7 +204,7 @@ import Glibc
     /// A full outbox: bounded to its rows, the oldest dropped, and a gap event that says how many
     /// of which type were dropped; nothing silent.
     @Test func aFullOutboxDropsAndSaysSo() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let (_, fault, consumer, agent) = try Self.startFleet(fleet: "outbox_rows = 16\n")
         let proxy = try #require(fault)
         try proxy.command("mode refuse")

@@ -184,13 +184,13 @@ import Glibc
     /// The device tracker follows a replayed drive: D/ha/pos is retained, carries the fix, and
     /// changes as the van moves (at most every 10 s).
     @Test func theTrackerFollowsTheFix() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker(.init())
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: """
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: """
             [gps]
             source = "replay"
-            file = "\(FleetTransitionTests.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             [gpio]
             backend = "console"
@@ -198,7 +198,7 @@ import Glibc
         let hass = try MQTTBlockingSession(MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "hass"))
         try hass.connect(timeout: 5 * Self.second)
         try hass.subscribe("fencepost/v1/dev/van-1/ha/pos", qos: 1, timeout: 5 * Self.second)
-        try agent.start()
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         let got = collect(hass, seconds: 40) { m in Set(m.map(\.payload)).count >= 2 }
         let positions = got.compactMap(json)

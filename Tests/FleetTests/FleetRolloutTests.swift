@@ -36,21 +36,21 @@ import Glibc
     }
 
     @Test func zoneSetArrivesThroughCutsAKillAndAFlippedByte() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let seed = ProcessInfo.processInfo.environment["FENCEPOST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1 ... 1_000_000)
         print("zoneSetArrivesThroughCutsAKillAndAFlippedByte: seed \(seed) (FENCEPOST_SEED=\(seed) repeats it)")
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start()
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
 
         // The set: 150,000 circles, gzipped by the operator's push; chunks of 16 KiB. The link is
         // stalled until the byte to flip is chosen (from the chunks the broker then holds).
         let zones = 150_000
-        let geojson = agent.folder.appendingPathComponent("zones.geojson").path
+        let geojson = agent.dir.appendingPathComponent("zones.geojson").path
         try Self.circles(zones, seed: seed).write(toFile: geojson, atomically: true, encoding: .utf8)
         try proxy.command("throttle 500000")
         try proxy.command("mode stall")
@@ -89,7 +89,7 @@ import Glibc
         try proxy.command("cut \(rngBytes(seed, 2)) rst")
         #expect(waitHave(0.55), "no progress after the second cut: \(progress()) \(agent.log.suffix(3000))")
         agent.powerCut()
-        try agent.start()
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log.suffix(3000))")
 
         var final: JSONValue?
@@ -112,7 +112,7 @@ import Glibc
         #expect(log.contains("resuming with"), "no resume after the kill: \(log.suffix(3000))")
         // The set is in force: the agent's status counts its zones; a restart keeps it (the source is the fleet's GeoJSON).
         agent.stop()
-        try agent.start()
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log.suffix(2000))")
         #expect(agent.log.components(separatedBy: "--- restart ---").last?.contains("\(zones) zones") == true, "\(agent.log.suffix(2000))")
         // No turn over 50 ms of the agent's own work (CPU time: a turn that waited off the CPU on
@@ -128,18 +128,18 @@ import Glibc
     /// that does not fit the disk (its manifest says a GeoJSON of a petabyte), a blob whose
     /// chunks match but which is not gzip (the build child refuses it; no zone set comes in).
     @Test func refusedBlobsAreReportedWithTheReason() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker()
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start()
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
 
         let blob = Array("not gzip at all, but hashed and chunked as a blob must be\n".utf8)
         let sha = try SHA256.hex(blob)
         let root = "fencepost/v1/fleet/acme/blob/\(sha)"
-        let chunk = agent.folder.appendingPathComponent("chunk0").path
+        let chunk = agent.dir.appendingPathComponent("chunk0").path
         try Data(blob).write(to: URL(fileURLWithPath: chunk))
         #expect(try FleetTools.run(["/usr/bin/mosquitto_pub", "--unix", broker.socketPath, "-q", "1", "-r", "-t", "\(root)/0", "-f", chunk]).status == 0)
         func manifest(sha field: String, rawSize: Int) throws -> String {

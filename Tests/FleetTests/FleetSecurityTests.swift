@@ -28,7 +28,7 @@ import Glibc
     /// (its desired document is not applied) and refuses its events (PUBACK 0x87). The agent keeps
     /// them as failed and says so, once each: the broker's count of denied publishes stops growing.
     @Test func aCertificateCannotSpeakForAnotherDevice() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let pki = try Self.pki("spoof")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         var options = MosquittoBroker.Options(tls: pki)
@@ -38,9 +38,9 @@ import Glibc
                            #"{"v":1,"version":1,"requests":[{"id":"from-desired","content":{"title":"X"},"trigger":{"interval":{"seconds":3600}}}]}"#,
                            retain: true)
         let watcher = try EventConsumer(broker: broker, device: "+", name: "watcher")
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-b", cert: "van-a"))
-        try agent.start()
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: Self.tlsFleet(broker, pki, device: "van-b", cert: "van-a"))
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         _ = try agent.addIntervals(prefix: "spoof", seconds: (0 ..< 5).map { 0.3 + Double($0) * 0.1 })
         SpawnedProcess.wait(timeout: 20) { agent.log.components(separatedBy: "refused event").count > 5 }
@@ -64,13 +64,13 @@ import Glibc
     /// the board retries with its backoff (no storm: a few attempts in 20 s, not one per loop
     /// turn), and it keeps working (its control socket answers, its deliveries happen).
     @Test func theWrongCAIsNamedAndTheBoardKeepsWorking() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let pki = try Self.pki("wrongca")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a", ca: pki.wrongCAFile))
-        try agent.start()
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a", ca: pki.wrongCAFile))
+        try agent.start(agent: true)
         let started = Date()
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         _ = try agent.addIntervals(prefix: "ca", seconds: [0.5])
@@ -94,16 +94,16 @@ import Glibc
     /// Health, from the broker: the board certificate's expiry as openssl reads it, and the
     /// hash of the zone set the board runs (the source hash in its zone-set file's header).
     @Test func healthNamesTheCertificateExpiryAndTheZoneSet() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let pki = try Self.pki("health")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
-        let agent = try FleetAgentProcess()
-        let zones = agent.folder.appendingPathComponent("zones.geojson").path
+        let agent = try AgentProcess()
+        let zones = agent.dir.appendingPathComponent("zones.geojson").path
         try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.7735,51.2277]},"properties":{"radius":150}}]}"#
             .write(toFile: zones, atomically: true, encoding: .utf8)
-        try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"), extra: "zones = \"\(zones)\"")
-        try agent.start()
+        try agent.writeFleetConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"), extra: "zones = \"\(zones)\"")
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         var health: JSONValue?
         _ = SpawnedProcess.wait(timeout: 30) {
@@ -134,14 +134,14 @@ import Glibc
     /// A key file its group can read: the agent refuses to start and names the file and the fix,
     /// as `fencepost fleet` does (one rule for both).
     @Test func aKeyOthersCanReadIsRefusedAtStart() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let pki = try Self.pki("mode")
         defer { try? FileManager.default.removeItem(at: pki.folder) }
         let broker = try MosquittoBroker(.init(tls: pki))
         chmod(pki.key("van-a"), 0o640)
-        let agent = try FleetAgentProcess()
-        try agent.writeConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"))
-        try agent.start()
+        let agent = try AgentProcess()
+        try agent.writeFleetConfig(fleet: Self.tlsFleet(broker, pki, device: "van-a", cert: "van-a"))
+        try agent.start(agent: true)
         let ended = SpawnedProcess.wait(timeout: 20) { agent.process?.isRunning == false }
         #expect(ended, "the agent started with a key others can read")
         #expect(agent.process?.exitStatus != 0)

@@ -7,30 +7,27 @@ import Testing
 /// as `transition` events, from the outbox like deliveries, on a real replayed drive: the demo
 /// drive (Düsseldorf, board/demo) starts in the depot, leaves it, and ends at the customer.
 @Suite(.serialized) struct FleetTransitionTests {
-    static let demoDrive = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("board/demo/duesseldorf-2009-07-07.nmea").path
-
     @Test func aReportedZoneSendsItsEntryAndExitAnotherDoesNot() throws {
-        guard FleetTools.all(), Binaries.agent != nil, FleetAgentProcess.supported else { return }
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker(.init())
         let consumer = try EventConsumer(broker: broker, device: "van-1")
-        let agent = try FleetAgentProcess()
-        let zones = agent.folder.appendingPathComponent("zones.geojson").path
+        let agent = try AgentProcess()
+        let zones = agent.dir.appendingPathComponent("zones.geojson").path
         try #"""
             {"type":"FeatureCollection","features":[
               {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},"properties":{"radius":150,"report":true}},
               {"type":"Feature","id":"customer","geometry":{"type":"Point","coordinates":[6.77686,51.21554]},"properties":{"radius":120}}]}
             """#.write(toFile: zones, atomically: true, encoding: .utf8)
-        try agent.writeConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\n", extra: """
+        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\n", extra: """
             zones = "\(zones)"
             [gps]
             source = "replay"
-            file = "\(Self.demoDrive)"
+            file = "\(AgentProcess.demoDrive)"
             speed = 40
             [gpio]
             backend = "console"
             """)
-        try agent.start()
+        try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
         // The drive's three crossings: depot enter, depot exit, customer enter (delivered each).
         let done = consumer.waitFor(3, type: "delivery", timeout: 180) && consumer.waitFor(2, type: "transition", timeout: 10)
