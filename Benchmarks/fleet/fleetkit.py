@@ -1,4 +1,4 @@
-"""Pieces the fleet scripts share (rollout.py, fleetbox.py): a broker, the fault proxy, an agent's
+"""Pieces the fleet scripts share (rollout.py, fleetbox.py, measure.py): a broker, the fault proxy, an agent's
 folder and configuration, the seeded set of circles, /proc readings and the machine's description.
 
 Stdlib only. The proxy is the fleet tests' own program (Tests/FleetTests/fault_proxy.py), run as a
@@ -60,19 +60,10 @@ def load_now():
     return float(open("/proc/loadavg").read().split()[0])
 
 
-def circles(count, seed):
-    """`count` circles around Europe, seeded, as GeoJSON (the shape FleetRolloutTests.circles writes)."""
-    rng = random.Random(seed)
-    parts = []
-    for i in range(count):
-        lon, lat, r = rng.uniform(-10, 30), rng.uniform(36, 60), rng.randint(50, 2000)
-        parts.append('{"type":"Feature","id":"z-%d","geometry":{"type":"Point","coordinates":[%.5f,%.5f]},"properties":{"radius":%d}}'
-                     % (i, lon, lat, r))
-    return '{"type":"FeatureCollection","features":[' + ",\n".join(parts) + "]}\n"
-
-
 def write_circles(path, count, seed):
-    """Writes the set in slices of 100k (a 1M set is ~100 MB of Python strings at once otherwise)."""
+    """`count` circles around Europe, seeded, as GeoJSON (the shape FleetRolloutTests.circles
+    writes) in the file `path`; returns its size. Written in slices of 100k (a 1M set is ~100 MB of
+    Python strings at once otherwise)."""
     rng = random.Random(seed)
     with open(path, "w") as f:
         f.write('{"type":"FeatureCollection","features":[')
@@ -118,6 +109,12 @@ class Children:
         self.list.append(p)
         return p
 
+    def spawn_piped(self, args):
+        """A child whose output is read as text lines from its `stdout` (stderr dropped)."""
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+        self.list.append(p)
+        return p
+
     def close(self):
         for p in reversed(self.list):
             if p.poll() is None:
@@ -130,20 +127,26 @@ class Children:
                 p.wait(5)
 
 
-def start_broker(children, name="broker"):
+def start_broker(children, name="broker", max_queued=100000, listeners=()):
     """mosquitto with a TCP listener on 127.0.0.1 (the boards, through their proxies) and a Unix
-    socket (the operator's push, consumers). Returns (process, port, socket path)."""
+    socket (the operator's push, consumers), anonymous on both. `listeners`: more TCP listeners on
+    127.0.0.1 as (port, [their settings lines]), e.g. TLS with client certificates; the broker is up
+    when every port accepts. `max_queued`: messages queued per client (0: no limit). Returns
+    (process, port, socket path)."""
     port = free_port()
     sock = children.path(name + ".sock")
     conf = children.path(name + ".conf")
+    lines = ["user root", "log_dest file " + children.path(name + ".log"), "per_listener_settings true",
+             "max_queued_messages %d" % max_queued,
+             "listener 0 " + sock, "allow_anonymous true",
+             "listener %d 127.0.0.1" % port, "allow_anonymous true"]
+    for extra, settings in listeners:
+        lines += ["listener %d 127.0.0.1" % extra] + list(settings)
     with open(conf, "w") as f:
-        f.write("\n".join(["user root", "log_dest file " + children.path(name + ".log"), "per_listener_settings true",
-                           "max_queued_messages 100000",
-                           "listener 0 " + sock, "allow_anonymous true",
-                           "listener %d 127.0.0.1" % port, "allow_anonymous true", ""]))
+        f.write("\n".join(lines + [""]))
     p = children.spawn(["mosquitto", "-c", conf], name + ".out")
     end = time.time() + 10
-    while not (accepts(port) and os.path.exists(sock)):
+    while not (all(accepts(q) for q in [port] + [q for q, _ in listeners]) and os.path.exists(sock)):
         if time.time() > end or p.poll() is not None:
             raise SystemExit("mosquitto did not start: " + open(children.path(name + ".out")).read())
         time.sleep(0.05)
@@ -151,20 +154,26 @@ def start_broker(children, name="broker"):
 
 
 class Proxy:
-    """One Tests/FleetTests/fault_proxy.py in front of the broker's TCP port."""
+    """One Tests/FleetTests/fault_proxy.py in front of a broker's TCP port, its control socket and
+    output (NAME.ctl, NAME.out) in `folder`. `wait=False` returns once it is spawned (then
+    `wait_listening`), so that many proxies start side by side (see `start_proxies`)."""
 
-    def __init__(self, children, target_port, folder):
-        self.control = os.path.join(folder, "proxy.ctl")
-        self.out = os.path.join(folder, "proxy.out")
+    def __init__(self, children, target_port, folder, name="proxy", wait=True):
+        self.control = os.path.join(folder, name + ".ctl")
+        self.out = os.path.join(folder, name + ".out")
         self.process = children.spawn([sys.executable, PROXY, "--target", "127.0.0.1:%d" % target_port, "--control", self.control],
                                       os.path.relpath(self.out, children.dir))
         self.port = None
-        end = time.time() + 60
+        if wait:
+            self.wait_listening(time.time() + 60)
+
+    def wait_listening(self, deadline):
+        """Waits until the proxy has printed its port and made its control socket."""
         while self.port is None:
             line = open(self.out).readline()
             if line.endswith("\n") and os.path.exists(self.control):
                 self.port = json.loads(line)["listening"]
-            elif time.time() > end or self.process.poll() is not None:
+            elif time.time() > deadline or self.process.poll() is not None:
                 raise SystemExit("a proxy did not start: " + open(self.out).read())
             else:
                 time.sleep(0.05)
@@ -180,6 +189,16 @@ class Proxy:
         if not r.get("ok", True):
             raise SystemExit("proxy: %s: %s" % (line, answer))
         return r
+
+
+def start_proxies(children, target_port, folders, timeout=60):
+    """One proxy in each of `folders`, all spawned before any is waited for (a proxy's Python
+    start-up is paid once, not once a board)."""
+    proxies = [Proxy(children, target_port, folder, wait=False) for folder in folders]
+    deadline = time.time() + timeout
+    for p in proxies:
+        p.wait_listening(deadline)
+    return proxies
 
 
 def agent_config(folder, device, broker_port, keepalive=10):
