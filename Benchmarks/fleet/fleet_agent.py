@@ -17,14 +17,9 @@ import os
 import subprocess
 import time
 
+from fleetkit import status_kb
+
 BACKLOG = int(os.environ.get("FLEET_BACKLOG", "10000"))
-
-
-def vm(pid, key):
-    for line in open("/proc/%d/status" % pid):
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return None
 
 
 class Agent:
@@ -98,13 +93,13 @@ def measure_rss(lab, binary, executable, name):
     time.sleep(8)
     with open(agent.log, errors="replace") as f:
         out["connected"] = any("fleet: connected" in line for line in f)
-    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
-    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+    out["rssLinkUpKiB"] = status_kb(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = status_kb(agent.process.pid, "RssAnon")
     agent.stop()
     plain = Agent(lab, binary, name + "-nofleet", None, executable)
     time.sleep(8)
-    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
+    out["rssNoFleetKiB"] = status_kb(plain.process.pid, "VmRSS")
+    out["rssAnonNoFleetKiB"] = status_kb(plain.process.pid, "RssAnon")
     plain.stop()
     return out
 
@@ -135,8 +130,8 @@ def measure(lab, binary):
 
     # RSS idle with the link up.
     time.sleep(5)
-    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
-    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+    out["rssLinkUpKiB"] = status_kb(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = status_kb(agent.process.pid, "RssAnon")
 
     # The backlog: link down, BACKLOG deliveries, link up.
     proxy.command("mode refuse")
@@ -174,7 +169,7 @@ def measure(lab, binary):
     # The same agent without a [fleet] section.
     plain = Agent(lab, binary, "nofleet", None)
     time.sleep(8)
-    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
+    out["rssNoFleetKiB"] = status_kb(plain.process.pid, "VmRSS")
+    out["rssAnonNoFleetKiB"] = status_kb(plain.process.pid, "RssAnon")
     plain.stop()
     return out
