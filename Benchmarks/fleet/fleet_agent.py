@@ -17,7 +17,7 @@ import os
 import subprocess
 import time
 
-from fleetkit import status_kb
+from fleetkit import read_events, start_consumer, status_kb
 
 BACKLOG = int(os.environ.get("FLEET_BACKLOG", "10000"))
 
@@ -62,26 +62,9 @@ class Agent:
         self.process.wait(20)
 
 
-def consumer(lab, name, device):
-    path = lab.path("consumer-" + name)
-    p = lab.spawn(["mosquitto_sub", "--unix", lab.sock, "-V", "5", "-q", "1", "-c", "-i", name, "-x", "3600",
-                   "-t", "fencepost/v1/dev/%s/evt" % device, "-F", "%p"], os.path.basename(path))
-    time.sleep(0.5)
-    return p, path
-
-
-def unique_events(path):
-    seen, out = set(), []
-    with open(path, errors="replace") as f:
-        for line in f:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(e, dict) and e.get("id") not in seen:
-                seen.add(e.get("id"))
-                out.append(e)
-    return out
+def unique_events(path, device):
+    """`device`'s events at the consumer, in arrival order, each once."""
+    return list(read_events(path).get(device, {}).values())
 
 
 def measure_rss(lab, binary, executable, name):
@@ -115,16 +98,17 @@ def measure(lab, binary):
     out = {"build": binary, "backlog": BACKLOG}
     proxy = lab.proxy(lab.plain)
     device = "van-0042"
-    _, events_path = consumer(lab, "measure", device)
+    events_path = start_consumer(lab.children, lab.sock, "measure", "consumer-measure")
+    time.sleep(0.5)
     agent = Agent(lab, binary, "link", 'broker = "mqtt://127.0.0.1:%d"\ndevice = "%s"\nkeepalive = 60\n' % (proxy.port, device))
     time.sleep(3)
 
     # One event, as published.
     agent.add("one", [0.2])
     end = time.time() + 30
-    while not unique_events(events_path) and time.time() < end:
+    while not unique_events(events_path, device) and time.time() < end:
         time.sleep(0.1)
-    events = unique_events(events_path)
+    events = unique_events(events_path, device)
     if events:
         out["event"] = json.dumps(events[0], separators=(",", ":"))
 
@@ -143,7 +127,7 @@ def measure(lab, binary):
     started = time.time()
     agent.add("backlog", [lead + spread * i / BACKLOG for i in range(BACKLOG)])
     time.sleep(max(0, started + lead + spread + 3 - time.time()))
-    before = len(unique_events(events_path))
+    before = len(unique_events(events_path, device))
     proxy.command("zero")
     proxy.command("mode pass")
     restored = time.time()
@@ -151,7 +135,7 @@ def measure(lab, binary):
     end = restored + 600
     count = before
     while time.time() < end:
-        count = len(unique_events(events_path))
+        count = len(unique_events(events_path, device))
         if count >= target:
             break
         time.sleep(0.05)

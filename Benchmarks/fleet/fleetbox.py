@@ -49,9 +49,7 @@ import json
 import os
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -105,7 +103,6 @@ class Box:
         self.dir = tempfile.mkdtemp(prefix="fp-fleetbox-")
         self.kids = fleetkit.Children(self.dir)
         self.lock = threading.Lock()
-        self.docs = {}          # (device, kind) -> latest retained JSON
         self.applied_at = {}    # device -> seconds after the push
         self.t0 = None
         self.stop_sampling = threading.Event()
@@ -124,10 +121,7 @@ class Box:
 
     def close(self):
         self.kids.close()
-        if not self.o.keep:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        else:
-            print("fleetbox: kept", self.dir)
+        self.kids.remove("fleetbox", self.o.keep)
 
     # The broker, the consumer, the observer.
 
@@ -135,34 +129,19 @@ class Box:
         self.broker, self.port, self.sock = fleetkit.start_broker(self.kids)
 
     def start_consumer(self):
-        self.events_path = self.path("events")
-        self.spawn(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-q", "1", "-c", "-i", "fleetbox-events", "-x", "3600",
-                    "-t", "fencepost/v1/dev/+/evt", "-v"], "events")
+        self.events_path = fleetkit.start_consumer(self.kids, self.sock, "fleetbox-events")
 
     def start_observer(self):
-        """Follows every board's retained status, reported and health (one line per message)."""
-        p = self.kids.spawn_piped(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-v",
-                                   "-t", "fencepost/v1/dev/+/status", "-t", "fencepost/v1/dev/+/reported", "-t", "fencepost/v1/dev/+/health"])
+        """Follows every board's retained status, reported and health."""
+        self.retained = fleetkit.Retained(self.kids, self.sock, on_message=self.observed)
 
-        def follow():
-            for line in p.stdout:
-                topic, _, payload = line.rstrip("\n").partition(" ")
-                parts = topic.split("/")
-                if len(parts) != 5:
-                    continue
-                try:
-                    doc = json.loads(payload) if payload else None
-                except ValueError:
-                    continue
-                with self.lock:
-                    self.docs[(parts[3], parts[4])] = doc
-                    if parts[4] == "reported" and self.t0 is not None and parts[3] not in self.applied_at and self.is_applied(doc):
-                        self.applied_at[parts[3]] = time.time() - self.t0
-        threading.Thread(target=follow, daemon=True).start()
+    def observed(self, device, kind, doc):
+        with self.lock:
+            if kind == "reported" and self.t0 is not None and device not in self.applied_at and self.is_applied(doc):
+                self.applied_at[device] = time.time() - self.t0
 
     def doc(self, device, kind):
-        with self.lock:
-            return self.docs.get((device, kind))
+        return self.retained.get(device, kind)
 
     def is_applied(self, doc):
         """Applied with a set of the zone count pushed (the hash is checked after the push has
@@ -202,8 +181,7 @@ class Box:
                 time.sleep(0.5)
 
     def cli(self, agent, args):
-        return subprocess.run([os.path.join(self.o.bin, "fencepost")] + args + ["--socket", agent["socket"]],
-                              capture_output=True, text=True, timeout=60)
+        return fleetkit.cli(self.o.bin, agent["socket"], args)
 
     def add_requests(self):
         lines = ['{"id":"once-%d","content":{"title":"Once %d","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":%d}}}'
@@ -254,17 +232,15 @@ class Box:
         threading.Thread(target=self.run_push, args=(zones,), daemon=True).start()
 
     def run_push(self, zones):
-        out = subprocess.run([os.path.join(self.o.bin, "fencepost"), "fleet", "push"] + [a["name"] for a in self.agents]
-                             + ["--zones", zones, "--fleet", FLEET, "--json", "--broker", "unix:" + self.sock],
-                             capture_output=True, text=True, timeout=600)
-        self.push_seconds = time.time() - self.t0
-        if out.returncode != 0:
-            self.push_error = "fencepost fleet push: %d %s %s" % (out.returncode, out.stdout, out.stderr)
+        try:
+            pushed = fleetkit.push_zones(self.o.bin, [a["name"] for a in self.agents], zones, FLEET, self.sock, 600)
+        except RuntimeError as e:
+            self.push_error = str(e)
             return
-        pushed = json.loads(out.stdout)
-        pushed = pushed[0] if isinstance(pushed, list) else pushed
-        self.sha = pushed["zoneSet"]["sha256"]
-        self.size = pushed["zoneSet"]["size"]
+        finally:
+            self.push_seconds = time.time() - self.t0
+        self.sha = pushed["sha256"]
+        self.size = pushed["size"]
         self.chunk_size = 65536   # fleet push's default --chunk-size
         print("fleetbox: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) to %d boards in %.1f s"
               % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.o.agents, self.push_seconds), flush=True)
@@ -280,10 +256,10 @@ class Box:
                 raise SystemExit("fleetbox: " + self.push_error)
             with self.lock:
                 done = len(self.applied_at) if self.sha else 0
-                states = {}
-                for a in self.agents:
-                    s = (self.docs.get((a["name"], "reported")) or {}).get("state", "?")
-                    states[s] = states.get(s, 0) + 1
+            states = {}
+            for a in self.agents:
+                s = (self.doc(a["name"], "reported") or {}).get("state", "?")
+                states[s] = states.get(s, 0) + 1
             if done == len(self.agents):
                 return True
             now = time.time()
@@ -306,18 +282,7 @@ class Box:
 
     def events(self):
         """Per device: {id: event} of the consumer's events (duplicates dropped by id)."""
-        out = {}
-        with open(self.events_path, errors="replace") as f:
-            for line in f:
-                topic, _, payload = line.rstrip("\n").partition(" ")
-                parts = topic.split("/")
-                try:
-                    e = json.loads(payload)
-                except ValueError:
-                    continue
-                if len(parts) == 5 and isinstance(e, dict):
-                    out.setdefault(parts[3], {})[e.get("id")] = e
-        return out
+        return fleetkit.read_events(self.events_path)
 
     def wait_deliveries(self, timeout=120):
         """Waits until every due one-shot of every board is at the consumer; returns the per-board check."""
@@ -391,13 +356,7 @@ def main():
     if o.seed is None:
         o.seed = random.randrange(1, 1_000_000)
     print("fleetbox: seed %d (--seed %d repeats the set and the cuts' choices)" % (o.seed, o.seed), flush=True)
-    os.environ["PATH"] += ":/usr/sbin"
-    for tool in ("mosquitto", "mosquitto_sub", "mosquitto_pub"):
-        if shutil.which(tool) is None:
-            raise SystemExit("fleetbox: %s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % tool)
-    for exe in ("fencepost", "fencepost-agent"):
-        if not os.path.exists(os.path.join(o.bin, exe)):
-            raise SystemExit("fleetbox: no %s in %s (swift build -c release)" % (exe, o.bin))
+    fleetkit.require("fleetbox", ("mosquitto", "mosquitto_sub"), o.bin)
     limits = documented_limits()
     started = time.gmtime()
     load_start = load_now()
@@ -535,17 +494,7 @@ def main():
     finally:
         box.stop_sampling.set()
         box.close()
-    text = json.dumps(result, indent=1)
-    if result:
-        os.makedirs(os.path.dirname(o.out), exist_ok=True)
-        with open(o.out, "w") as f:
-            f.write(text + "\n")
-        print(json.dumps(result["benchmarks"], indent=1))
-        print("fleetbox: wrote", o.out)
-    for line in failures:
-        print("fleetbox: FAILED:", line)
-    print("fleetbox: seed %d" % o.seed)
-    return 1 if failures else 0
+    return fleetkit.finish("fleetbox", result, o.out, failures, o.seed)
 
 
 if __name__ == "__main__":

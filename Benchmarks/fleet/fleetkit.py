@@ -8,9 +8,11 @@ child and driven over its control socket: one proxy implementation for tests and
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,6 +20,19 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
 DRIVE = os.path.join(ROOT, "board", "demo", "duesseldorf-2009-07-07.nmea")
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
+
+
+def require(script, tools=("mosquitto", "mosquitto_sub"), bin=None):
+    """Puts /usr/sbin (mosquitto's place) on PATH and stops `script` naming the first tool, or
+    the first of `fencepost` and `fencepost-agent` in the folder `bin`, that is missing."""
+    if "/usr/sbin" not in os.environ["PATH"].split(":"):
+        os.environ["PATH"] += ":/usr/sbin"
+    for tool in tools:
+        if shutil.which(tool) is None:
+            raise SystemExit("%s: %s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % (script, tool))
+    for exe in (("fencepost", "fencepost-agent") if bin else ()):
+        if not os.path.exists(os.path.join(bin, exe)):
+            raise SystemExit("%s: no %s in %s (swift build -c release)" % (script, exe, bin))
 
 
 def free_port():
@@ -126,6 +141,13 @@ class Children:
                 p.kill()
                 p.wait(5)
 
+    def remove(self, script, keep=False):
+        """Removes the run folder, or with `keep` says where it stays (logs, states)."""
+        if keep:
+            print("%s: kept %s" % (script, self.dir))
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
 
 def start_broker(children, name="broker", max_queued=100000, listeners=()):
     """mosquitto with a TCP listener on 127.0.0.1 (the boards, through their proxies) and a Unix
@@ -199,6 +221,98 @@ def start_proxies(children, target_port, folders, timeout=60):
     for p in proxies:
         p.wait_listening(deadline)
     return proxies
+
+
+def start_consumer(children, sock, client_id, output="events"):
+    """A consumer of every board's events (`mosquitto_sub`, persistent session `client_id`, QoS 1)
+    writing `TOPIC PAYLOAD` lines to `output` in the run folder; returns that file's path."""
+    children.spawn(["mosquitto_sub", "--unix", sock, "-V", "5", "-q", "1", "-c", "-i", client_id, "-x", "3600",
+                    "-t", "fencepost/v1/dev/+/evt", "-v"], output)
+    return children.path(output)
+
+
+def read_events(path):
+    """The consumer's events per device: {device: {event id: event}} (a redelivery counted once)."""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            parts = topic.split("/")
+            try:
+                e = json.loads(payload)
+            except ValueError:
+                continue
+            if len(parts) == 5 and isinstance(e, dict):
+                out.setdefault(parts[3], {})[e.get("id")] = e
+    return out
+
+
+class Retained:
+    """The boards' latest retained documents (`kinds` of fencepost/v1/dev/+/KIND), followed by one
+    `mosquitto_sub` on the broker's Unix socket and a thread. `on_message(device, kind, doc)` is
+    called for each, after it is stored."""
+
+    def __init__(self, children, sock, kinds=("status", "reported", "health"), on_message=None):
+        self.lock = threading.Lock()
+        self.docs = {}
+        self.on_message = on_message
+        args = ["mosquitto_sub", "--unix", sock, "-V", "5", "-v"]
+        for kind in kinds:
+            args += ["-t", "fencepost/v1/dev/+/" + kind]
+        self.process = children.spawn_piped(args)
+        threading.Thread(target=self.follow, daemon=True).start()
+
+    def follow(self):
+        for line in self.process.stdout:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            parts = topic.split("/")
+            if len(parts) != 5:
+                continue
+            try:
+                doc = json.loads(payload) if payload else None
+            except ValueError:
+                continue
+            with self.lock:
+                self.docs[(parts[3], parts[4])] = doc
+            if self.on_message:
+                self.on_message(parts[3], parts[4], doc)
+
+    def get(self, device, kind):
+        with self.lock:
+            return self.docs.get((device, kind))
+
+
+def cli(bin, control_socket, args, timeout=60):
+    """`fencepost ARGS --socket CONTROL_SOCKET` from the folder `bin`, its output captured."""
+    return subprocess.run([os.path.join(bin, "fencepost")] + args + ["--socket", control_socket],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def push_zones(bin, devices, zones, fleet, sock, timeout):
+    """`fencepost fleet push DEVICES --zones ZONES` through the broker's Unix socket: the pushed
+    set's description (zoneSet: sha256, size, …), or a RuntimeError with the command's output."""
+    out = subprocess.run([os.path.join(bin, "fencepost"), "fleet", "push"] + list(devices)
+                         + ["--zones", zones, "--fleet", fleet, "--json", "--broker", "unix:" + sock],
+                         capture_output=True, text=True, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError("fencepost fleet push: %d %s %s" % (out.returncode, out.stdout, out.stderr))
+    pushed = json.loads(out.stdout)
+    return (pushed[0] if isinstance(pushed, list) else pushed)["zoneSet"]
+
+
+def finish(script, result, out, failures, seed):
+    """Writes a run's JSON to `out` (when it got that far), prints its benchmarks, the failures and
+    the seed; returns the exit status (1 when anything failed)."""
+    if result:
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w") as f:
+            f.write(json.dumps(result, indent=1) + "\n")
+        print(json.dumps(result["benchmarks"], indent=1, ensure_ascii=False))
+        print("%s: wrote %s" % (script, out))
+    for line in failures:
+        print("%s: FAILED: %s" % (script, line))
+    print("%s: seed %d" % (script, seed))
+    return 1 if failures else 0
 
 
 def agent_config(folder, device, broker_port, keepalive=10):

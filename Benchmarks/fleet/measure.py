@@ -25,7 +25,6 @@ Prints one JSON object, also written to --out (default Benchmarks/results/fleet.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -102,7 +101,7 @@ class Lab:
 
     def close(self):
         self.children.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.children.remove("measure")
 
     def client_args(self, port, tls):
         args = ["-h", "127.0.0.1", "-p", str(port), "-V", "5"]
@@ -190,10 +189,7 @@ def main():
     parser.add_argument("--embedded", help="another fencepost-agent executable (board/cross-build x86_64): its RSS link up and off")
     options = parser.parse_args()
     parts = options.parts.split(",")
-    for tool in ("mosquitto", "mosquitto_pub", "mosquitto_sub", "openssl"):
-        if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool):
-            raise SystemExit("%s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % tool)
-    os.environ["PATH"] += ":/usr/sbin"
+    fleetkit.require("measure", ("mosquitto", "mosquitto_pub", "mosquitto_sub", "openssl"))
     result = {
         "run": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
