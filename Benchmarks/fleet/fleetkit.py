@@ -1,5 +1,7 @@
-"""Pieces the fleet scripts share (rollout.py, fleetbox.py, measure.py): a broker, the fault proxy, an agent's
-folder and configuration, the seeded set of circles, /proc readings and the machine's description.
+"""Pieces the fleet scripts share (rollout.py, fleetbox.py, measure.py and its fleet_agent.py):
+the run's children and folder, a broker, the fault proxies, the events consumer and its reader,
+the follower of retained documents, an agent's configuration, `fencepost` and `fleet push`, the
+seeded set of circles, /proc readings, the machine's description and the end of a run (its JSON).
 
 Stdlib only. The proxy is the fleet tests' own program (Tests/FleetTests/fault_proxy.py), run as a
 child and driven over its control socket: one proxy implementation for tests and scripts.
