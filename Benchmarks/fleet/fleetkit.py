@@ -19,6 +19,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import runinfo  # noqa: E402  (Benchmarks/runinfo.py: the machine and the commit, as Benchmarks/run writes them)
 PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
 DRIVE = os.path.join(ROOT, "board", "demo", "duesseldorf-2009-07-07.nmea")
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
@@ -96,18 +98,12 @@ def write_circles(path, count, seed):
 
 
 def machine():
-    cpu = "?"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
-    return {"cpu": cpu, "cores": os.cpu_count(), "arch": os.uname().machine, "kernel": os.uname().release,
-            "swift": swift[0] if swift else "", "memoryKiB": int(open("/proc/meminfo").readline().split()[1])}
+    return runinfo.machine()
 
 
 def commit():
-    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    """The commit, " + changes" when the sources or these scripts differ from it."""
+    return runinfo.commit(["Sources", "Package.swift", "Benchmarks/fleet"])
 
 
 class Children:
