@@ -17,7 +17,7 @@ import os
 import subprocess
 import time
 
-from fleetkit import read_events, start_consumer, status_kb
+from fleetkit import cli, read_events, start_agent, start_consumer, status_kb, wait_answering
 
 BACKLOG = int(os.environ.get("FLEET_BACKLOG", "10000"))
 
@@ -35,17 +35,11 @@ class Agent:
             if fleet:
                 f.write("[fleet]\n" + fleet + "\n")
         self.log = os.path.join(self.dir, "log")
-        self.process = lab.spawn([executable or os.path.join(binary, "fencepost-agent"), "--config", os.path.join(self.dir, "fencepost.toml")],
-                                 os.path.relpath(self.log, lab.dir))
-        end = time.time() + 60
-        while self.cli(["status", "--json"]).returncode != 0:
-            if time.time() > end or self.process.poll() is not None:
-                raise SystemExit("the agent did not start:\n" + open(self.log).read()[-3000:])
-            time.sleep(0.2)
+        self.process = start_agent(lab.children, binary, os.path.join(self.dir, "fencepost.toml"), self.log, executable)
+        wait_answering("measure", binary, [("the agent " + name, self.process, self.socket, self.log)], timeout=60)
 
-    def cli(self, args, input=None):
-        return subprocess.run([os.path.join(self.binary, "fencepost")] + args + ["--socket", self.socket],
-                              input=input, capture_output=True, text=True)
+    def cli(self, args):
+        return cli(self.binary, self.socket, args, timeout=None)
 
     def add(self, prefix, seconds):
         lines = "".join('{"id":"%s-%d","content":{"title":"T","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":%.3f}}}\n'

@@ -165,20 +165,10 @@ class Box:
             name = "box-%03d" % i
             d = self.path(name)
             config = fleetkit.agent_config(d, name, self.proxies[i].port)
-            p = self.spawn([os.path.join(self.o.bin, "fencepost-agent"), "--config", config], os.path.join(name, "log"))
+            p = fleetkit.start_agent(self.kids, self.o.bin, config, os.path.join(d, "log"))
             self.agents.append({"name": name, "dir": d, "process": p, "socket": os.path.join(d, "control.sock"),
                                 "log": os.path.join(d, "log"), "proxy": self.proxies[i]})
-        end = time.time() + 120
-        waiting = list(self.agents)
-        while waiting:
-            waiting = [a for a in waiting if self.cli(a, ["status", "--json"]).returncode != 0]
-            for a in waiting:
-                if a["process"].poll() is not None:
-                    raise SystemExit("fleetbox: %s did not start:\n%s" % (a["name"], open(a["log"]).read()[-3000:]))
-            if waiting and time.time() > end:
-                raise SystemExit("fleetbox: agents not answering after 120 s: " + " ".join(a["name"] for a in waiting))
-            if waiting:
-                time.sleep(0.5)
+        fleetkit.wait_answering("fleetbox", self.o.bin, [(a["name"], a["process"], a["socket"], a["log"]) for a in self.agents])
 
     def cli(self, agent, args):
         return fleetkit.cli(self.o.bin, agent["socket"], args)

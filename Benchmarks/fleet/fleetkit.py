@@ -280,6 +280,31 @@ class Retained:
             return self.docs.get((device, kind))
 
 
+def start_agent(children, bin, config, log, executable=None):
+    """`fencepost-agent --config CONFIG` from the folder `bin` (or `executable`), its output to
+    `log` (a path in the run folder); `wait_answering` waits for it."""
+    return children.spawn([executable or os.path.join(bin, "fencepost-agent"), "--config", config],
+                          os.path.relpath(log, children.dir))
+
+
+def wait_answering(script, bin, agents, timeout=120):
+    """Waits until every agent, given as (name, process, control socket, log path), answers
+    `fencepost status`; stops `script` with the log's end of one that exited, or after `timeout`
+    seconds naming those that do not answer."""
+    end = time.time() + timeout
+    waiting = list(agents)
+    while True:
+        waiting = [a for a in waiting if cli(bin, a[2], ["status", "--json"]).returncode != 0]
+        if not waiting:
+            return
+        for name, process, _, log in waiting:
+            if process.poll() is not None:
+                raise SystemExit("%s: %s did not start:\n%s" % (script, name, open(log, errors="replace").read()[-3000:]))
+        if time.time() > end:
+            raise SystemExit("%s: not answering after %d s: %s" % (script, timeout, " ".join(a[0] for a in waiting)))
+        time.sleep(0.3)
+
+
 def cli(bin, control_socket, args, timeout=60):
     """`fencepost ARGS --socket CONTROL_SOCKET` from the folder `bin`, its output captured."""
     return subprocess.run([os.path.join(bin, "fencepost")] + args + ["--socket", control_socket],

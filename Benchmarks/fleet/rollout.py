@@ -118,13 +118,9 @@ class Run:
         self.start_agent()
 
     def start_agent(self):
-        self.agent = self.kids.spawn([os.path.join(self.o.bin, "fencepost-agent"), "--config", self.config],
-                                     os.path.join(DEVICE, "log"))
-        end = time.time() + 120
-        while self.cli(["status", "--json"]).returncode != 0:
-            if self.agent.poll() is not None or time.time() > end:
-                raise SystemExit("rollout: the agent did not start:\n" + self.log()[-3000:])
-            time.sleep(0.3)
+        log = self.kids.path(DEVICE, "log")
+        self.agent = fleetkit.start_agent(self.kids, self.o.bin, self.config, log)
+        fleetkit.wait_answering("rollout", self.o.bin, [(DEVICE, self.agent, os.path.join(self.board, "control.sock"), log)])
 
     def log(self):
         return open(self.kids.path(DEVICE, "log"), errors="replace").read()
