@@ -73,10 +73,16 @@ def measure_rss(lab, binary, executable, name):
     out["rssLinkUpKiB"] = status_kb(agent.process.pid, "VmRSS")
     out["rssAnonLinkUpKiB"] = status_kb(agent.process.pid, "RssAnon")
     agent.stop()
-    plain = Agent(lab, binary, name + "-nofleet", None, executable)
+    out.update(rss_without_fleet(lab, binary, name + "-nofleet", executable))
+    return out
+
+
+def rss_without_fleet(lab, binary, name, executable=None):
+    """VmRSS and RssAnon of the agent (`executable`, else --bin's) with no [fleet] section, idle
+    for 8 s after its start."""
+    plain = Agent(lab, binary, name, None, executable)
     time.sleep(8)
-    out["rssNoFleetKiB"] = status_kb(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = status_kb(plain.process.pid, "RssAnon")
+    out = {"rssNoFleetKiB": status_kb(plain.process.pid, "VmRSS"), "rssAnonNoFleetKiB": status_kb(plain.process.pid, "RssAnon")}
     plain.stop()
     return out
 
@@ -145,9 +151,5 @@ def measure(lab, binary):
     agent.stop()
 
     # The same agent without a [fleet] section.
-    plain = Agent(lab, binary, "nofleet", None)
-    time.sleep(8)
-    out["rssNoFleetKiB"] = status_kb(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = status_kb(plain.process.pid, "RssAnon")
-    plain.stop()
+    out.update(rss_without_fleet(lab, binary, "nofleet"))
     return out
