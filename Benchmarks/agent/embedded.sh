@@ -20,12 +20,7 @@ DIR=$(mktemp -d /tmp/fp-embedded.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
 echo "run: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-# figure NAME METRIC VALUE UNIT: one figure as a JSON line on $FIGURES (Benchmarks/run sets it).
-figure() {
-    [ -n "${FIGURES:-}" ] || return 0
-    case "$3" in ''|*[!0-9.]*) v=null ;; *) v=$3 ;; esac
-    printf '{"name":"%s","metric":"%s","value":%s,"unit":"%s"}\n' "$1" "$2" "$v" "$4" >> "$FIGURES"
-}
+. "$HERE/figure.sh"
 size() { strip -o "$DIR/s" "$1" 2>/dev/null || aarch64-linux-gnu-strip -o "$DIR/s" "$1"; stat -c %s "$DIR/s"; }
 echo "stripped size: normal $(size "$NORMAL") bytes, embedded x86_64 $(size "$EMBEDDED") bytes${ARM:+, embedded aarch64 $(size "$ARM") bytes}"
 figure "binary, stripped" "normal" "$(size "$NORMAL")" bytes

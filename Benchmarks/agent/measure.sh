@@ -62,13 +62,7 @@ PY
 
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 rss() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
-# figure NAME METRIC VALUE UNIT: one figure as a JSON line on $FIGURES, which Benchmarks/run sets
-# (it adds machine, commit, date and load, and writes Benchmarks/results/); unset, nothing is written.
-figure() {
-    [ -n "${FIGURES:-}" ] || return 0
-    case "$3" in ''|*[!0-9.]*) v=null ;; *) v=$3 ;; esac
-    printf '{"name":"%s","metric":"%s","value":%s,"unit":"%s"}\n' "$1" "$2" "$v" "$4" >> "$FIGURES"
-}
+. "$(dirname "$0")/figure.sh"
 # latency NAME LOGFILE: the agent's "latency … p50 A µs, p99 B µs, max C µs" line as figures.
 latency() {
     line=$(grep -o 'latency .*: p50 .*' "$2" | tail -n 1) || return 0

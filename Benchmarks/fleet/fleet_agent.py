@@ -17,14 +17,9 @@ import os
 import subprocess
 import time
 
+from fleetkit import cli, read_events, start_agent, start_consumer, status_kb, wait_answering
+
 BACKLOG = int(os.environ.get("FLEET_BACKLOG", "10000"))
-
-
-def vm(pid, key):
-    for line in open("/proc/%d/status" % pid):
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return None
 
 
 class Agent:
@@ -40,17 +35,11 @@ class Agent:
             if fleet:
                 f.write("[fleet]\n" + fleet + "\n")
         self.log = os.path.join(self.dir, "log")
-        self.process = lab.spawn([executable or os.path.join(binary, "fencepost-agent"), "--config", os.path.join(self.dir, "fencepost.toml")],
-                                 os.path.relpath(self.log, lab.dir))
-        end = time.time() + 60
-        while self.cli(["status", "--json"]).returncode != 0:
-            if time.time() > end or self.process.poll() is not None:
-                raise SystemExit("the agent did not start:\n" + open(self.log).read()[-3000:])
-            time.sleep(0.2)
+        self.process = start_agent(lab.children, binary, os.path.join(self.dir, "fencepost.toml"), self.log, executable)
+        wait_answering("measure", binary, [("the agent " + name, self.process, self.socket, self.log)], timeout=60)
 
-    def cli(self, args, input=None):
-        return subprocess.run([os.path.join(self.binary, "fencepost")] + args + ["--socket", self.socket],
-                              input=input, capture_output=True, text=True)
+    def cli(self, args):
+        return cli(self.binary, self.socket, args, timeout=None)
 
     def add(self, prefix, seconds):
         lines = "".join('{"id":"%s-%d","content":{"title":"T","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":%.3f}}}\n'
@@ -67,26 +56,9 @@ class Agent:
         self.process.wait(20)
 
 
-def consumer(lab, name, device):
-    path = lab.path("consumer-" + name)
-    p = lab.spawn(["mosquitto_sub", "--unix", lab.sock, "-V", "5", "-q", "1", "-c", "-i", name, "-x", "3600",
-                   "-t", "fencepost/v1/dev/%s/evt" % device, "-F", "%p"], os.path.basename(path))
-    time.sleep(0.5)
-    return p, path
-
-
-def unique_events(path):
-    seen, out = set(), []
-    with open(path, errors="replace") as f:
-        for line in f:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(e, dict) and e.get("id") not in seen:
-                seen.add(e.get("id"))
-                out.append(e)
-    return out
+def unique_events(path, device):
+    """`device`'s events at the consumer, in arrival order, each once."""
+    return list(read_events(path).get(device, {}).values())
 
 
 def measure_rss(lab, binary, executable, name):
@@ -98,13 +70,19 @@ def measure_rss(lab, binary, executable, name):
     time.sleep(8)
     with open(agent.log, errors="replace") as f:
         out["connected"] = any("fleet: connected" in line for line in f)
-    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
-    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+    out["rssLinkUpKiB"] = status_kb(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = status_kb(agent.process.pid, "RssAnon")
     agent.stop()
-    plain = Agent(lab, binary, name + "-nofleet", None, executable)
+    out.update(rss_without_fleet(lab, binary, name + "-nofleet", executable))
+    return out
+
+
+def rss_without_fleet(lab, binary, name, executable=None):
+    """VmRSS and RssAnon of the agent (`executable`, else --bin's) with no [fleet] section, idle
+    for 8 s after its start."""
+    plain = Agent(lab, binary, name, None, executable)
     time.sleep(8)
-    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
+    out = {"rssNoFleetKiB": status_kb(plain.process.pid, "VmRSS"), "rssAnonNoFleetKiB": status_kb(plain.process.pid, "RssAnon")}
     plain.stop()
     return out
 
@@ -120,23 +98,24 @@ def measure(lab, binary):
     out = {"build": binary, "backlog": BACKLOG}
     proxy = lab.proxy(lab.plain)
     device = "van-0042"
-    _, events_path = consumer(lab, "measure", device)
+    events_path = start_consumer(lab.children, lab.sock, "measure", "consumer-measure")
+    time.sleep(0.5)
     agent = Agent(lab, binary, "link", 'broker = "mqtt://127.0.0.1:%d"\ndevice = "%s"\nkeepalive = 60\n' % (proxy.port, device))
     time.sleep(3)
 
     # One event, as published.
     agent.add("one", [0.2])
     end = time.time() + 30
-    while not unique_events(events_path) and time.time() < end:
+    while not unique_events(events_path, device) and time.time() < end:
         time.sleep(0.1)
-    events = unique_events(events_path)
+    events = unique_events(events_path, device)
     if events:
         out["event"] = json.dumps(events[0], separators=(",", ":"))
 
     # RSS idle with the link up.
     time.sleep(5)
-    out["rssLinkUpKiB"] = vm(agent.process.pid, "VmRSS")
-    out["rssAnonLinkUpKiB"] = vm(agent.process.pid, "RssAnon")
+    out["rssLinkUpKiB"] = status_kb(agent.process.pid, "VmRSS")
+    out["rssAnonLinkUpKiB"] = status_kb(agent.process.pid, "RssAnon")
 
     # The backlog: link down, BACKLOG deliveries, link up.
     proxy.command("mode refuse")
@@ -148,7 +127,7 @@ def measure(lab, binary):
     started = time.time()
     agent.add("backlog", [lead + spread * i / BACKLOG for i in range(BACKLOG)])
     time.sleep(max(0, started + lead + spread + 3 - time.time()))
-    before = len(unique_events(events_path))
+    before = len(unique_events(events_path, device))
     proxy.command("zero")
     proxy.command("mode pass")
     restored = time.time()
@@ -156,7 +135,7 @@ def measure(lab, binary):
     end = restored + 600
     count = before
     while time.time() < end:
-        count = len(unique_events(events_path))
+        count = len(unique_events(events_path, device))
         if count >= target:
             break
         time.sleep(0.05)
@@ -172,9 +151,5 @@ def measure(lab, binary):
     agent.stop()
 
     # The same agent without a [fleet] section.
-    plain = Agent(lab, binary, "nofleet", None)
-    time.sleep(8)
-    out["rssNoFleetKiB"] = vm(plain.process.pid, "VmRSS")
-    out["rssAnonNoFleetKiB"] = vm(plain.process.pid, "RssAnon")
-    plain.stop()
+    out.update(rss_without_fleet(lab, binary, "nofleet"))
     return out

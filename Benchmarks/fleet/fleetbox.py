@@ -49,24 +49,16 @@ import json
 import os
 import random
 import re
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fleetkit import Children, accepts, children_of, circles, free_port, machine, status_kb  # noqa: E402
+import fleetkit  # noqa: E402
+from fleetkit import RESULTS, ROOT, children_of, load_now, status_kb  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
-DRIVE = os.path.join(ROOT, "board", "demo", "duesseldorf-2009-07-07.nmea")
-RESULTS = os.path.join(ROOT, "Benchmarks", "results")
 FLEET = "box"
 # One-shot interval requests each board gets (seconds after they are added), and a repeating one.
 ONE_SHOTS = [10, 20, 35, 50, 70, 90, 120]
@@ -109,9 +101,8 @@ class Box:
     def __init__(self, options):
         self.o = options
         self.dir = tempfile.mkdtemp(prefix="fp-fleetbox-")
-        self.kids = Children(self.dir)
+        self.kids = fleetkit.Children(self.dir)
         self.lock = threading.Lock()
-        self.docs = {}          # (device, kind) -> latest retained JSON
         self.applied_at = {}    # device -> seconds after the push
         self.t0 = None
         self.stop_sampling = threading.Event()
@@ -130,59 +121,27 @@ class Box:
 
     def close(self):
         self.kids.close()
-        if not self.o.keep:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        else:
-            print("fleetbox: kept", self.dir)
+        self.kids.remove("fleetbox", self.o.keep)
 
     # The broker, the consumer, the observer.
 
     def start_broker(self):
-        self.port = free_port()
-        self.sock = self.path("broker.sock")
-        with open(self.path("mosquitto.conf"), "w") as f:
-            f.write("\n".join(["user root", "log_dest file " + self.path("mosquitto.log"), "per_listener_settings true",
-                               "max_queued_messages 100000",
-                               "listener 0 " + self.sock, "allow_anonymous true",
-                               "listener %d 127.0.0.1" % self.port, "allow_anonymous true", ""]))
-        self.broker = self.spawn(["mosquitto", "-c", self.path("mosquitto.conf")], "broker.out")
-        end = time.time() + 10
-        while not (accepts(self.port) and os.path.exists(self.sock)):
-            if time.time() > end or self.broker.poll() is not None:
-                raise SystemExit("fleetbox: mosquitto did not start: " + open(self.path("broker.out")).read())
-            time.sleep(0.05)
+        self.broker, self.port, self.sock = fleetkit.start_broker(self.kids)
 
     def start_consumer(self):
-        self.events_path = self.path("events")
-        self.spawn(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-q", "1", "-c", "-i", "fleetbox-events", "-x", "3600",
-                    "-t", "fencepost/v1/dev/+/evt", "-v"], "events")
+        self.events_path = fleetkit.start_consumer(self.kids, self.sock, "fleetbox-events")
 
     def start_observer(self):
-        """Follows every board's retained status, reported and health (one line per message)."""
-        p = subprocess.Popen(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-v",
-                              "-t", "fencepost/v1/dev/+/status", "-t", "fencepost/v1/dev/+/reported", "-t", "fencepost/v1/dev/+/health"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
-        self.kids.list.append(p)
+        """Follows every board's retained status, reported and health."""
+        self.retained = fleetkit.Retained(self.kids, self.sock, on_message=self.observed)
 
-        def follow():
-            for line in p.stdout:
-                topic, _, payload = line.rstrip("\n").partition(" ")
-                parts = topic.split("/")
-                if len(parts) != 5:
-                    continue
-                try:
-                    doc = json.loads(payload) if payload else None
-                except ValueError:
-                    continue
-                with self.lock:
-                    self.docs[(parts[3], parts[4])] = doc
-                    if parts[4] == "reported" and self.t0 is not None and parts[3] not in self.applied_at and self.is_applied(doc):
-                        self.applied_at[parts[3]] = time.time() - self.t0
-        threading.Thread(target=follow, daemon=True).start()
+    def observed(self, device, kind, doc):
+        with self.lock:
+            if kind == "reported" and self.t0 is not None and device not in self.applied_at and self.is_applied(doc):
+                self.applied_at[device] = time.time() - self.t0
 
     def doc(self, device, kind):
-        with self.lock:
-            return self.docs.get((device, kind))
+        return self.retained.get(device, kind)
 
     def is_applied(self, doc):
         """Applied with a set of the zone count pushed (the hash is checked after the push has
@@ -193,69 +152,26 @@ class Box:
     # Proxies and agents.
 
     def start_proxies(self):
-        self.proxies = []
-        for i in range(self.o.agents):
-            d = self.path("box-%03d" % i)
+        folders = [self.path("box-%03d" % i) for i in range(self.o.agents)]
+        for d in folders:
             os.makedirs(d)
-            control = os.path.join(d, "proxy.ctl")
-            p = self.spawn([sys.executable, PROXY, "--target", "127.0.0.1:%d" % self.port, "--control", control],
-                           os.path.join(d, "proxy.out"))
-            self.proxies.append({"process": p, "control": control, "out": os.path.join(d, "proxy.out"), "port": None})
-        end = time.time() + 60
+        self.proxies = fleetkit.start_proxies(self.kids, self.port, folders)
         for px in self.proxies:
-            while px["port"] is None:
-                line = open(px["out"]).readline()
-                if line.endswith("\n") and os.path.exists(px["control"]):
-                    px["port"] = json.loads(line)["listening"]
-                elif time.time() > end or px["process"].poll() is not None:
-                    raise SystemExit("fleetbox: a proxy did not start: " + open(px["out"]).read())
-                else:
-                    time.sleep(0.05)
-            self.proxy(px, "throttle %d" % self.o.throttle)
-
-    def proxy(self, px, line):
-        s = socket.socket(socket.AF_UNIX)
-        s.settimeout(10)
-        s.connect(px["control"])
-        s.sendall((line + "\n").encode())
-        answer = s.makefile().readline()
-        s.close()
-        r = json.loads(answer)
-        if not r.get("ok", True):
-            raise SystemExit("fleetbox: proxy: %s: %s" % (line, answer))
-        return r
+            px.command("throttle %d" % self.o.throttle)
 
     def start_agents(self):
         self.agents = []
         for i in range(self.o.agents):
             name = "box-%03d" % i
             d = self.path(name)
-            config = os.path.join(d, "fencepost.toml")
-            with open(config, "w") as f:
-                f.write('state = "%s/state.sqlite"\nclock_trust = "always"\ntime_zone = "UTC"\n\n'
-                        '[socket]\npath = "%s/control.sock"\nmode = 0o600\n\n'
-                        '[gps]\nsource = "replay"\nfile = "%s"\nspeed = 1\nexit_at_end = false\n\n'
-                        '[gpio]\nbackend = "console"\n[gpio.buzzer]\npin = 18\n[gpio.led]\npin = 23\n\n'
-                        '[fleet]\nbroker = "mqtt://127.0.0.1:%d"\ndevice = "%s"\nkeepalive = 10\n'
-                        % (d, d, DRIVE, self.proxies[i]["port"], name))
-            p = self.spawn([os.path.join(self.o.bin, "fencepost-agent"), "--config", config], os.path.join(name, "log"))
+            config = fleetkit.agent_config(d, name, self.proxies[i].port)
+            p = fleetkit.start_agent(self.kids, self.o.bin, config, os.path.join(d, "log"))
             self.agents.append({"name": name, "dir": d, "process": p, "socket": os.path.join(d, "control.sock"),
                                 "log": os.path.join(d, "log"), "proxy": self.proxies[i]})
-        end = time.time() + 120
-        waiting = list(self.agents)
-        while waiting:
-            waiting = [a for a in waiting if self.cli(a, ["status", "--json"]).returncode != 0]
-            for a in waiting:
-                if a["process"].poll() is not None:
-                    raise SystemExit("fleetbox: %s did not start:\n%s" % (a["name"], open(a["log"]).read()[-3000:]))
-            if waiting and time.time() > end:
-                raise SystemExit("fleetbox: agents not answering after 120 s: " + " ".join(a["name"] for a in waiting))
-            if waiting:
-                time.sleep(0.5)
+        fleetkit.wait_answering("fleetbox", self.o.bin, [(a["name"], a["process"], a["socket"], a["log"]) for a in self.agents])
 
     def cli(self, agent, args):
-        return subprocess.run([os.path.join(self.o.bin, "fencepost")] + args + ["--socket", agent["socket"]],
-                              capture_output=True, text=True, timeout=60)
+        return fleetkit.cli(self.o.bin, agent["socket"], args)
 
     def add_requests(self):
         lines = ['{"id":"once-%d","content":{"title":"Once %d","interruptionLevel":"passive"},"trigger":{"interval":{"seconds":%d}}}'
@@ -284,7 +200,7 @@ class Box:
 
     def sample(self):
         while not self.stop_sampling.is_set():
-            self.load_highest = max(self.load_highest, float(open("/proc/loadavg").read().split()[0]))
+            self.load_highest = max(self.load_highest, load_now())
             builds = 0
             for a in self.agents:
                 for c in children_of(a["process"].pid):
@@ -299,26 +215,22 @@ class Box:
 
     def push(self):
         zones = self.path("zones.geojson")
-        with open(zones, "w") as f:
-            f.write(circles(self.o.zones, self.o.seed))
-        self.raw_size = os.path.getsize(zones)
+        self.raw_size = fleetkit.write_circles(zones, self.o.zones, self.o.seed)
         for px in self.proxies:
-            self.proxy(px, "zero")
+            px.command("zero")
         self.t0 = time.time()
         threading.Thread(target=self.run_push, args=(zones,), daemon=True).start()
 
     def run_push(self, zones):
-        out = subprocess.run([os.path.join(self.o.bin, "fencepost"), "fleet", "push"] + [a["name"] for a in self.agents]
-                             + ["--zones", zones, "--fleet", FLEET, "--json", "--broker", "unix:" + self.sock],
-                             capture_output=True, text=True, timeout=600)
-        self.push_seconds = time.time() - self.t0
-        if out.returncode != 0:
-            self.push_error = "fencepost fleet push: %d %s %s" % (out.returncode, out.stdout, out.stderr)
+        try:
+            pushed = fleetkit.push_zones(self.o.bin, [a["name"] for a in self.agents], zones, FLEET, self.sock, 600)
+        except RuntimeError as e:
+            self.push_error = str(e)
             return
-        pushed = json.loads(out.stdout)
-        pushed = pushed[0] if isinstance(pushed, list) else pushed
-        self.sha = pushed["zoneSet"]["sha256"]
-        self.size = pushed["zoneSet"]["size"]
+        finally:
+            self.push_seconds = time.time() - self.t0
+        self.sha = pushed["sha256"]
+        self.size = pushed["size"]
         self.chunk_size = 65536   # fleet push's default --chunk-size
         print("fleetbox: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) to %d boards in %.1f s"
               % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.o.agents, self.push_seconds), flush=True)
@@ -334,10 +246,10 @@ class Box:
                 raise SystemExit("fleetbox: " + self.push_error)
             with self.lock:
                 done = len(self.applied_at) if self.sha else 0
-                states = {}
-                for a in self.agents:
-                    s = (self.docs.get((a["name"], "reported")) or {}).get("state", "?")
-                    states[s] = states.get(s, 0) + 1
+            states = {}
+            for a in self.agents:
+                s = (self.doc(a["name"], "reported") or {}).get("state", "?")
+                states[s] = states.get(s, 0) + 1
             if done == len(self.agents):
                 return True
             now = time.time()
@@ -345,14 +257,14 @@ class Box:
                 downloading = [a for a in self.agents if (self.doc(a["name"], "reported") or {}).get("state") == "downloading"]
                 if downloading:
                     a = rng.choice(downloading)
-                    r = self.proxy(a["proxy"], "rst")
+                    r = a["proxy"].command("rst")
                     self.cuts.append({"at": round(now - self.t0, 2), "board": a["name"], "reset": r.get("resets")})
                     print("fleetbox: cut %s (t=%.1f s, %s)" % (a["name"], now - self.t0, (self.doc(a["name"], "reported") or {}).get("zoneSet", {}).get("pending")), flush=True)
                 next_cut = now + rng.expovariate(self.o.cut_rate)
             if now - last_line >= 10:
                 last_line = now
-                print("fleetbox: t=%.0f s: %d/%d applied; states %s; load %s" % (now - self.t0, done, len(self.agents),
-                      json.dumps(states, sort_keys=True), open("/proc/loadavg").read().split()[0]), flush=True)
+                print("fleetbox: t=%.0f s: %d/%d applied; states %s; load %.2f" % (now - self.t0, done, len(self.agents),
+                      json.dumps(states, sort_keys=True), load_now()), flush=True)
             time.sleep(0.1)
         return False
 
@@ -360,18 +272,7 @@ class Box:
 
     def events(self):
         """Per device: {id: event} of the consumer's events (duplicates dropped by id)."""
-        out = {}
-        with open(self.events_path, errors="replace") as f:
-            for line in f:
-                topic, _, payload = line.rstrip("\n").partition(" ")
-                parts = topic.split("/")
-                try:
-                    e = json.loads(payload)
-                except ValueError:
-                    continue
-                if len(parts) == 5 and isinstance(e, dict):
-                    out.setdefault(parts[3], {})[e.get("id")] = e
-        return out
+        return fleetkit.read_events(self.events_path)
 
     def wait_deliveries(self, timeout=120):
         """Waits until every due one-shot of every board is at the consumer; returns the per-board check."""
@@ -403,7 +304,7 @@ class Box:
             log = open(a["log"], errors="replace").read()
             peaks = [int(m) for m in re.findall(r"peak (\d+) kB resident", log)]
             rebuilt = re.findall(r"zone set rebuilt in ([\d.]+) s", log)
-            stats = self.proxy(a["proxy"], "stats")
+            stats = a["proxy"].command("stats")
             out[a["name"]] = {
                 "appliedSeconds": round(self.applied_at.get(a["name"], -1), 2),
                 "down": stats["down"], "up": stats["up"], "resets": stats["resets"], "accepted": stats["accepted"],
@@ -445,16 +346,10 @@ def main():
     if o.seed is None:
         o.seed = random.randrange(1, 1_000_000)
     print("fleetbox: seed %d (--seed %d repeats the set and the cuts' choices)" % (o.seed, o.seed), flush=True)
-    os.environ["PATH"] += ":/usr/sbin"
-    for tool in ("mosquitto", "mosquitto_sub", "mosquitto_pub"):
-        if shutil.which(tool) is None:
-            raise SystemExit("fleetbox: %s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % tool)
-    for exe in ("fencepost", "fencepost-agent"):
-        if not os.path.exists(os.path.join(o.bin, exe)):
-            raise SystemExit("fleetbox: no %s in %s (swift build -c release)" % (exe, o.bin))
+    fleetkit.require("fleetbox", ("mosquitto", "mosquitto_sub"), o.bin)
     limits = documented_limits()
     started = time.gmtime()
-    load_start = float(open("/proc/loadavg").read().split()[0])
+    load_start = load_now()
     box = Box(o)
     failures = []
     result = {}
@@ -532,9 +427,8 @@ def main():
             "command": "Benchmarks/fleet/fleetbox.py --agents %d --zones %d --seed %d --cut-rate %g --throttle %d"
                        % (o.agents, o.zones, o.seed, o.cut_rate, o.throttle),
             "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", started), "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
-            "build": "release", "machine": machine(),
-            "load": {"start": load_start, "end": float(open("/proc/loadavg").read().split()[0]), "highest": box.load_highest},
+            "commit": fleetkit.commit(), "build": "release", "machine": fleetkit.machine(),
+            "load": {"start": load_start, "end": load_now(), "highest": box.load_highest},
             "limits": {"agentVmHWMKiB": max(b["limitKiB"] for b in boards.values()), "buildChildKiB": build_limit, "from": limits},
             "cuts": box.cuts, "boards": boards, "failures": failures,
         }
@@ -590,17 +484,7 @@ def main():
     finally:
         box.stop_sampling.set()
         box.close()
-    text = json.dumps(result, indent=1)
-    if result:
-        os.makedirs(os.path.dirname(o.out), exist_ok=True)
-        with open(o.out, "w") as f:
-            f.write(text + "\n")
-        print(json.dumps(result["benchmarks"], indent=1))
-        print("fleetbox: wrote", o.out)
-    for line in failures:
-        print("fleetbox: FAILED:", line)
-    print("fleetbox: seed %d" % o.seed)
-    return 1 if failures else 0
+    return fleetkit.finish("fleetbox", result, o.out, failures, o.seed)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""Pieces the fleet scripts share (rollout.py, fleetbox.py): a broker, the fault proxy, an agent's
-folder and configuration, the seeded set of circles, /proc readings and the machine's description.
+"""Pieces the fleet scripts share (rollout.py, fleetbox.py, measure.py and its fleet_agent.py):
+the run's children and folder, a broker, the fault proxies, the events consumer and its reader,
+the follower of retained documents, an agent's configuration, `fencepost` and `fleet push`, the
+seeded set of circles, /proc readings, the machine's description and the end of a run (its JSON).
 
 Stdlib only. The proxy is the fleet tests' own program (Tests/FleetTests/fault_proxy.py), run as a
 child and driven over its control socket: one proxy implementation for tests and scripts.
@@ -8,16 +10,33 @@ child and driven over its control socket: one proxy implementation for tests and
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import runinfo  # noqa: E402  (Benchmarks/runinfo.py: the machine and the commit, as Benchmarks/run writes them)
 PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
 DRIVE = os.path.join(ROOT, "board", "demo", "duesseldorf-2009-07-07.nmea")
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
+
+
+def require(script, tools=("mosquitto", "mosquitto_sub"), bin=None):
+    """Puts /usr/sbin (mosquitto's place) on PATH and stops `script` naming the first tool, or
+    the first of `fencepost` and `fencepost-agent` in the folder `bin`, that is missing."""
+    if "/usr/sbin" not in os.environ["PATH"].split(":"):
+        os.environ["PATH"] += ":/usr/sbin"
+    for tool in tools:
+        if shutil.which(tool) is None:
+            raise SystemExit("%s: %s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % (script, tool))
+    for exe in (("fencepost", "fencepost-agent") if bin else ()):
+        if not os.path.exists(os.path.join(bin, exe)):
+            raise SystemExit("%s: no %s in %s (swift build -c release)" % (script, exe, bin))
 
 
 def free_port():
@@ -60,19 +79,10 @@ def load_now():
     return float(open("/proc/loadavg").read().split()[0])
 
 
-def circles(count, seed):
-    """`count` circles around Europe, seeded, as GeoJSON (the shape FleetRolloutTests.circles writes)."""
-    rng = random.Random(seed)
-    parts = []
-    for i in range(count):
-        lon, lat, r = rng.uniform(-10, 30), rng.uniform(36, 60), rng.randint(50, 2000)
-        parts.append('{"type":"Feature","id":"z-%d","geometry":{"type":"Point","coordinates":[%.5f,%.5f]},"properties":{"radius":%d}}'
-                     % (i, lon, lat, r))
-    return '{"type":"FeatureCollection","features":[' + ",\n".join(parts) + "]}\n"
-
-
 def write_circles(path, count, seed):
-    """Writes the set in slices of 100k (a 1M set is ~100 MB of Python strings at once otherwise)."""
+    """`count` circles around Europe, seeded, as GeoJSON (the shape FleetRolloutTests.circles
+    writes) in the file `path`; returns its size. Written in slices of 100k (a 1M set is ~100 MB of
+    Python strings at once otherwise)."""
     rng = random.Random(seed)
     with open(path, "w") as f:
         f.write('{"type":"FeatureCollection","features":[')
@@ -88,18 +98,12 @@ def write_circles(path, count, seed):
 
 
 def machine():
-    cpu = "?"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
-    return {"cpu": cpu, "cores": os.cpu_count(), "arch": os.uname().machine, "kernel": os.uname().release,
-            "swift": swift[0] if swift else "", "memoryKiB": int(open("/proc/meminfo").readline().split()[1])}
+    return runinfo.machine()
 
 
 def commit():
-    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    """The commit, " + changes" when the sources or these scripts differ from it."""
+    return runinfo.commit(["Sources", "Package.swift", "Benchmarks/fleet"])
 
 
 class Children:
@@ -118,6 +122,12 @@ class Children:
         self.list.append(p)
         return p
 
+    def spawn_piped(self, args):
+        """A child whose output is read as text lines from its `stdout` (stderr dropped)."""
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+        self.list.append(p)
+        return p
+
     def close(self):
         for p in reversed(self.list):
             if p.poll() is None:
@@ -129,21 +139,34 @@ class Children:
                 p.kill()
                 p.wait(5)
 
+    def remove(self, script, keep=False):
+        """Removes the run folder, or with `keep` says where it stays (logs, states)."""
+        if keep:
+            print("%s: kept %s" % (script, self.dir))
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
-def start_broker(children, name="broker"):
+
+def start_broker(children, name="broker", max_queued=100000, listeners=()):
     """mosquitto with a TCP listener on 127.0.0.1 (the boards, through their proxies) and a Unix
-    socket (the operator's push, consumers). Returns (process, port, socket path)."""
+    socket (the operator's push, consumers), anonymous on both. `listeners`: more TCP listeners on
+    127.0.0.1 as (port, [their settings lines]), e.g. TLS with client certificates; the broker is up
+    when every port accepts. `max_queued`: messages queued per client (0: no limit). Returns
+    (process, port, socket path)."""
     port = free_port()
     sock = children.path(name + ".sock")
     conf = children.path(name + ".conf")
+    lines = ["user root", "log_dest file " + children.path(name + ".log"), "per_listener_settings true",
+             "max_queued_messages %d" % max_queued,
+             "listener 0 " + sock, "allow_anonymous true",
+             "listener %d 127.0.0.1" % port, "allow_anonymous true"]
+    for extra, settings in listeners:
+        lines += ["listener %d 127.0.0.1" % extra] + list(settings)
     with open(conf, "w") as f:
-        f.write("\n".join(["user root", "log_dest file " + children.path(name + ".log"), "per_listener_settings true",
-                           "max_queued_messages 100000",
-                           "listener 0 " + sock, "allow_anonymous true",
-                           "listener %d 127.0.0.1" % port, "allow_anonymous true", ""]))
+        f.write("\n".join(lines + [""]))
     p = children.spawn(["mosquitto", "-c", conf], name + ".out")
     end = time.time() + 10
-    while not (accepts(port) and os.path.exists(sock)):
+    while not (all(accepts(q) for q in [port] + [q for q, _ in listeners]) and os.path.exists(sock)):
         if time.time() > end or p.poll() is not None:
             raise SystemExit("mosquitto did not start: " + open(children.path(name + ".out")).read())
         time.sleep(0.05)
@@ -151,20 +174,26 @@ def start_broker(children, name="broker"):
 
 
 class Proxy:
-    """One Tests/FleetTests/fault_proxy.py in front of the broker's TCP port."""
+    """One Tests/FleetTests/fault_proxy.py in front of a broker's TCP port, its control socket and
+    output (NAME.ctl, NAME.out) in `folder`. `wait=False` returns once it is spawned (then
+    `wait_listening`), so that many proxies start side by side (see `start_proxies`)."""
 
-    def __init__(self, children, target_port, folder):
-        self.control = os.path.join(folder, "proxy.ctl")
-        self.out = os.path.join(folder, "proxy.out")
+    def __init__(self, children, target_port, folder, name="proxy", wait=True):
+        self.control = os.path.join(folder, name + ".ctl")
+        self.out = os.path.join(folder, name + ".out")
         self.process = children.spawn([sys.executable, PROXY, "--target", "127.0.0.1:%d" % target_port, "--control", self.control],
                                       os.path.relpath(self.out, children.dir))
         self.port = None
-        end = time.time() + 60
+        if wait:
+            self.wait_listening(time.time() + 60)
+
+    def wait_listening(self, deadline):
+        """Waits until the proxy has printed its port and made its control socket."""
         while self.port is None:
             line = open(self.out).readline()
             if line.endswith("\n") and os.path.exists(self.control):
                 self.port = json.loads(line)["listening"]
-            elif time.time() > end or self.process.poll() is not None:
+            elif time.time() > deadline or self.process.poll() is not None:
                 raise SystemExit("a proxy did not start: " + open(self.out).read())
             else:
                 time.sleep(0.05)
@@ -180,6 +209,133 @@ class Proxy:
         if not r.get("ok", True):
             raise SystemExit("proxy: %s: %s" % (line, answer))
         return r
+
+
+def start_proxies(children, target_port, folders, timeout=60):
+    """One proxy in each of `folders`, all spawned before any is waited for (a proxy's Python
+    start-up is paid once, not once a board)."""
+    proxies = [Proxy(children, target_port, folder, wait=False) for folder in folders]
+    deadline = time.time() + timeout
+    for p in proxies:
+        p.wait_listening(deadline)
+    return proxies
+
+
+def start_consumer(children, sock, client_id, output="events"):
+    """A consumer of every board's events (`mosquitto_sub`, persistent session `client_id`, QoS 1)
+    writing `TOPIC PAYLOAD` lines to `output` in the run folder; returns that file's path."""
+    children.spawn(["mosquitto_sub", "--unix", sock, "-V", "5", "-q", "1", "-c", "-i", client_id, "-x", "3600",
+                    "-t", "fencepost/v1/dev/+/evt", "-v"], output)
+    return children.path(output)
+
+
+def read_events(path):
+    """The consumer's events per device: {device: {event id: event}} (a redelivery counted once)."""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            parts = topic.split("/")
+            try:
+                e = json.loads(payload)
+            except ValueError:
+                continue
+            if len(parts) == 5 and isinstance(e, dict):
+                out.setdefault(parts[3], {})[e.get("id")] = e
+    return out
+
+
+class Retained:
+    """The boards' latest retained documents (`kinds` of fencepost/v1/dev/+/KIND), followed by one
+    `mosquitto_sub` on the broker's Unix socket and a thread. `on_message(device, kind, doc)` is
+    called for each, after it is stored."""
+
+    def __init__(self, children, sock, kinds=("status", "reported", "health"), on_message=None):
+        self.lock = threading.Lock()
+        self.docs = {}
+        self.on_message = on_message
+        args = ["mosquitto_sub", "--unix", sock, "-V", "5", "-v"]
+        for kind in kinds:
+            args += ["-t", "fencepost/v1/dev/+/" + kind]
+        self.process = children.spawn_piped(args)
+        threading.Thread(target=self.follow, daemon=True).start()
+
+    def follow(self):
+        for line in self.process.stdout:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            parts = topic.split("/")
+            if len(parts) != 5:
+                continue
+            try:
+                doc = json.loads(payload) if payload else None
+            except ValueError:
+                continue
+            with self.lock:
+                self.docs[(parts[3], parts[4])] = doc
+            if self.on_message:
+                self.on_message(parts[3], parts[4], doc)
+
+    def get(self, device, kind):
+        with self.lock:
+            return self.docs.get((device, kind))
+
+
+def start_agent(children, bin, config, log, executable=None):
+    """`fencepost-agent --config CONFIG` from the folder `bin` (or `executable`), its output to
+    `log` (a path in the run folder); `wait_answering` waits for it."""
+    return children.spawn([executable or os.path.join(bin, "fencepost-agent"), "--config", config],
+                          os.path.relpath(log, children.dir))
+
+
+def wait_answering(script, bin, agents, timeout=120):
+    """Waits until every agent, given as (name, process, control socket, log path), answers
+    `fencepost status`; stops `script` with the log's end of one that exited, or after `timeout`
+    seconds naming those that do not answer."""
+    end = time.time() + timeout
+    waiting = list(agents)
+    while True:
+        waiting = [a for a in waiting if cli(bin, a[2], ["status", "--json"]).returncode != 0]
+        if not waiting:
+            return
+        for name, process, _, log in waiting:
+            if process.poll() is not None:
+                raise SystemExit("%s: %s did not start:\n%s" % (script, name, open(log, errors="replace").read()[-3000:]))
+        if time.time() > end:
+            raise SystemExit("%s: not answering after %d s: %s" % (script, timeout, " ".join(a[0] for a in waiting)))
+        time.sleep(0.3)
+
+
+def cli(bin, control_socket, args, timeout=60):
+    """`fencepost ARGS --socket CONTROL_SOCKET` from the folder `bin`, its output captured."""
+    return subprocess.run([os.path.join(bin, "fencepost")] + args + ["--socket", control_socket],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def push_zones(bin, devices, zones, fleet, sock, timeout):
+    """`fencepost fleet push DEVICES --zones ZONES` through the broker's Unix socket: the pushed
+    set's description (zoneSet: sha256, size, …), or a RuntimeError with the command's output."""
+    out = subprocess.run([os.path.join(bin, "fencepost"), "fleet", "push"] + list(devices)
+                         + ["--zones", zones, "--fleet", fleet, "--json", "--broker", "unix:" + sock],
+                         capture_output=True, text=True, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError("fencepost fleet push: %d %s %s" % (out.returncode, out.stdout, out.stderr))
+    pushed = json.loads(out.stdout)
+    return (pushed[0] if isinstance(pushed, list) else pushed)["zoneSet"]
+
+
+def finish(script, result, out, failures, seed):
+    """Writes a run's JSON to `out` (when it got that far), prints its benchmarks, the failures and
+    the seed; returns the exit status (1 when anything failed)."""
+    if result:
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w") as f:
+            f.write(json.dumps(result, indent=1) + "\n")
+        print(json.dumps(result["benchmarks"], indent=1, ensure_ascii=False))
+        print("%s: wrote %s" % (script, out))
+    for line in failures:
+        print("%s: FAILED: %s" % (script, line))
+    print("%s: seed %d" % (script, seed))
+    return 1 if failures else 0
 
 
 def agent_config(folder, device, broker_port, keepalive=10):

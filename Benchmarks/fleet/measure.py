@@ -25,9 +25,6 @@ Prints one JSON object, also written to --out (default Benchmarks/results/fleet.
 import argparse
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,10 +32,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from fleetkit import accepts, free_port  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(HERE))
-PROXY = os.path.join(ROOT, "Tests", "FleetTests", "fault_proxy.py")
+import fleetkit  # noqa: E402
+from fleetkit import ROOT, free_port  # noqa: E402
 
 # The shape of a delivery event as the agent publishes it (replaced by a real one in `agent`).
 FENCEPOST_DELIVERY = (
@@ -54,26 +49,17 @@ OWNTRACKS_TRANSITION = (
 )
 
 
-def wait_for(predicate, timeout, what):
-    end = time.time() + timeout
-    while time.time() < end:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise SystemExit("timed out waiting for " + what)
-
-
 class Lab:
     """A folder with TLS material, a mosquitto with a plain and a TLS listener, and a proxy."""
 
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="fp-fleet-measure-")
-        self.children = []
+        self.children = fleetkit.Children(self.dir)
         self.proxies = {}
         self.make_pki()
 
     def path(self, name):
-        return os.path.join(self.dir, name)
+        return self.children.path(name)
 
     def openssl(self, *args):
         subprocess.run(["openssl"] + list(args), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -98,69 +84,30 @@ class Lab:
                          self.path(name + ".ext"), "-out", self.path(name + ".crt"))
 
     def start_broker(self):
-        self.plain, self.tls = free_port(), free_port()
-        self.sock = self.path("broker.sock")
-        with open(self.path("mosquitto.conf"), "w") as f:
-            f.write("\n".join([
-                "user root", "log_dest file " + self.path("mosquitto.log"), "per_listener_settings true",
-                "max_queued_messages 0",
-                "listener 0 " + self.sock, "allow_anonymous true",
-                "listener %d 127.0.0.1" % self.plain, "allow_anonymous true",
-                "listener %d 127.0.0.1" % self.tls, "allow_anonymous false",
-                "cafile " + self.path("ca.crt"), "certfile " + self.path("server.crt"),
-                "keyfile " + self.path("server.key"), "require_certificate true",
-                "use_identity_as_username true", ""]))
-        self.broker = self.spawn(["mosquitto", "-c", self.path("mosquitto.conf")], "broker.out")
-        wait_for(lambda: accepts(self.plain) and accepts(self.tls), 10, "mosquitto")
+        """The fleet scripts' broker (fleetkit.start_broker), with a TLS listener beside the plain one."""
+        self.tls = free_port()
+        tls = ["allow_anonymous false", "cafile " + self.path("ca.crt"), "certfile " + self.path("server.crt"),
+               "keyfile " + self.path("server.key"), "require_certificate true", "use_identity_as_username true"]
+        self.broker, self.plain, self.sock = fleetkit.start_broker(self.children, max_queued=0, listeners=[(self.tls, tls)])
 
     def spawn(self, args, output, **kw):
-        p = subprocess.Popen(args, stdout=open(self.path(output), "w"), stderr=subprocess.STDOUT, **kw)
-        self.children.append(p)
-        return p
+        return self.children.spawn(args, output, **kw)
 
     def proxy(self, target_port):
         """The proxy to `target_port` (one per port, made at first use)."""
-        if target_port in self.proxies:
-            return self.proxies[target_port]
-        control = self.path("proxy-%d.ctl" % target_port)
-        p = self.spawn([sys.executable, PROXY, "--target", "127.0.0.1:%d" % target_port, "--control", control],
-                       "proxy-%d.out" % target_port, stdin=subprocess.DEVNULL)
-        output = self.path("proxy-%d.out" % target_port)
-        wait_for(lambda: os.path.exists(control) and open(output).readline().endswith("\n"), 10, "the proxy")
-        with open(output) as f:
-            port = json.loads(f.readline())["listening"]
-        self.proxies[target_port] = Proxy(port, control)
+        if target_port not in self.proxies:
+            self.proxies[target_port] = fleetkit.Proxy(self.children, target_port, self.dir, name="proxy-%d" % target_port)
         return self.proxies[target_port]
 
     def close(self):
-        for p in reversed(self.children):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.children.close()
+        self.children.remove("measure")
 
     def client_args(self, port, tls):
         args = ["-h", "127.0.0.1", "-p", str(port), "-V", "5"]
         if tls:
             args += ["--cafile", self.path("ca.crt"), "--cert", self.path("van-0042.crt"), "--key", self.path("van-0042.key")]
         return args
-
-
-class Proxy:
-    def __init__(self, port, control):
-        self.port = port
-        self.control = control
-
-    def command(self, line):
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(self.control)
-        s.sendall((line + "\n").encode())
-        answer = s.makefile().readline()
-        s.close()
-        return json.loads(answer)
 
 
 def publish_through(lab, proxy, tls, payload, count):
@@ -242,10 +189,7 @@ def main():
     parser.add_argument("--embedded", help="another fencepost-agent executable (board/cross-build x86_64): its RSS link up and off")
     options = parser.parse_args()
     parts = options.parts.split(",")
-    for tool in ("mosquitto", "mosquitto_pub", "mosquitto_sub", "openssl"):
-        if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool):
-            raise SystemExit("%s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % tool)
-    os.environ["PATH"] += ":/usr/sbin"
+    fleetkit.require("measure", ("mosquitto", "mosquitto_pub", "mosquitto_sub", "openssl"))
     result = {
         "run": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),

@@ -44,7 +44,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -96,8 +95,6 @@ class Run:
         self.kids = fleetkit.Children(self.dir)
         self.board = self.kids.path(DEVICE)
         os.makedirs(self.board)
-        self.lock = threading.Lock()
-        self.docs = {}
         self.stop = threading.Event()
         self.sha = None
         self.size = None
@@ -114,50 +111,25 @@ class Run:
 
     def start(self):
         self.broker, port, self.sock = fleetkit.start_broker(self.kids)
-        self.events_path = self.kids.path("events")
-        self.kids.spawn(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-q", "1", "-c", "-i", "rollout-events", "-x", "3600",
-                         "-t", "fencepost/v1/dev/+/evt", "-v"], "events")
-        self.observe()
+        self.events_path = fleetkit.start_consumer(self.kids, self.sock, "rollout-events")
+        self.retained = fleetkit.Retained(self.kids, self.sock, ("status", "reported"))
         self.proxy = fleetkit.Proxy(self.kids, port, self.board)
         self.config = fleetkit.agent_config(self.board, DEVICE, self.proxy.port)
         self.start_agent()
 
     def start_agent(self):
-        self.agent = self.kids.spawn([os.path.join(self.o.bin, "fencepost-agent"), "--config", self.config],
-                                     os.path.join(DEVICE, "log"))
-        end = time.time() + 120
-        while self.cli(["status", "--json"]).returncode != 0:
-            if self.agent.poll() is not None or time.time() > end:
-                raise SystemExit("rollout: the agent did not start:\n" + self.log()[-3000:])
-            time.sleep(0.3)
+        log = self.kids.path(DEVICE, "log")
+        self.agent = fleetkit.start_agent(self.kids, self.o.bin, self.config, log)
+        fleetkit.wait_answering("rollout", self.o.bin, [(DEVICE, self.agent, os.path.join(self.board, "control.sock"), log)])
 
     def log(self):
         return open(self.kids.path(DEVICE, "log"), errors="replace").read()
 
     def cli(self, args):
-        return subprocess.run([os.path.join(self.o.bin, "fencepost")] + args + ["--socket", os.path.join(self.board, "control.sock")],
-                              capture_output=True, text=True, timeout=60)
-
-    def observe(self):
-        p = subprocess.Popen(["mosquitto_sub", "--unix", self.sock, "-V", "5", "-v",
-                              "-t", "fencepost/v1/dev/+/status", "-t", "fencepost/v1/dev/+/reported"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
-        self.kids.list.append(p)
-
-        def follow():
-            for line in p.stdout:
-                topic, _, payload = line.rstrip("\n").partition(" ")
-                try:
-                    doc = json.loads(payload) if payload else None
-                except ValueError:
-                    continue
-                with self.lock:
-                    self.docs[topic.split("/")[-1]] = doc
-        threading.Thread(target=follow, daemon=True).start()
+        return fleetkit.cli(self.o.bin, os.path.join(self.board, "control.sock"), args)
 
     def doc(self, kind):
-        with self.lock:
-            return self.docs.get(kind)
+        return self.retained.get(DEVICE, kind)
 
     def wait_online(self, timeout=120):
         end = time.time() + timeout
@@ -236,16 +208,15 @@ class Run:
         self.t0 = time.time()
 
         def run():
-            out = subprocess.run([os.path.join(self.o.bin, "fencepost"), "fleet", "push", DEVICE, "--zones", geojson, "--fleet", FLEET,
-                                  "--json", "--broker", "unix:" + self.sock], capture_output=True, text=True, timeout=1800)
-            self.push_seconds = time.time() - self.t0
-            if out.returncode != 0:
-                self.push_error = "fencepost fleet push: %d %s %s" % (out.returncode, out.stdout, out.stderr)
+            try:
+                pushed = fleetkit.push_zones(self.o.bin, [DEVICE], geojson, FLEET, self.sock, 1800)
+            except RuntimeError as e:
+                self.push_error = str(e)
                 return
-            pushed = json.loads(out.stdout)
-            pushed = pushed[0] if isinstance(pushed, list) else pushed
-            self.size = pushed["zoneSet"]["size"]
-            self.sha = pushed["zoneSet"]["sha256"]
+            finally:
+                self.push_seconds = time.time() - self.t0
+            self.size = pushed["size"]
+            self.sha = pushed["sha256"]
             print("rollout: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) in %.1f s"
                   % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.push_seconds), flush=True)
         threading.Thread(target=run, daemon=True).start()
@@ -313,26 +284,17 @@ class Run:
         between the script's times before and after the call; lateness is `at` minus the latest
         possible due (a lower bound; the agent's own due → GPIO figure is at the end of its log).
         Ticks due while the agent was down (the kill) are delivered at its restart: not counted."""
-        at, once, seqs, seen = {}, set(), set(), set()
-        with open(self.events_path, errors="replace") as f:
-            for line in f:
-                _, _, payload = line.rstrip("\n").partition(" ")
-                try:
-                    e = json.loads(payload)
-                except ValueError:
-                    continue
-                if not isinstance(e, dict) or e.get("id") in seen:
-                    continue
-                seen.add(e.get("id"))
-                if isinstance(e.get("seq"), int):
-                    seqs.add(e["seq"])
-                if e.get("type") != "delivery":
-                    continue
-                r = str(e.get("request", ""))
-                if r.startswith("tick-"):
-                    at[r] = parse_at(e.get("at"))
-                elif r.startswith("once-"):
-                    once.add(r)
+        at, once, seqs = {}, set(), set()
+        for e in fleetkit.read_events(self.events_path).get(DEVICE, {}).values():
+            if isinstance(e.get("seq"), int):
+                seqs.add(e["seq"])
+            if e.get("type") != "delivery":
+                continue
+            r = str(e.get("request", ""))
+            if r.startswith("tick-"):
+                at[r] = parse_at(e.get("at"))
+            elif r.startswith("once-"):
+                once.add(r)
         late, missing, outage, worst = 0, [], 0, 0.0
         end = self.ended - 2 * self.o.every
         for name, (before, after) in self.ticks.items():
@@ -378,13 +340,7 @@ def main():
         o.seed = random.randrange(1, 1_000_000)
     o.out = o.out or os.path.join(fleetkit.RESULTS, "rollout-%d.json" % o.zones)
     print("rollout: seed %d (--seed %d repeats the set and the faults' points)" % (o.seed, o.seed), flush=True)
-    os.environ["PATH"] += ":/usr/sbin"
-    for tool in ("mosquitto", "mosquitto_sub"):
-        if shutil.which(tool) is None:
-            raise SystemExit("rollout: %s is not installed (board/install-deps installs mosquitto, mosquitto-clients)" % tool)
-    for exe in ("fencepost", "fencepost-agent"):
-        if not os.path.exists(os.path.join(o.bin, exe)):
-            raise SystemExit("rollout: no %s in %s (swift build -c release)" % (exe, o.bin))
+    fleetkit.require("rollout", ("mosquitto", "mosquitto_sub"), o.bin)
     started = time.gmtime()
     load_start = fleetkit.load_now()
     run = Run(o)
@@ -484,20 +440,8 @@ def main():
     finally:
         run.stop.set()
         run.kids.close()
-        if o.keep:
-            print("rollout: kept", run.dir)
-        else:
-            shutil.rmtree(run.dir, ignore_errors=True)
-    if result:
-        os.makedirs(os.path.dirname(o.out), exist_ok=True)
-        with open(o.out, "w") as f:
-            f.write(json.dumps(result, indent=1) + "\n")
-        print(json.dumps(result["benchmarks"], indent=1, ensure_ascii=False))
-        print("rollout: wrote", o.out)
-    for line in failures:
-        print("rollout: FAILED:", line)
-    print("rollout: seed %d" % o.seed)
-    return 1 if failures else 0
+        run.kids.remove("rollout", o.keep)
+    return fleetkit.finish("rollout", result, o.out, failures, o.seed)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 // Input files of the client commands: requests as one JSON value or JSON lines (`add`), a
 // config as JSON lines or TOML (`apply`), categories (`categories --set`). Each item keeps its
 // line, so that an error — found here or by the agent — names file and line.
-import ConfigFile
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
@@ -128,14 +127,13 @@ enum ClientInput {
         } catch {
             throw ClientFailure(ClientFailure.dataError, "\(name(path)):" + (error.line.map { "\($0): " } ?? " ") + error.message)
         }
-        // The tables' lines, for the agent's errors about `requests[i]` (the parse kept their order).
-        let root = try? ConfigSection.parse(text)
-        let requestLines = ((try? root?.sections("request")) ?? nil)?.map(\.line) ?? []
-        let categoryLines = ((try? root?.sections("category")) ?? nil)?.map(\.line) ?? []
-        func line(_ lines: [Int], _ i: Int) -> Int { i < lines.count ? lines[i] : 1 }
+        // The lines the parse kept, for the agent's errors about `requests[i]` and `categories[i]`.
+        let lines = configuration.lines
         var config = Config()
-        config.requests = configuration.requests.enumerated().map { NumberedJSON(line: line(requestLines, $0.offset), value: $0.element.json) }
-        config.categories = configuration.categories.enumerated().map { NumberedJSON(line: line(categoryLines, $0.offset), value: $0.element.json) }
+        config.requests = configuration.requests.enumerated().map { NumberedJSON(line: lines.request($0.offset)?.line ?? 1, value: $0.element.json) }
+        config.categories = configuration.categories.enumerated().map {
+            NumberedJSON(line: lines.categories.indices.contains($0.offset) ? lines.categories[$0.offset] : 1, value: $0.element.json)
+        }
         for note in configuration.calendarNotes { writeStandardError("fencepost apply: \(name(path)): \(note)\n") }
         if let zones = configuration.zonesFile {
             writeStandardError("fencepost apply: zones = \(zones) is the agent's zone set, not requests: the agent builds it at start and at SIGHUP (systemctl reload fencepost)\n")

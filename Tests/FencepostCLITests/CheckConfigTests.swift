@@ -90,6 +90,47 @@ import Testing
         #expect(tz.stderr.contains("tz.toml:4: request[0] (id \"r\"): trigger.calendar.tz: "), "\(tz.stderr)")
     }
 
+    /// Two events, each a request of its own from one `ics` table (daily, so never over).
+    static let twoEvents = """
+        BEGIN:VCALENDAR
+        VERSION:2.0
+        BEGIN:VEVENT
+        UID:one
+        DTSTART:20260105T070000
+        RRULE:FREQ=DAILY
+        SUMMARY:One
+        END:VEVENT
+        BEGIN:VEVENT
+        UID:two
+        DTSTART:20260105T080000
+        RRULE:FREQ=DAILY
+        SUMMARY:Two
+        END:VEVENT
+        END:VCALENDAR
+
+        """
+
+    /// An `ics` table gives two requests from one table: the time zone error of the table after
+    /// it names that table (the second, `request[1]`) at its `tz` line, as the parse counted it.
+    @Test func anUnknownTimeZoneAfterAnICSTableIsAtItsLine() throws {
+        let config = """
+            [[request]]
+            id = "shifts"
+            ics = "two.ics"
+
+            [[request]]
+            id = "r"
+            trigger.calendar.match = { hour = 7 }
+            trigger.calendar.tz = "Mars/Olympus"
+
+            """
+        let dir = try Self.folder(["two.ics": Self.twoEvents, "ics.toml": config])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = try ChildProcess.run(["check-config", dir.appendingPathComponent("ics.toml").path])
+        #expect(out.status == 78, "\(out.stdout)\(out.stderr)")
+        #expect(out.stderr.contains("ics.toml:8: request[1] (id \"r\"): trigger.calendar.tz: "), "\(out.stderr)")
+    }
+
     @Test func missingFileExits66() throws {
         let out = try ChildProcess.run(["check-config", "/nonexistent/fencepost.toml"])
         #expect(out.status == 66)

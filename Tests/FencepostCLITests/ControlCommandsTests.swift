@@ -319,6 +319,12 @@ final class TestAgent: @unchecked Sendable {
         out = try run(agent, ["apply", try file(agent, "c.toml", "[[request]]\nid = \"a\"\ntrigger.interval.seconds = 1\n\n[[request]]\nid = \"b\"\ncontent.categoryIdentifier = \"NOPE\"\ntrigger.interval.seconds = 5\n")])
         #expect(out.status == 65)
         #expect(out.stderr.contains("c.toml:7:") && out.stderr.contains("NOPE"), "\(out.stderr)")
+        // A request the agent refuses (its time zone), after an `ics` table that gives two
+        // requests: the agent's `requests[2]` is the second table, at line 5.
+        _ = try file(agent, "two.ics", CheckConfigTests.twoEvents)
+        out = try run(agent, ["apply", try file(agent, "d.toml", "[[request]]\nid = \"shifts\"\nics = \"two.ics\"\n\n[[request]]\nid = \"r\"\ntrigger.calendar.match = { hour = 7 }\ntrigger.calendar.tz = \"Mars/Olympus\"\n")])
+        #expect(out.status != 0)
+        #expect(out.stderr.contains("d.toml:5:") && out.stderr.contains("Mars/Olympus"), "\(out.stderr)")
         #expect(agent.withCenter { $0.engine.pendingCount } == 0)
     }
 

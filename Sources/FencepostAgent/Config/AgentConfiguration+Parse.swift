@@ -21,6 +21,7 @@ struct AgentConfigurationParser {
         if let z = try top.string("time_zone") {
             guard !z.isEmpty, !z.contains(" ") else { throw top.error("time_zone", "\"\(z)\" is not a zone name (e.g. \"Europe/Berlin\")") }
             config.timeZone = z
+            config.lines.timeZone = top.value("time_zone")?.line
         }
         if let t = try top.string("clock_trust") {
             guard let trust = ClockTrust(rawValue: t) else {
@@ -40,9 +41,9 @@ struct AgentConfigurationParser {
         if let hook = try top.section("hook") { config.hook = try readHook(hook) }
         if let fleet = try top.section("fleet") { config.fleet = try readFleet(fleet) }
         if let log = try top.section("log") { config.logLevel = try readLog(log) }
-        config.categories = try readCategories(top)
+        config.categories = try readCategories(top, lines: &config.lines.categories)
         config.requests = try readRequests(top, patterns: config.patterns, categories: config.categories,
-                                           limits: config.engine.limits, notes: &config.calendarNotes)
+                                           limits: config.engine.limits, notes: &config.calendarNotes, lines: &config.lines.requests)
         config.zonesIDProperty = try readZonesIDProperty(top)
         if let zones = try top.string("zones") {
             try addZones(zones, line: top.value("zones")?.line ?? 1, reader: zoneFileReader, check: checkZones, to: &config)

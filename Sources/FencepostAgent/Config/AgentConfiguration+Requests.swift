@@ -12,7 +12,7 @@ import Position
 extension AgentConfigurationParser {
     // MARK: [[category]]
 
-    func readCategories(_ top: ConfigSection) throws(ConfigError) -> [NotificationCategory] {
+    func readCategories(_ top: ConfigSection, lines: inout [Int]) throws(ConfigError) -> [NotificationCategory] {
         var categories: [NotificationCategory] = []
         var firstLine: [String: Int] = [:]   // id → its line: O(1) per duplicate check
         for (k, t) in (try top.sections("category") ?? []).enumerated() {
@@ -25,6 +25,7 @@ extension AgentConfigurationParser {
                                   message: "duplicate id (first at line \(first))")
             }
             categories.append(category)
+            lines.append(t.line)
             firstLine[category.identifier] = t.line
         }
         return categories
@@ -51,7 +52,7 @@ extension AgentConfigurationParser {
     // MARK: [[request]]
 
     func readRequests(_ top: ConfigSection, patterns: [BuzzerPattern], categories: [NotificationCategory],
-                      limits: RequestLimits, notes: inout [String]) throws(ConfigError) -> [NotificationRequest] {
+                      limits: RequestLimits, notes: inout [String], lines: inout [ConfigurationLines.Request]) throws(ConfigError) -> [NotificationRequest] {
         let soundNames = BuzzerPattern.builtIns.map { $0.name } + patterns.map { $0.name }
         let categoryIDs = Set(categories.map { $0.identifier })
         var requests: [NotificationRequest] = []
@@ -92,6 +93,7 @@ extension AgentConfigurationParser {
                 throw ConfigError(line: t.line, path: label, message: "duplicate id (first at line \(first))")
             }
             requests.append(request)
+            lines.append(ConfigurationLines.Request(table: k, line: t.line, zoneLine: t.table.value(at: ["trigger", "calendar", "tz"])?.line))
             firstLine[request.identifier] = t.line
             }
         }

@@ -69,6 +69,10 @@ public struct AgentConfiguration: Sendable {
     public var categories: [NotificationCategory] = []
     /// The file's values at the keys that need a restart, as written: what a SIGHUP compares.
     public var restartKeyValues = RestartKeyValues()
+    /// Where the file wrote its time zone, requests and categories: the checks after the parse
+    /// (`check-config`'s time zone names, `apply`'s answers from the agent) name these lines
+    /// without parsing the file again.
+    public var lines = ConfigurationLines()
 
     /// The defaults (what an empty file gives).
     public init(path: String? = nil) { self.path = path }
@@ -91,6 +95,36 @@ public struct AgentConfiguration: Sendable {
             throw AgentConfigurationError(path: path, error)
         }
     }
+}
+
+/// Lines of the config file, for errors found after the parse. `requests` and `categories` run
+/// parallel to ``AgentConfiguration/requests`` and ``AgentConfiguration/categories``.
+public struct ConfigurationLines: Sendable, Equatable {
+    /// Where a request came from. An `ics` table gives one request per event, all at its line.
+    public struct Request: Sendable, Equatable {
+        /// Its `[[request]]` table's index among the file's `[[request]]` tables.
+        public var table: Int
+        /// That table's line.
+        public var line: Int
+        /// The line of the table's `trigger.calendar.tz`, nil when the table writes none.
+        public var zoneLine: Int?
+
+        public init(table: Int, line: Int, zoneLine: Int? = nil) {
+            self.table = table; self.line = line; self.zoneLine = zoneLine
+        }
+    }
+
+    /// `time_zone`'s line, nil when the file does not set it.
+    public var timeZone: Int?
+    /// One per request, in order.
+    public var requests: [Request] = []
+    /// One per category, in order: its `[[category]]` table's line.
+    public var categories: [Int] = []
+
+    public init() {}
+
+    /// The origin of request `k`, nil when the configuration was not read from a file.
+    public func request(_ k: Int) -> Request? { requests.indices.contains(k) ? requests[k] : nil }
 }
 
 /// When the daemon trusts the wall clock (before it, calendar triggers wait).

@@ -4,7 +4,6 @@
 // every zone checked, every time zone name looked up, and a summary of what it configures.
 import Annunciator
 import CivilTime
-import ConfigFile
 import FencepostJSON
 import FencepostLinux
 import LocalNotifications
@@ -185,18 +184,14 @@ public enum ConfigCheck {
     }
 
     /// Parses `text` (the file at `path`), checks the zones' GeoJSON and every time zone name.
-    /// - Returns: the configuration, how many `[[request]]` tables the file has (zones are not
-    ///   requests: a summary counts the two apart), and the keys it sets that a SIGHUP does not
-    ///   apply (``ConfigurationKeys``).
+    /// - Returns: the configuration and the keys it sets that a SIGHUP does not apply
+    ///   (``ConfigurationKeys``).
     /// - Throws: the first problem, as FILE:LINE: key.path: message.
     public static func check(text: String, path: String, zones: SystemZones) throws(AgentConfigurationError)
-        -> (configuration: AgentConfiguration, requestTables: Int, restartKeys: [String]) {
+        -> (configuration: AgentConfiguration, restartKeys: [String]) {
         let config = try AgentConfiguration.parse(text, path: path, zoneFileReader: InputFiles.readZones)
-        let document = try? ConfigSection.parse(text)
-        // No [[request]] table at all is zero tables.
-        let tables = ((try? document?.sections("request")) ?? nil) ?? []
-        if let problem = unknownZone(config, document: document, tables: tables, zones: zones) { throw problem }
-        return (config, tables.count, ConfigurationKeys.restartKeysSet(by: config))
+        if let problem = unknownZone(config, zones: zones) { throw problem }
+        return (config, ConfigurationKeys.restartKeysSet(by: config))
     }
 
     /// The line that says what a SIGHUP does with the file's keys.
@@ -206,21 +201,21 @@ public enum ConfigCheck {
     }
 
     /// The first time zone name the system does not know (the device zone, a calendar trigger's
-    /// `tz`), as the error the agent (or the engine, for a request) would give, at its line.
-    static func unknownZone(_ c: AgentConfiguration, document: ConfigSection?, tables: [ConfigSection],
-                            zones: SystemZones) -> AgentConfigurationError? {
+    /// `tz`), as the error the agent (or the engine, for a request) would give, at its line (the
+    /// lines the parse kept: `request[K]` is the K-th `[[request]]` table, as the parser's own
+    /// errors count them, which an `ics` table before it makes differ from the request's index).
+    static func unknownZone(_ c: AgentConfiguration, zones: SystemZones) -> AgentConfigurationError? {
         if let name = c.timeZone {
             do throws(ZoneError) { _ = try zones.rules(named: name) } catch {
-                return AgentConfigurationError(path: c.path, line: document?.value("time_zone")?.line,
-                                               message: "time_zone: \(error)")
+                return AgentConfigurationError(path: c.path, line: c.lines.timeZone, message: "time_zone: \(error)")
             }
         }
         for (k, request) in c.requests.enumerated() {
             guard case .calendar(let t) = request.trigger, let name = t.zoneIdentifier else { continue }
             do throws(ZoneError) { _ = try zones.rules(named: name) } catch {
-                let table = k < tables.count ? tables[k] : nil
-                return AgentConfigurationError(path: c.path, line: table?.table.value(at: ["trigger", "calendar", "tz"])?.line ?? table?.line,
-                                               message: "request[\(k)] (id \"\(request.identifier)\"): trigger.calendar.tz: \(error)")
+                let origin = c.lines.request(k)
+                return AgentConfigurationError(path: c.path, line: origin.map { $0.zoneLine ?? $0.line },
+                                               message: "request[\(origin?.table ?? k)] (id \"\(request.identifier)\"): trigger.calendar.tz: \(error)")
             }
         }
         return nil
