@@ -24,7 +24,7 @@ import Testing
 /// Skipped with a message when python3 with dateutil is missing; a failure under
 /// FENCEPOST_REQUIRE_SHARED_TESTDATA (CI). `FENCEPOST_ORACLE_SEED=<n>` changes the seed;
 /// rerun one case by hand: `echo '{"rule":…,"dtstart":…,"tz":…,"n":30}' | python3 Tests/Oracles/dateutil_rrule.py`.
-@Suite struct RecurrenceOracleTests {
+@Suite(.processes) struct RecurrenceOracleTests {
     static let defaultSeed: UInt64 = 0x0528_2026_7272_0001
     static var caseCount: Int { ProcessInfo.processInfo.environment["FENCEPOST_RRULE_CASES"].flatMap(Int.init) ?? 600 }
     static let instancesPerCase = 30

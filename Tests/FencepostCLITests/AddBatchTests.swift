@@ -6,7 +6,7 @@ import Testing
 /// `fencepost add` of more requests than one control message holds: sent in batches, each all
 /// or nothing; a request that breaks a rule is named by its rule and line, not by the socket's
 /// message limit.
-@Suite(.serialized) struct AddBatchTests {
+@Suite(.serialized, .processes) struct AddBatchTests {
     static func request(_ i: Int, title: String = "Drink", extra: String = "") -> String {
         #"{"id":"r\#(i)","content":{"title":"\#(title)"\#(extra)},"trigger":{"interval":{"seconds":3600}}}"#
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// `fencepost-agent`: the lean daemon executable's own command line (its running is tested with
 /// `fencepost run` in DaemonTests, with both executables).
-@Suite struct AgentExecutableTests {
+@Suite(.processes) struct AgentExecutableTests {
     func agent(_ arguments: [String]) throws -> ChildProcess.Output {
         try ChildProcess.run(arguments, executable: try #require(ChildProcess.agentBinary, "fencepost-agent not built"))
     }

@@ -1,10 +1,11 @@
 import FencepostJSON
 import Foundation
 import Testing
+import FencepostTestSupport
 
 /// `fencepost bench` end to end through the built binary, with a tiny budget. Behaviour only:
 /// which rows and fields appear, exit codes; never the figures themselves.
-@Suite struct BenchCommandTests {
+@Suite(.processes) struct BenchCommandTests {
     /// A few cheap cases: one next-fire shape, the 20-region geofence pair, the engine.
     static let small = ["--seconds", "0.02", "--filter", "daily", "--filter", "uniform 20", "--filter", "engine"]
 

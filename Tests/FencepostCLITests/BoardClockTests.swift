@@ -6,7 +6,7 @@ import Testing
 
 /// The board's clock with real agent processes: GNSS time as the wall clock on a board whose
 /// system clock is off, the receiver's week rollover, one agent per state file.
-@Suite(.serialized) struct BoardClockTests {
+@Suite(.serialized, .processes) struct BoardClockTests {
     static let utc: TimeZone = TimeZone(identifier: "UTC")!
 
     static func format(_ date: Date, _ pattern: String) -> String {

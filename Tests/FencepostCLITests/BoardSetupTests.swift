@@ -5,7 +5,7 @@ import Testing
 /// The board's files: the unit (systemd-analyze verify and security), the udev rule, the install
 /// and uninstall scripts (dry runs), the help the example config points at, check-config's counts
 /// and quiet mode, and the exit codes `--help` promises.
-@Suite struct BoardSetupTests {
+@Suite(.processes) struct BoardSetupTests {
     static let board = AgentProcess.root.appendingPathComponent("board")
 
     static func tool(_ name: String) -> String? {

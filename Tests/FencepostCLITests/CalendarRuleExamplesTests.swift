@@ -7,7 +7,7 @@ import Testing
 /// (options, --rrule, --jsonl), `fencepost add` to a running agent and `fencepost simulate`
 /// across a year with DST in Berlin; "not on public holidays" as an iCalendar exclusion calendar
 /// (Tests/Calendars, see its README).
-@Suite struct CalendarRuleExamplesTests {
+@Suite(.processes) struct CalendarRuleExamplesTests {
     static let calendars = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Calendars")
     static func calendar(_ name: String) -> String { calendars.appendingPathComponent(name).path }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `fencepost check-config` through the real binary, on real files.
-@Suite struct CheckConfigTests {
+@Suite(.processes) struct CheckConfigTests {
     /// A fresh folder holding `files` (name → content).
     static func folder(_ files: [String: String]) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-check-\(UUID().uuidString)")

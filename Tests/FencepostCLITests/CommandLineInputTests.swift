@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import FencepostTestSupport
 @testable import fencepost
 
 /// The command line keeps what was typed: a repeated single-value option is refused by name, and
 /// a negative number where a number is expected is read as a number. End to end through the binary.
-@Suite struct CommandLineInputTests {
+@Suite(.processes) struct CommandLineInputTests {
     @Test func aRepeatedSingleValueOptionIsRefusedNamingIt() throws {
         let out = try ChildProcess.run(["next", "--tz", "UTC", "--tz", "Europe/Berlin", "--hour", "7", "--after", "2026-01-01T00:00:00Z"])
         #expect(out.status == 64, "\(out.stdout)")

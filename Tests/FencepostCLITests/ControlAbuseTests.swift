@@ -7,7 +7,7 @@ import Testing
 /// The real agent under a misbehaving control socket (the short form of the fault harness;
 /// Benchmarks/agent/soak.sh runs the long one): large answers, clients that pipeline
 /// without reading, clients that hold partial lines, connection floods, descriptor exhaustion.
-@Suite(.serialized) struct ControlAbuseTests {
+@Suite(.serialized, .processes) struct ControlAbuseTests {
     static let status = #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#
 
     /// An agent with `requests` circle location requests (`[[request]]` tables: zones of a zones
@@ -201,7 +201,7 @@ import Testing
 }
 
 /// The CLI over a large agent: listings come page by page, and errors say what happened.
-@Suite(.serialized) struct ControlPagingCLITests {
+@Suite(.serialized, .processes) struct ControlPagingCLITests {
     @Test func pendingAndStatusPageThroughManyZones() throws {
         let d = try ControlAbuseTests.agent(requests: 6_000)
         let start = Date()

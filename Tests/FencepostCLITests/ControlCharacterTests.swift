@@ -6,7 +6,7 @@ import Testing
 /// Text from whoever may add a request (any member of the socket's group) reaches the journal and
 /// terminals: a title with a newline and a priority prefix must stay one entry of the agent's own
 /// priority, and ESC, NUL and newlines must show as escapes in the human tables, never act.
-@Suite(.serialized) struct ControlCharacterTests {
+@Suite(.serialized, .processes) struct ControlCharacterTests {
     /// A title that forges a journal entry, clears the screen and ends in a NUL.
     static let evil = "ok\n<0>fencepost: forged emergency\u{1B}[2J\u{0}\r\t\u{9B}31m"
     static let shown = #"ok\n<0>fencepost: forged emergency\u{1B}[2J\u{00}\r\t\u{9B}31m"#

@@ -5,6 +5,7 @@ import FencepostLinux
 import Foundation
 import LocalNotifications
 import Testing
+import FencepostTestSupport
 
 /// A small agent in the test process: a UnixListener on a temp socket, the ControlService over a
 /// DurableNotificationCenter on a temp state file, served from a thread; the clock is virtual
@@ -103,7 +104,7 @@ final class TestAgent: @unchecked Sendable {
 }
 
 /// `fencepost add|pending|remove|delivered|ack|categories|apply|status` against the test agent.
-@Suite(.serialized) struct ControlCommandsTests {
+@Suite(.serialized, .processes) struct ControlCommandsTests {
     static let water = #"{"id":"water","content":{"title":"Drink"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}"#
     static let depot = #"{"id":"depot","content":{"title":"Depot"},"trigger":{"location":{"region":{"circle":{"lat":52.5,"lon":13.4,"radius":200}}}}}"#
 

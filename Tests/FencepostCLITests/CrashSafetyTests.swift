@@ -3,6 +3,7 @@ import FencepostLinux
 import Foundation
 import SeededRandom
 import Testing
+import FencepostTestSupport
 
 /// Crash safety: `fencepost simulate --state` (engine + SQLite store, committing each step before
 /// printing it) is SIGKILLed at 200 random instants of a busy schedule and started again each time;
@@ -10,7 +11,7 @@ import Testing
 ///
 /// Guarantee shown: each fire is recorded exactly once (delivered, late, coalesced into one, or
 /// missed — by its request's policy); the printed line (the outward signal) is at most once.
-@Suite(.serialized) struct CrashSafetyTests {
+@Suite(.serialized, .processes) struct CrashSafetyTests {
     static let start = "2026-01-01T00:00:00Z", end = "2026-01-01T12:00:00Z"
     static let span: Int64 = 12 * 3600
 

@@ -6,7 +6,7 @@ import Testing
 /// The agent held off the CPU (SIGSTOP) while hundreds of fires fall due, then let go (SIGCONT):
 /// it catches up a few fires a loop turn, so no turn's own work (CPU time) passes 50 ms, and
 /// every fire is delivered once, in due order.
-@Suite(.serialized) struct DaemonCatchUpTests {
+@Suite(.serialized, .processes) struct DaemonCatchUpTests {
     static let count = 500
 
     @Test func aStoppedAgentCatchesUpWithoutALongTurn() throws {

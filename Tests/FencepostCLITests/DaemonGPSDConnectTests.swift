@@ -8,7 +8,7 @@ import Glibc
 
 /// gpsd's `gps_open` (name lookup, connect) must not hold the agent's loop: with a gpsd host
 /// whose connect hangs, the control socket answers at once and a due alert fires on time.
-@Suite(.serialized) struct DaemonGPSDConnectTests {
+@Suite(.serialized, .processes) struct DaemonGPSDConnectTests {
     /// A TCP port on 127.0.0.1 whose connects hang: a listener with a backlog of 0 that never
     /// accepts, its one queue place taken by a first connection, drops every later SYN, so a
     /// blocking `connect` waits through the SYN retries (about two minutes on Linux).

@@ -8,7 +8,7 @@ import Testing
 /// `fencepost status` GPS diagnostics against a real pseudo-terminal as the serial receiver: a
 /// wrong baud rate (bytes, no sentence), no sky view (sentences, no fix), then a real drive with
 /// the counters of each kind of rejected sentence — in `--json` and in the text.
-@Suite(.serialized) struct DaemonGPSDiagnosticsTests {
+@Suite(.serialized, .processes) struct DaemonGPSDiagnosticsTests {
     /// `$BODY*CS\r\n` with the right checksum.
     static func sentence(_ body: String) -> String { ReplayTests.sentence(body) + "\r\n" }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The agent's GPS sources with real peers: gpsd fed by gpsfake, and a pseudo-terminal as the
 /// serial receiver (closed and opened again).
-@Suite(.serialized) struct DaemonGPSTests {
+@Suite(.serialized, .processes) struct DaemonGPSTests {
     /// The first `epochs` epochs of the demo drive (each starts with its GGA sentence).
     static func driveHead(epochs: Int) throws -> String {
         let text = try String(contentsOfFile: AgentProcess.demoDrive, encoding: .utf8)

@@ -4,7 +4,7 @@ import Testing
 
 /// The agent's log as journald reads it: every line with an sd-daemon priority prefix, a missing
 /// GPS as one line (not one every 2 s), `[log] level`.
-@Suite(.serialized) struct DaemonLogTests {
+@Suite(.serialized, .processes) struct DaemonLogTests {
     static let prefixes = ["<3>", "<4>", "<6>", "<7>"]
 
     /// A serial GPS on a device that does not exist: retried every 2 s; over ~7 s that is four

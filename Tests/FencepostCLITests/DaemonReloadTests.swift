@@ -7,7 +7,7 @@ import Testing
 /// SIGHUP reads the configuration on a thread of its own: a read that blocks (the file is a FIFO
 /// nobody writes, a card that stopped answering) or takes long holds no delivery, fix or control
 /// reply back. Real child process, real FIFO, real socket.
-@Suite(.serialized) struct DaemonReloadTests {
+@Suite(.serialized, .processes) struct DaemonReloadTests {
     /// Writes `text` into the FIFO at `path` once its reader (the agent's read thread) has opened
     /// it; false if no reader came within `timeout` seconds.
     static func feed(_ path: String, _ text: String, timeout: Double = 10) -> Bool {

@@ -12,7 +12,7 @@ import Testing
 // one of the cooperative pool's two threads while long synchronous tests (a million zones) hold
 // them; in a full run that was minutes, and the limit failed tests that then passed. Every wait
 // inside is bounded instead (polls with deadlines, ChildProcess.run's time limit).
-@Suite(.serialized) struct DaemonStartupProgressTests {
+@Suite(.serialized, .processes) struct DaemonStartupProgressTests {
     /// A first start with 70,000 zones: more than one progress callback of the build (every
     /// 65,536 features), so a progress line with the share of the file read must come.
     @Test func progressAndExtensionsComeBeforeReady() throws {
@@ -83,7 +83,7 @@ import Testing
 
 /// StartupProgress's pacing on a clock of the test's: a step at once, a step's first progress at
 /// once, later progress at most once a second.
-@Suite struct StartupProgressPacingTests {
+@Suite(.processes) struct StartupProgressPacingTests {
     @Test func progressIsSentAtMostOnceASecondAfterTheStepsFirst() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-sp-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

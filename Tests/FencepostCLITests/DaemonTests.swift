@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `fencepost run` end to end: real child processes, real files, real sockets.
-@Suite(.serialized) struct DaemonTests {
+@Suite(.serialized, .processes) struct DaemonTests {
     static let zones = """
         {"type":"FeatureCollection","features":[
           {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[6.74191,51.24363]},
@@ -227,7 +227,7 @@ import Testing
 /// the WAL, then the buzzer switches on, then the WAL is fsynced (the fsync is not in the due →
 /// buzzer latency) by the state file's sync thread, not by the loop's thread (the loop
 /// does not wait for the disk), and nothing committed is left unsynced when the agent ends.
-@Suite struct DeliveryOrderTests {
+@Suite(.processes) struct DeliveryOrderTests {
     @Test func commitThenBuzzerThenFsync() throws {
         guard let strace = RequiredTool.find("strace", package: "strace") else { return }
         let d = try AgentProcess()

@@ -7,7 +7,7 @@ import Testing
 
 /// The agent with a zones file: applied in process at start, unchanged on SIGHUP and after a
 /// restart (nothing rewritten), an edited zone replaced and a dropped one removed.
-@Suite struct DaemonZonesTests {
+@Suite(.processes) struct DaemonZonesTests {
     /// `count` circle zones around Düsseldorf as a GeoJSON FeatureCollection; `moved` gets another
     /// centre, `dropped` is left out.
     static func zones(_ count: Int, seed: UInt64, moved: Int? = nil, dropped: Int? = nil) -> String {
@@ -266,7 +266,7 @@ import Testing
 /// agent no more per fix than a circle: it answers `status` throughout the drive, delivers the
 /// entry once, and stops at once on SIGTERM. (A fix never rebuilds the polygon: its quadratic
 /// check on every fix would stall the loop for minutes.)
-@Suite struct DaemonLargePolygonTests {
+@Suite(.processes) struct DaemonLargePolygonTests {
     /// A border of `n` vertices around (lat, lon) as GeoJSON: a smooth outline about 300 m
     /// across with detail at every scale, sampled densely (as a resampled city boundary is).
     static func border(_ n: Int, lat: Double, lon: Double, seed: UInt64) -> String {

@@ -7,7 +7,7 @@ import Testing
 /// hashes or run windows: those belong to Benchmarks/README.md's tables); and the path README →
 /// `fencepost --help` → docs answers "how do I add a reminder from a script", "which keys does
 /// SIGHUP apply" and "what does the agent send on the socket".
-@Suite struct DocumentsTests {
+@Suite(.processes) struct DocumentsTests {
     static let root = AgentProcess.root
 
     static func read(_ path: String) throws -> String {

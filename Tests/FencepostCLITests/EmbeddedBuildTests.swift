@@ -112,7 +112,7 @@ enum EmbeddedBuilds {
     }
 }
 
-@Suite(.enabled(if: EmbeddedBuilds.enabled, EmbeddedBuilds.skipReason), .serialized)
+@Suite(.enabled(if: EmbeddedBuilds.enabled, EmbeddedBuilds.skipReason), .serialized, .processes)
 struct EmbeddedBuildTests {
     /// The algorithm check's digest covers every answer of the seeded core checks: a difference in
     /// floating point, byte order or word size between the builds changes it.
@@ -224,7 +224,7 @@ struct EmbeddedBuildTests {
 /// The 32-bit build (armhf: `time_t` and `Int` are 32 bits on Debian 12 armhf) under qemu-arm: its
 /// algorithm check agrees with the host's, and a calendar request for 2040 (past 2038-01-19, the last
 /// second a 32-bit `time_t` holds) is armed without a trap.
-@Suite(.enabled(if: EmbeddedBuilds.armhfEnabled, EmbeddedBuilds.armhfSkipReason), .serialized)
+@Suite(.enabled(if: EmbeddedBuilds.armhfEnabled, EmbeddedBuilds.armhfSkipReason), .serialized, .processes)
 struct ArmhfBuildTests {
     @Test func algorithmCheckAndA2040CalendarRequestUnderQemuArm() async throws {
         try #require(EmbeddedBuilds.armhfToolsPresent, EmbeddedBuilds.armhfSkipReason)

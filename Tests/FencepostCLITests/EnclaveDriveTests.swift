@@ -16,7 +16,7 @@ import Testing
 /// at 25 m/s, a fix every 5 s (GGA + RMC, seeded noise of σ 3 m), through `fencepost replay` and
 /// through `fencepost-agent` (replay source at 200×): each must report, per zone, South Africa
 /// enter, exit, enter and Lesotho enter, exit: exactly one exit and one enter per crossing.
-@Suite(.enabled(if: EnclaveDrive.available || EnclaveDrive.required, EnclaveDrive.skipMessage))
+@Suite(.enabled(if: EnclaveDrive.available || EnclaveDrive.required, EnclaveDrive.skipMessage), .processes)
 struct EnclaveDriveTests {
     static let seed: UInt64 = 0x23_0E4C
 

@@ -8,7 +8,7 @@ import Testing
 // one of the cooperative pool's two threads while long synchronous tests (a million zones) hold
 // them; in a full run that was minutes, and the limit failed tests that then passed. Every wait
 // inside is bounded instead (polls with deadlines, ChildProcess.run's time limit).
-@Suite(.serialized) struct IdleMemoryTests {
+@Suite(.serialized, .processes) struct IdleMemoryTests {
     @Test func aDeliveryIsFollowedByAReleaseOnceIdle() throws {
         let d = try AgentProcess()
         try d.writeConfig("[log]\nlevel = \"debug\"\n\n" + DaemonTests.gpio)

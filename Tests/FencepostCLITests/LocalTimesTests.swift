@@ -8,7 +8,7 @@ import Testing
 /// Times people read: `pending` and `delivered` show the local time in the device zone next to
 /// UTC and the "in 3h" form; `next` names weekdays and months; `next --json` answers one question
 /// with one object.
-@Suite(.serialized) struct LocalTimesTests {
+@Suite(.serialized, .processes) struct LocalTimesTests {
     /// `Tue 2026-11-24 08:30:00` for `seconds` in `zone`, by Foundation (an independent oracle).
     static func foundationLocal(_ seconds: Int64, _ zone: String) -> String {
         let f = DateFormatter()

@@ -1,7 +1,8 @@
 import Testing
+import FencepostTestSupport
 
 /// `fencepost next` for people, end to end through a real child process.
-@Suite struct NextHumanModeTests {
+@Suite(.processes) struct NextHumanModeTests {
     @Test func berlinSpringForward() throws {
         let out = try ChildProcess.run([
             "next", "--tz", "Europe/Berlin", "--after", "2026-03-28T00:00:00Z", "--count", "3", "--hour", "2", "--minute", "30",

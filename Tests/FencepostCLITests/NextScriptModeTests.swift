@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import FencepostTestSupport
 
 /// `fencepost next --jsonl`, end to end through a real child process.
-@Suite struct NextScriptModeTests {
+@Suite(.processes) struct NextScriptModeTests {
     @Test func answersTheExampleExactly() throws {
         let line = #"{"after":"2026-03-08T06:59:00Z","tz":"America/New_York","match":{"hour":2,"minute":30},"policy":"nextTime","repeatedTime":"first","count":3}"#
         let out = try ChildProcess.run(["next", "--jsonl"], input: line + "\n")

@@ -5,7 +5,7 @@ import Testing
 /// The commands both executables have (`check-config`, `run`'s options, the pin pulse, the
 /// algorithm check) through both doors, as real child processes: the same verdict, the same exit
 /// status and the same output, but for the program's name in messages.
-@Suite struct OneDoorTests {
+@Suite(.processes) struct OneDoorTests {
     /// `fencepost CLI…` and `fencepost-agent AGENT…`; stderr with each program's name replaced by
     /// `PROGRAM`, so that the two can be compared.
     func both(cli: [String], agent: [String], cliName: String, agentName: String = "fencepost-agent")

@@ -5,7 +5,7 @@ import Testing
 /// `fencepost pin-test` and `fencepost-agent --pin-test` (one implementation: a board with the
 /// cross-built agent alone has no CLI): each output pulsed once; on a machine without GPIO,
 /// libgpiod's error.
-@Suite struct PinTestTests {
+@Suite(.processes) struct PinTestTests {
     /// Runs the pin test of the CLI (`agent` false) or of the agent with `arguments` after it.
     func pinTest(agent: Bool, _ arguments: [String]) throws -> ChildProcess.Output {
         if agent {

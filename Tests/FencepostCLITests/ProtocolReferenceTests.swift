@@ -13,7 +13,7 @@ import Testing
 ///   shows the answer (`← {…}`) the real one has the same shape (type, and the keys of objects);
 /// - the error codes and request rules of its tables are the agent's own;
 /// - its Python example runs as printed, against the agent (when python3 is installed).
-@Suite(.serialized) struct ProtocolReferenceTests {
+@Suite(.serialized, .processes) struct ProtocolReferenceTests {
     static let reference = AgentProcess.root.appendingPathComponent("docs/protocol.md")
 
     static func text() throws -> String { try String(contentsOf: reference, encoding: .utf8) }

@@ -9,7 +9,7 @@ import Testing
 /// 5 s, then written at once). All must give the same events. The fix gate times fixes by their
 /// GNSS time: timed by arrival, fixes that arrive close together would look like teleports, and
 /// the fast passes through the small zones would be missed at speed and in bursts.
-@Suite struct ReplayAgreementTests {
+@Suite(.processes) struct ReplayAgreementTests {
     static let seed: UInt64 = 0x13_0001
     static let origin = (lat: 51.2, lon: 6.7)
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The replay map a person reads, rendered to PNG with librsvg; the GeoJSON export read back;
 /// `--config` zones; events with lat/lon; a fixes dump without zones.
-@Suite struct ReplayMapTests {
+@Suite(.processes) struct ReplayMapTests {
     static let demoConfig = AgentProcess.root.appendingPathComponent("board/demo/fencepost.toml").path
     static let parisGaps = AgentProcess.root.deletingLastPathComponent()
         .appendingPathComponent("shared/testdata/tracks/paris-fr_2005-07-27_car_64min_gaps.gpx").path

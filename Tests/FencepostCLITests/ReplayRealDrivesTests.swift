@@ -9,7 +9,7 @@ import Testing
 /// The folder is found from this file: Tests/FencepostCLITests → repository root → ../shared.
 /// When it is missing the suite is skipped with a message naming it, unless
 /// `FENCEPOST_REQUIRE_SHARED_TESTDATA` is set: then the suite runs and fails naming it.
-@Suite(.enabled(if: RealDrives.available || RealDrives.required, RealDrives.skipMessage))
+@Suite(.enabled(if: RealDrives.available || RealDrives.required, RealDrives.skipMessage), .processes)
 struct ReplayRealDrivesTests {
     @Test(arguments: RealDrives.files)
     func replaysWithoutError(_ name: String) throws {

@@ -1,9 +1,10 @@
 import FencepostJSON
 import Foundation
 import Testing
+import FencepostTestSupport
 
 /// `fencepost replay` end to end through the built binary: a synthetic drive written here.
-@Suite struct ReplayTests {
+@Suite(.processes) struct ReplayTests {
     /// A temporary folder with files; removed when the test ends.
     final class Folder {
         let url: URL

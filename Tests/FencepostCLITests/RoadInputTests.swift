@@ -5,7 +5,7 @@ import Testing
 /// Outside input through the real binary: invalid UTF-8 named by line and column,
 /// degenerate zones refused naming the zone, durations and instants out of range named by field,
 /// never a trap.
-@Suite struct RoadInputTests {
+@Suite(.processes) struct RoadInputTests {
     static func folder(_ files: [String: [UInt8]]) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fencepost-road-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

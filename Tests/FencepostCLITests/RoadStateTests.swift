@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The agent as a process against lost state, lost configured requests and a backlog of reminders.
-@Suite struct RoadStateTests {
+@Suite(.processes) struct RoadStateTests {
     /// A config whose state file lives in its own subfolder (so that the folder can be removed).
     static func stateInSubfolder(_ d: AgentProcess) throws -> (config: String, folder: String) {
         let folder = d.dir.appendingPathComponent("state").path

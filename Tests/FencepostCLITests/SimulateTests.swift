@@ -1,9 +1,10 @@
 import FencepostJSON
 import Foundation
 import Testing
+import FencepostTestSupport
 
 /// `fencepost simulate` end to end through the built binary.
-@Suite struct SimulateTests {
+@Suite(.processes) struct SimulateTests {
     static let requests = """
         # a comment, then a blank line
 

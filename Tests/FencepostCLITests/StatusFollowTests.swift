@@ -15,7 +15,7 @@ import Testing
 // one of the cooperative pool's two threads while long synchronous tests (a million zones) hold
 // them; in a full run that was minutes, and the limit failed tests that then passed. Every wait
 // inside is bounded instead (polls with deadlines, ChildProcess.run's time limit).
-@Suite(.serialized) struct StatusFollowTests {
+@Suite(.serialized, .processes) struct StatusFollowTests {
     @Test func pipeGetsALinePerChangeAndEndsOnInterrupt() throws {
         let d = try AgentProcess()
         try d.writeConfig(DaemonTests.gpio)

@@ -1,6 +1,7 @@
 import Foundation
 import SeededRandom
 import Testing
+import FencepostTestSupport
 
 
 /// What a zone-set build holds per zone at its peak, as `fencepost-agent zones build`
@@ -10,7 +11,7 @@ import Testing
 /// circle. The bound (300 B) catches a build that holds the GeoJSON hashed in a second pass with
 /// all its pages resident, a dictionary of ids, the rows copied, `RegionIndex`'s bulk load and the
 /// written file read back whole: ~610 B per circle, 592 MB at 1M.
-@Suite struct ZoneSetBuildMemoryTests {
+@Suite(.processes) struct ZoneSetBuildMemoryTests {
     /// `count` circles of 50–300 m in 0.5° × 0.5°, as measure.sh makes them.
     static func geojson(_ count: Int, seed: UInt64) -> String {
         var rng = SplitMix64(seed: seed)

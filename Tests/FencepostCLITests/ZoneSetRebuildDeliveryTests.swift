@@ -14,7 +14,7 @@ import Testing
 /// this 2-core machine a delivery is under 5 ms late even while the child builds (measure.sh's
 /// `reload` part gives the figures), so only a loop that waits for the build, or for the swap,
 /// fails it.
-@Suite struct ZoneSetRebuildDeliveryTests {
+@Suite(.processes) struct ZoneSetRebuildDeliveryTests {
     /// Circle zones, each with a 2.5 KB property the build reads past: the child's build of the
     /// changed set (~50 MB of GeoJSON) takes seconds even in a debug build, while the swap turn,
     /// which checks every zone of the new set (O(zones), ~9 µs a zone in a debug build under the

@@ -1,6 +1,7 @@
 import FencepostJSON
 import Foundation
 import Testing
+import FencepostTestSupport
 
 /// Zones as files carry them, through the real binaries: a drive through a hole and across the
 /// parts of a MultiPolygon in `replay` (exactly one exit and one enter per crossing), the map and
@@ -9,7 +10,7 @@ import Testing
 ///
 /// The drive is `ReplayTests.drive()`: due east along 51° N from 7° E at 10 m/s for 120 s, so
 /// the track is at x = 10 m × seconds east of the start.
-@Suite struct ZoneShapesEndToEndTests {
+@Suite(.processes) struct ZoneShapesEndToEndTests {
     /// Longitude `metres` east of 7° E on 51° N.
     static func lon(_ metres: Double) -> Double { 7.0 + metres / ReplayTests.metresPerDegreeLon }
 

@@ -1,9 +1,10 @@
 import Foundation
 import SeededRandom
 import Testing
+import FencepostTestSupport
 
 /// `fencepost zones build|info|near` through the real binary, on real files.
-@Suite struct ZonesCommandTests {
+@Suite(.processes) struct ZonesCommandTests {
     static func geojson(circles: Int, start: Int = 0) -> String {
         var features: [String] = []
         for k in start ..< start + circles {
@@ -188,7 +189,7 @@ import Testing
 
 /// SIGKILL at 50 seeded instants of a build over an existing set: the file is always the old set
 /// or the new one, whole (its checksum holds), never a torn one.
-@Suite struct ZoneSetCrashSafetyTests {
+@Suite(.processes) struct ZoneSetCrashSafetyTests {
     @Test func sigkillDuringABuildLeavesTheOldOrTheNewSet() throws {
         let seed: UInt64 = 11
         let dir = try ZonesCommandTests.folder()

@@ -67,7 +67,7 @@ final class Gpsfake {
     deinit { stop() }
 }
 
-@Suite("GPSDClient against gpsd (gpsfake)")
+@Suite("GPSDClient against gpsd (gpsfake)", .processes)
 struct GpsfakeTests {
     /// gpsd 3.22 moves NMEA dates before 2017 forward by 1024 weeks (see testdata/gpsd/README.md).
     static let weekRolloverMilliseconds: Int64 = 619_315_200_000

@@ -8,7 +8,7 @@ import Glibc
 /// The fleet's broker setup itself, with mosquitto's own clients: the ACL of docs/fleet.md keeps
 /// each device in its own subtree, a certificate speaks only for its CN, and the fault proxy does
 /// what its commands say. The agent's side of the same refusals is in FleetSecurityTests.
-@Suite(.serialized) struct BrokerFixtureTests {
+@Suite(.serialized, .processes) struct BrokerFixtureTests {
     static let devices = ["van-a", "van-b", "operator"]
 
     /// mosquitto_pub/sub over TLS with `id`'s certificate.

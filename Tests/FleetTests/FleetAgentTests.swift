@@ -101,7 +101,7 @@ func collect(_ session: MQTTBlockingSession, seconds: Double, until done: ([MQTT
 
 func json(_ m: MQTTMessage) -> JSONValue? { try? JSONValue.parse(m.payload) }
 
-@Suite(.serialized)
+@Suite(.serialized, .processes)
 struct FleetAgentTests {
     static var ready: Bool {
         if !MosquittoBroker.available {

@@ -10,7 +10,7 @@ import Glibc
 /// `fencepost fleet` against a real mosquitto, with the boards played by mosquitto_pub and
 /// MQTTBlockingSession: what it publishes is the documented shape, what it prints is what the
 /// broker held, each event once.
-@Suite(.serialized) struct FleetCLITests {
+@Suite(.serialized, .processes) struct FleetCLITests {
     static let second: UInt64 = 1_000_000_000
 
     @Test func pushPublishesTheNextVersionRetainedWithTheConfigsRequests() throws {

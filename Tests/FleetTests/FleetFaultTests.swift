@@ -12,7 +12,7 @@ import Glibc
 /// What must hold through every fault: each event reaches the consumer exactly once after dedup,
 /// in seq order, holes only where a gap event says what was dropped; deliveries on time; no loop
 /// turn over 50 ms; the control socket answers while the link is down.
-@Suite(.serialized) struct FleetFaultTests {
+@Suite(.serialized, .processes) struct FleetFaultTests {
     static let device = "van-1"
 
     /// The retained status of `device`, read with mosquitto_sub.
@@ -235,7 +235,7 @@ import Glibc
 /// delivery every 0.6 s), so `swift test` runs it beside the other suites and it does not
 /// lengthen the run, which takes longer than 10 minutes anyway.
 /// FENCEPOST_FLEET_CUT_SECONDS sets another length (a quick local run).
-struct FleetLongCutTests {
+@Suite(.processes) struct FleetLongCutTests {
     @Test(.ownThread) func linkCutForTenMinutesWhileAThousandEventsHappen() async throws {
         let cut = Double(ProcessInfo.processInfo.environment["FENCEPOST_FLEET_CUT_SECONDS"] ?? "") ?? 600
         try await FleetFaultTests.linkCut(seconds: cut, events: 1000, spread: max(1, cut - 5), statusEvery: 2)

@@ -14,7 +14,7 @@ import Glibc
 /// board publishes and subscribes to, its templates rendered by Jinja2 (HA's template engine)
 /// against the board's real payloads; then a real agent behind the documented ACL: discovery at
 /// connect and on HA's birth, a delivery as an event, a button press that answers it.
-@Suite(.serialized) struct FleetHomeAssistantTests {
+@Suite(.serialized, .processes) struct FleetHomeAssistantTests {
     static let second: UInt64 = 1_000_000_000
 
     /// HA's required keys per platform (its MQTT docs' "required" options; for the device tracker

@@ -11,7 +11,7 @@ import Glibc
 /// The operator's view of a roll-out: where each board stands (`fleet devices`), following it
 /// (`fleet push --wait`), and removing the blobs nobody uses (`fleet gc`) — the pure decisions
 /// checked alone, then the CLI against a real mosquitto with boards played by sessions.
-@Suite(.serialized) struct FleetOperationsTests {
+@Suite(.serialized, .processes) struct FleetOperationsTests {
     static let second: UInt64 = 1_000_000_000
 
     /// The size of the retained payload on `topic` (binary chunks too), nil when none.

@@ -4,8 +4,9 @@ import Foundation
 import RecentIDs
 import FencepostJSON
 import Testing
+import FencepostTestSupport
 
-struct FleetProtocolTests {
+@Suite(.processes) struct FleetProtocolTests {
     @Test("device ids: letters, digits and -, 1 to 23; a refusal names the position")
     func deviceIDs() throws {
         #expect(try DeviceID("van-0042").text == "van-0042")
@@ -111,7 +112,7 @@ struct FleetProtocolTests {
 /// The certificate expiry the health reports, read from PEM by a DER walk: checked against
 /// openssl's own reading for a UTCTime (before 2050) and a GeneralizedTime (2050 on) notAfter;
 /// anything else gives nil, never a wrong date.
-struct FleetCertificateTests {
+@Suite(.processes) struct FleetCertificateTests {
     @Test(arguments: [2, 12_000])
     func notAfterAsOpensslSaysIt(days: Int) throws {
         guard FleetTools.all() else { return }

@@ -13,7 +13,7 @@ import Glibc
 /// the blob, a real agent behind the fault proxy downloads it while its link is cut twice, a byte
 /// of a chunk is flipped on the wire, and the agent is killed once; the set must arrive, verify
 /// and apply, with the bytes on the wire within 5 % of the compressed size.
-@Suite(.serialized) struct FleetRolloutTests {
+@Suite(.serialized, .processes) struct FleetRolloutTests {
     static let device = "van-1"
 
     /// `count` circles around Europe, seeded, as GeoJSON.

@@ -8,7 +8,7 @@ import Glibc
 
 /// The board's side of the fleet's security, with a real agent against a broker with TLS,
 /// client certificates (CN = device id) and the ACL of docs/fleet.md.
-@Suite(.serialized) struct FleetSecurityTests {
+@Suite(.serialized, .processes) struct FleetSecurityTests {
     static func pki(_ name: String) throws -> FleetPKI {
         try FleetPKI.make(in: URL(fileURLWithPath: "/tmp/fp-pki-\(name)-\(UUID().uuidString.prefix(8))"), clients: ["van-a", "van-b", "operator"])
     }

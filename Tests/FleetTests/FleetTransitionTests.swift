@@ -6,7 +6,7 @@ import Testing
 /// Transitions of zones that ask for them (`"report": true` in the zones file) go to the fleet
 /// as `transition` events, from the outbox like deliveries, on a real replayed drive: the demo
 /// drive (Düsseldorf, board/demo) starts in the depot, leaves it, and ends at the customer.
-@Suite(.serialized) struct FleetTransitionTests {
+@Suite(.serialized, .processes) struct FleetTransitionTests {
     @Test func aReportedZoneSendsItsEntryAndExitAnotherDoesNot() throws {
         guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker(.init())

@@ -1,4 +1,5 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ func nowNanoseconds() -> UInt64 { SystemClocks.boottimeNow().nanosecondsSinceBoo
 
 /// MQTTClient against a real mosquitto on a Unix socket: connect, publish/subscribe, the Session
 /// Expiry stored without an MQTT 5 async connect, the Will with its delay, the CONNACK deadline.
-@Suite(.serialized)
+@Suite(.serialized, .processes)
 struct MQTTClientTests {
     func options(_ broker: MosquittoBroker, _ id: String) -> MQTTOptions {
         var o = MQTTOptions(broker: .unix(path: broker.socketPath), clientID: id)
@@ -195,7 +196,7 @@ struct MQTTClientTests {
 }
 
 /// The pure parts: broker addresses, the backoff, the handshake's write gate.
-struct MQTTClientPartsTests {
+@Suite(.processes) struct MQTTClientPartsTests {
     @Test("broker addresses: schemes, default ports, IPv6, Unix sockets; bad ones name the problem")
     func brokers() throws {
         #expect(try MQTTBroker(parsing: "mqtts://fleet.example.com") == .tcp(host: "fleet.example.com", port: 8883, tls: true))

@@ -22,7 +22,7 @@ import Testing
 /// Skipped with a message when the files (python3 and pip write them) or python3 with shapely are
 /// missing; a failure under `FENCEPOST_REQUIRE_SHARED_TESTDATA` (CI). A failure names the file and
 /// the seed; rerun one seed by hand with `python3 Tests/Oracles/shapely_zones.py FILE SEED`.
-@Suite(.enabled(if: ShapelyOracle.runnable || ZoneTestData.required, ShapelyOracle.skipMessage))
+@Suite(.enabled(if: ShapelyOracle.runnable || ZoneTestData.required, ShapelyOracle.skipMessage), .processes)
 struct ShapelyOracleTests {
     static let seeds: [UInt64] = [1, 2, 3]
 
@@ -123,7 +123,7 @@ struct ShapelyOracleTests {
 /// is written here: boxes across ±180 near the equator, at 64–68° N (Chukotka) and one 0.2° wide,
 /// each ring with edges from +178…+180 to −180…−170. Every difference must be classified under the
 /// rule (ours equal to the oracle's answer with the rings unwrapped), and some must occur.
-@Suite(.enabled(if: ShapelyOracle.available || ZoneTestData.required, ShapelyOracle.skipMessage))
+@Suite(.enabled(if: ShapelyOracle.available || ZoneTestData.required, ShapelyOracle.skipMessage), .processes)
 struct ShapelyAntimeridianTests {
     static let boxes = #"""
         {"type":"FeatureCollection","features":[
@@ -153,7 +153,7 @@ struct ShapelyAntimeridianTests {
 /// The generated files are what the tests take them for: South Africa one Polygon whose one hole
 /// is Lesotho's ring (shapely agrees: the hole equals Lesotho, both valid, touching only), Antarctica
 /// closed along the South Pole, and the QGIS-style file shaped as QGIS writes it.
-@Suite(.enabled(if: ZoneTestData.available || ZoneTestData.required, ZoneTestData.skipMessage))
+@Suite(.enabled(if: ZoneTestData.available || ZoneTestData.required, ZoneTestData.skipMessage), .processes)
 struct ZoneTestDataTests {
     static func collection(_ file: String) throws -> [String: Any] {
         try #require(ZoneTestData.available, "\(ZoneTestData.problem ?? "")")
