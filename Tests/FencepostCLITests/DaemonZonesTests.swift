@@ -149,13 +149,7 @@ import Testing
         try d.writeConfig("""
             zones = "zones.geojson"
             zones_id_property = "NAME"
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 40
-            exit_at_end = true
-            [gpio]
-            backend = "console"
+            \(AgentProcess.demoReplay(speed: 40, exitAtEnd: true))
             """)
         let replay = try ChildProcess.run(["replay", AgentProcess.demoDrive, "--config", d.configPath, "--jsonl"])
         #expect(replay.status == 0, "\(replay.stderr)")
@@ -185,13 +179,7 @@ import Testing
             """#.utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("""
             zones = "zones.geojson"
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 40
-            exit_at_end = true
-            [gpio]
-            backend = "console"
+            \(AgentProcess.demoReplay(speed: 40, exitAtEnd: true))
             """)
         try d.start(agent: true)
         #expect(d.waitForLog("delivered depot/", timeout: 60) && d.waitForLog("on exit", timeout: 60), "log:\n\(d.stderr)")
@@ -226,12 +214,7 @@ import Testing
             """#.utf8).write(to: geojson)
         try d.writeConfig("""
             zones = "zones.geojson"
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 4
-            [gpio]
-            backend = "console"
+            \(AgentProcess.demoReplay(speed: 4))
             """)
         try d.start(agent: true)
         let set = d.statePath + ".zones"
@@ -290,12 +273,7 @@ import Testing
         try Data(Self.border(60_000, lat: 51.21554, lon: 6.77686, seed: seed).utf8).write(to: d.dir.appendingPathComponent("zones.geojson"))
         try d.writeConfig("""
             zones = "zones.geojson"
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 20
-            [gpio]
-            backend = "console"
+            \(AgentProcess.demoReplay(speed: 20))
             """)
         try d.start(agent: true)
         #expect(d.waitForLog("zone set built: 1 zones from", timeout: 120), "seed \(seed), log:\n\(d.stderr)")

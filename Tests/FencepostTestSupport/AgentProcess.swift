@@ -31,6 +31,20 @@ public final class AgentProcess {
     /// The demo drive of board/demo (NMEA).
     public static let demoDrive = root.appendingPathComponent("board/demo/duesseldorf-2009-07-07.nmea").path
 
+    /// Configuration text: the GPS replays ``demoDrive`` at `speed` times real time (with
+    /// `exitAtEnd` the agent exits at its end), the GPIO is the console.
+    public static func demoReplay(speed: Int, exitAtEnd: Bool = false) -> String {
+        """
+        [gps]
+        source = "replay"
+        file = "\(demoDrive)"
+        speed = \(speed)
+        \(exitAtEnd ? "exit_at_end = true\n" : "")[gpio]
+        backend = "console"
+
+        """
+    }
+
     public init() throws {
         dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

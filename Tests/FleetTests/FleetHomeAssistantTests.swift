@@ -187,14 +187,7 @@ import Glibc
         guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker(.init())
         let agent = try AgentProcess()
-        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: """
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 40
-            [gpio]
-            backend = "console"
-            """)
+        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\nha = true\n", extra: AgentProcess.demoReplay(speed: 40))
         let hass = try MQTTBlockingSession(MQTTOptions(broker: .unix(path: broker.socketPath), clientID: "hass"))
         try hass.connect(timeout: 5 * Self.second)
         try hass.subscribe("fencepost/v1/dev/van-1/ha/pos", qos: 1, timeout: 5 * Self.second)

@@ -20,12 +20,7 @@ import Testing
             """#.write(toFile: zones, atomically: true, encoding: .utf8)
         try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"van-1\"\nkeepalive = 5\n", extra: """
             zones = "\(zones)"
-            [gps]
-            source = "replay"
-            file = "\(AgentProcess.demoDrive)"
-            speed = 40
-            [gpio]
-            backend = "console"
+            \(AgentProcess.demoReplay(speed: 40))
             """)
         try agent.start(agent: true)
         #expect(agent.waitUntilRunning(), "\(agent.log)")
