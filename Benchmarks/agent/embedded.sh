@@ -32,7 +32,7 @@ bench() {
     label=$1; shift
     "$@" --bench --seconds "$SECONDS_PER_CASE" | while IFS= read -r line; do
         echo "$label $line"
-        figure "${line%%:*}" "$label" "$(echo "$line" | sed -n 's/^[^:]*: \([0-9.]*\) ns\/op.*/\1/p')" "ns/op"
+        bench_figure "$label" "$line"
     done
 }
 # Alternating runs, so that a change in the machine's load falls on both builds.
