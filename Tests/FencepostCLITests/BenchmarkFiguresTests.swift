@@ -1,12 +1,11 @@
+import FencepostTestSupport
 import Foundation
 import Testing
 
 /// Benchmarks/agent/figure.sh, the functions the agent scripts hand their figures to
 /// Benchmarks/run with, run by /bin/sh on a real figures file.
 @Suite struct BenchmarkFiguresTests {
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Benchmarks/agent/figure.sh").path
+    static let script = AgentProcess.root.appendingPathComponent("Benchmarks/agent/figure.sh").path
 
     /// The figures `bench_figure LABEL LINE` writes, as JSON objects.
     static func benchFigures(_ label: String, _ line: String) throws -> [[String: Any]] {
