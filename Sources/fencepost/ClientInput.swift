@@ -131,9 +131,7 @@ enum ClientInput {
         let lines = configuration.lines
         var config = Config()
         config.requests = configuration.requests.enumerated().map { NumberedJSON(line: lines.request($0.offset)?.line ?? 1, value: $0.element.json) }
-        config.categories = configuration.categories.enumerated().map {
-            NumberedJSON(line: lines.categories.indices.contains($0.offset) ? lines.categories[$0.offset] : 1, value: $0.element.json)
-        }
+        config.categories = configuration.categories.enumerated().map { NumberedJSON(line: lines.category($0.offset) ?? 1, value: $0.element.json) }
         for note in configuration.calendarNotes { writeStandardError("fencepost apply: \(name(path)): \(note)\n") }
         if let zones = configuration.zonesFile {
             writeStandardError("fencepost apply: zones = \(zones) is the agent's zone set, not requests: the agent builds it at start and at SIGHUP (systemctl reload fencepost)\n")

@@ -57,9 +57,8 @@ public struct AgentConfiguration: Sendable {
     public var fleet: FleetSettings?
     /// `[[request]]` tables.
     public var requests: [NotificationRequest] = []
-    /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
+    /// The GeoJSON file of the zone set (resolved); its `zones` key's line is `lines.zones`.
     public var zonesFile: String?
-    public var zonesLine = 0
     /// The GeoJSON property that names each zone (`zones_id_property`): a feature's id is this
     /// property when it has it, else its `id`, else `properties.id`.
     public var zonesIDProperty: String?
@@ -69,7 +68,7 @@ public struct AgentConfiguration: Sendable {
     public var categories: [NotificationCategory] = []
     /// The file's values at the keys that need a restart, as written: what a SIGHUP compares.
     public var restartKeyValues = RestartKeyValues()
-    /// Where the file wrote its time zone, requests and categories: the checks after the parse
+    /// Where the file wrote its time zone, zones, requests and categories: the checks after the parse
     /// (`check-config`'s time zone names, `apply`'s answers from the agent) name these lines
     /// without parsing the file again.
     public var lines = ConfigurationLines()
@@ -116,6 +115,8 @@ public struct ConfigurationLines: Sendable, Equatable {
 
     /// `time_zone`'s line, nil when the file does not set it.
     public var timeZone: Int?
+    /// `zones`' line, 0 when the file names no zone set.
+    public var zones = 0
     /// One per request, in order.
     public var requests: [Request] = []
     /// One per category, in order: its `[[category]]` table's line.
@@ -125,6 +126,9 @@ public struct ConfigurationLines: Sendable, Equatable {
 
     /// The origin of request `k`, nil when the configuration was not read from a file.
     public func request(_ k: Int) -> Request? { requests.indices.contains(k) ? requests[k] : nil }
+
+    /// The line of category `k`, nil when the configuration was not read from a file.
+    public func category(_ k: Int) -> Int? { categories.indices.contains(k) ? categories[k] : nil }
 }
 
 /// When the daemon trusts the wall clock (before it, calendar triggers wait).
