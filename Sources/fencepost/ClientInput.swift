@@ -62,16 +62,9 @@ enum ClientInput {
 
     /// An agent error about `requests[i]` (or `categories[i]`, `set[i]`) told at the file's line.
     static func locate(_ failure: ClientFailure, _ lists: [String: [Int]], path: String) -> ClientFailure {
-        for (list, lines) in lists {
-            let prefix = list + "["
-            guard failure.message.hasPrefix(prefix), let close = failure.message.firstIndex(of: "]"),
-                  let i = Int(failure.message[failure.message.index(failure.message.startIndex, offsetBy: prefix.count)..<close]),
-                  lines.indices.contains(i) else { continue }
-            var rest = failure.message[failure.message.index(after: close)...]
-            if rest.hasPrefix(": ") { rest = rest.dropFirst(2) }
-            return ClientFailure(failure.code, "\(name(path)):\(lines[i]): \(rest)")
-        }
-        return failure
+        guard let (list, i, rest) = ConfigurationLines.listElement(failure.message),
+              let lines = lists[list], lines.indices.contains(i) else { return failure }
+        return ClientFailure(failure.code, "\(name(path)):\(lines[i]): \(rest)")
     }
 
     /// What `apply` sends: the requests and (when the file has any) the categories.
