@@ -110,8 +110,7 @@ class Box:
         self.max_builds = 0
         self.build_peak_sampled = {}
         self.sha = None
-        self.push_error = None
-        self.push_seconds = None
+        self.pushing = None
 
     def path(self, *names):
         return self.kids.path(*names)
@@ -219,21 +218,14 @@ class Box:
         for px in self.proxies:
             px.command("zero")
         self.t0 = time.time()
-        threading.Thread(target=self.run_push, args=(zones,), daemon=True).start()
+        self.pushing = fleetkit.Push(self.o.bin, [a["name"] for a in self.agents], zones, FLEET, self.sock, 600, self.t0, self.pushed)
 
-    def run_push(self, zones):
-        try:
-            pushed = fleetkit.push_zones(self.o.bin, [a["name"] for a in self.agents], zones, FLEET, self.sock, 600)
-        except RuntimeError as e:
-            self.push_error = str(e)
-            return
-        finally:
-            self.push_seconds = time.time() - self.t0
+    def pushed(self, pushed, seconds):
         self.sha = pushed["sha256"]
         self.size = pushed["size"]
         self.chunk_size = 65536   # fleet push's default --chunk-size
         print("fleetbox: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) to %d boards in %.1f s"
-              % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.o.agents, self.push_seconds), flush=True)
+              % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.o.agents, seconds), flush=True)
 
     def roll_out(self):
         rng = random.Random(self.o.seed * 7919 + 1)
@@ -242,8 +234,8 @@ class Box:
         next_cut = time.time() + (rng.expovariate(self.o.cut_rate) if self.o.cut_rate > 0 else 1e9)
         last_line = 0
         while time.time() < end:
-            if self.push_error:
-                raise SystemExit("fleetbox: " + self.push_error)
+            if self.pushing.error:
+                raise SystemExit("fleetbox: " + self.pushing.error)
             with self.lock:
                 done = len(self.applied_at) if self.sha else 0
             states = {}
@@ -444,7 +436,7 @@ def main():
                 "gzipped (the blob)": {"value": box.size, "unit": "bytes"},
                 "link per board": {"value": o.throttle * 8 / 1e6, "unit": "Mbit/s"},
                 "random cuts (seeded)": {"value": len(box.cuts), "unit": ""},
-                "push (gzip, chunks, manifest, desired)": {"value": round(box.push_seconds, 1), "unit": "s"},
+                "push (gzip, chunks, manifest, desired)": {"value": round(box.pushing.seconds, 1), "unit": "s"},
             }},
             {"name": "time after the push", "metrics": {
                 "50 % applied": {"value": at_fraction(0.5), "unit": "s"},

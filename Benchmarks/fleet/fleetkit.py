@@ -323,6 +323,27 @@ def push_zones(bin, devices, zones, fleet, sock, timeout):
     return (pushed[0] if isinstance(pushed, list) else pushed)["zoneSet"]
 
 
+class Push:
+    """`push_zones` on a thread, so that the faults begin with it: `error` when it failed,
+    `seconds` from `started` (the caller's clock of the roll-out) once it returned, and
+    `on_pushed(zone_set, seconds)` called when it succeeded."""
+
+    def __init__(self, bin, devices, zones, fleet, sock, timeout, started, on_pushed):
+        self.error = None
+        self.seconds = None
+
+        def run():
+            try:
+                zone_set = push_zones(bin, devices, zones, fleet, sock, timeout)
+            except RuntimeError as e:
+                self.error = str(e)
+                return
+            finally:
+                self.seconds = time.time() - started
+            on_pushed(zone_set, self.seconds)
+        threading.Thread(target=run, daemon=True).start()
+
+
 def finish(script, result, out, failures, seed):
     """Writes a run's JSON to `out` (when it got that far), prints its benchmarks, the failures and
     the seed; returns the exit status (1 when anything failed)."""

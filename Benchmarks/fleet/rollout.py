@@ -99,7 +99,7 @@ class Run:
         self.sha = None
         self.size = None
         self.t0 = None
-        self.push_error = None
+        self.pushing = None
         self.load_highest = fleetkit.load_now()
         self.agent_hwm = 0            # the most of the agent processes' VmHWM since the push
         self.build_hwm_sampled = 0
@@ -206,20 +206,13 @@ class Run:
         with open("/proc/%d/clear_refs" % self.agent.pid, "w") as f:
             f.write("5")   # VmHWM from here on: the roll-out's, not the start-up's
         self.t0 = time.time()
+        self.pushing = fleetkit.Push(self.o.bin, [DEVICE], geojson, FLEET, self.sock, 1800, self.t0, self.pushed)
 
-        def run():
-            try:
-                pushed = fleetkit.push_zones(self.o.bin, [DEVICE], geojson, FLEET, self.sock, 1800)
-            except RuntimeError as e:
-                self.push_error = str(e)
-                return
-            finally:
-                self.push_seconds = time.time() - self.t0
-            self.size = pushed["size"]
-            self.sha = pushed["sha256"]
-            print("rollout: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) in %.1f s"
-                  % (self.o.zones, self.raw_size, self.size, self.sha[:12], self.push_seconds), flush=True)
-        threading.Thread(target=run, daemon=True).start()
+    def pushed(self, pushed, seconds):
+        self.size = pushed["size"]
+        self.sha = pushed["sha256"]
+        print("rollout: pushed %d zones (%d bytes GeoJSON, %d gzipped, sha256 %s…) in %.1f s"
+              % (self.o.zones, self.raw_size, self.size, self.sha[:12], seconds), flush=True)
 
     def applied(self):
         r = self.doc("reported") or {}
@@ -243,8 +236,8 @@ class Run:
         end = self.t0 + self.o.timeout
         last_line = 0
         while time.time() < end:
-            if self.push_error:
-                raise SystemExit("rollout: " + self.push_error)
+            if self.pushing.error:
+                raise SystemExit("rollout: " + self.pushing.error)
             if self.applied():
                 return time.time() - self.t0
             state, have, of = self.progress()
@@ -420,7 +413,7 @@ def main():
             "gzipped (the blob)": {"value": size, "unit": "bytes"},
             "link": {"value": o.rate * 8 / 1e6, "unit": "Mbit/s"},
             "time to applied": {"value": round(seconds, 1) if seconds else None, "unit": "s"},
-            "push (gzip, chunks, manifest)": {"value": round(getattr(run, "push_seconds", 0) or 0, 1), "unit": "s"},
+            "push (gzip, chunks, manifest)": {"value": round((run.pushing.seconds if run.pushing else 0) or 0, 1), "unit": "s"},
             "build → swapped": {"value": float(rebuilt[-1]) if rebuilt else None, "unit": "s"},
             "bytes down the link": {"value": stats["down"], "unit": "bytes"},
             "down / blob": {"value": round(ratio, 4) if ratio else None, "unit": "×"},

@@ -62,16 +62,9 @@ enum ClientInput {
 
     /// An agent error about `requests[i]` (or `categories[i]`, `set[i]`) told at the file's line.
     static func locate(_ failure: ClientFailure, _ lists: [String: [Int]], path: String) -> ClientFailure {
-        for (list, lines) in lists {
-            let prefix = list + "["
-            guard failure.message.hasPrefix(prefix), let close = failure.message.firstIndex(of: "]"),
-                  let i = Int(failure.message[failure.message.index(failure.message.startIndex, offsetBy: prefix.count)..<close]),
-                  lines.indices.contains(i) else { continue }
-            var rest = failure.message[failure.message.index(after: close)...]
-            if rest.hasPrefix(": ") { rest = rest.dropFirst(2) }
-            return ClientFailure(failure.code, "\(name(path)):\(lines[i]): \(rest)")
-        }
-        return failure
+        guard let (list, i, rest) = ConfigurationLines.listElement(failure.message),
+              let lines = lists[list], lines.indices.contains(i) else { return failure }
+        return ClientFailure(failure.code, "\(name(path)):\(lines[i]): \(rest)")
     }
 
     /// What `apply` sends: the requests and (when the file has any) the categories.
@@ -131,9 +124,7 @@ enum ClientInput {
         let lines = configuration.lines
         var config = Config()
         config.requests = configuration.requests.enumerated().map { NumberedJSON(line: lines.request($0.offset)?.line ?? 1, value: $0.element.json) }
-        config.categories = configuration.categories.enumerated().map {
-            NumberedJSON(line: lines.categories.indices.contains($0.offset) ? lines.categories[$0.offset] : 1, value: $0.element.json)
-        }
+        config.categories = configuration.categories.enumerated().map { NumberedJSON(line: lines.category($0.offset) ?? 1, value: $0.element.json) }
         for note in configuration.calendarNotes { writeStandardError("fencepost apply: \(name(path)): \(note)\n") }
         if let zones = configuration.zonesFile {
             writeStandardError("fencepost apply: zones = \(zones) is the agent's zone set, not requests: the agent builds it at start and at SIGHUP (systemctl reload fencepost)\n")

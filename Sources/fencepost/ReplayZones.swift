@@ -30,10 +30,10 @@ enum ReplayZones {
         if let file = configuration.zonesFile {
             let bytes: [UInt8]
             do { bytes = try FileDescriptor.readFile(file) } catch {
-                throw ReplayFailure(78, "\(path):\(configuration.zonesLine): zones: \(file): cannot read: \(error)")
+                throw ReplayFailure(78, "\(path):\(configuration.lines.zones): zones: \(file): cannot read: \(error)")
             }
             do { zones += try GeoJSONZones.parse(bytes, idProperty: idProperty ?? configuration.zonesIDProperty) } catch {
-                throw ReplayFailure(78, error.lines.map { "\(path):\(configuration.zonesLine): zones: \(file): \($0)" }.joined(separator: "\n"))
+                throw ReplayFailure(78, error.lines.map { "\(path):\(configuration.lines.zones): zones: \(file): \($0)" }.joined(separator: "\n"))
             }
         }
         return zones

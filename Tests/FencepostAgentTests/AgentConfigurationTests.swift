@@ -200,7 +200,7 @@ import Testing
         let c = try Self.parse(text, files: ["/etc/fencepost/zones.geojson": Self.zonesFile])
         #expect(c.requests.map(\.identifier) == ["w"])
         #expect(c.zonesFile == "/etc/fencepost/zones.geojson")
-        #expect(c.zonesLine == 1)
+        #expect(c.lines.zones == 1)
         #expect(c.zoneCount == 2)
         let unchecked = try AgentConfiguration.parse(text, path: "/etc/fencepost/fencepost.toml",
                                                      zoneFileReader: { (_) throws(InputFiles.Failure) -> [UInt8] in throw .notRegular }, checkZones: false)

@@ -67,6 +67,50 @@ import Testing
         #expect(out.stderr.contains("buzzer"), "\(out.stderr)")
     }
 
+    /// A request of the file that the engine refuses when the agent applies it (a time zone the
+    /// system does not know) is logged at its line in the file, as `check-config` and `apply`
+    /// name it. The agent replays two fixes and exits at the end.
+    @Test func aRequestRefusedAtStartIsLoggedAtItsLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fp-agent-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let drive = dir.appendingPathComponent("drive.nmea")
+        try Data("""
+            $GPGGA,120000.00,5113.0000,N,00646.0000,E,1,08,1.0,40.0,M,47.0,M,,*53
+            $GPRMC,120000.00,A,5113.0000,N,00646.0000,E,0.0,0.0,070709,,,A*56
+            $GPGGA,120001.00,5113.0010,N,00646.0010,E,1,08,1.0,40.0,M,47.0,M,,*52
+            $GPRMC,120001.00,A,5113.0010,N,00646.0010,E,0.0,0.0,070709,,,A*57
+
+            """.utf8).write(to: drive)
+        let path = dir.appendingPathComponent("fencepost.toml").path
+        try Data("""
+            state = "\(dir.path)/s.sqlite"
+            clock_trust = "always"
+            [socket]
+            path = "\(dir.path)/control.sock"
+            [gpio]
+            backend = "console"
+            [gps]
+            source = "replay"
+            file = "\(drive.path)"
+            speed = 100
+            exit_at_end = true
+
+            [[request]]
+            id = "w"
+            trigger.interval.seconds = 600
+
+            [[request]]
+            id = "r"
+            trigger.calendar.match = { hour = 7 }
+            trigger.calendar.tz = "Mars/Olympus"
+
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        let out = try agent(["--config", path])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stderr.contains("configuration not applied: \(path):17: ") && out.stderr.contains("Mars/Olympus"), "\(out.stderr)")
+    }
+
     /// `--check-algorithms`: the seeded core checks pass in this build, every check reports, the last line
     /// is a digest, and another seed gives other cases (the digest is not a constant).
     @Test func algorithmCheckPassesAndItsDigestDependsOnTheSeed() throws {

@@ -140,7 +140,7 @@ extension AgentConfigurationParser {
         guard !file.isEmpty else { throw ConfigError(line: line, path: "zones", message: "must not be empty") }
         let resolved = resolve(file)
         config.zonesFile = resolved
-        config.zonesLine = line
+        config.lines.zones = line
         guard check else { return }
         let bytes: [UInt8]
         do { bytes = try zoneFileReader(resolved) } catch {

@@ -57,9 +57,8 @@ public struct AgentConfiguration: Sendable {
     public var fleet: FleetSettings?
     /// `[[request]]` tables.
     public var requests: [NotificationRequest] = []
-    /// The GeoJSON file of the zone set (resolved), and the line of its `zones` key.
+    /// The GeoJSON file of the zone set (resolved); its `zones` key's line is `lines.zones`.
     public var zonesFile: String?
-    public var zonesLine = 0
     /// The GeoJSON property that names each zone (`zones_id_property`): a feature's id is this
     /// property when it has it, else its `id`, else `properties.id`.
     public var zonesIDProperty: String?
@@ -69,13 +68,27 @@ public struct AgentConfiguration: Sendable {
     public var categories: [NotificationCategory] = []
     /// The file's values at the keys that need a restart, as written: what a SIGHUP compares.
     public var restartKeyValues = RestartKeyValues()
-    /// Where the file wrote its time zone, requests and categories: the checks after the parse
+    /// Where the file wrote its time zone, zones, requests and categories: the checks after the parse
     /// (`check-config`'s time zone names, `apply`'s answers from the agent) name these lines
     /// without parsing the file again.
     public var lines = ConfigurationLines()
 
     /// The defaults (what an empty file gives).
     public init(path: String? = nil) { self.path = path }
+
+    /// A message about `requests[i]` or `categories[i]` of this file (the socket's `apply`
+    /// answer, which the agent's start and SIGHUP give too) as FILE:LINE: …; other messages as
+    /// they are.
+    public func locate(_ message: String) -> String {
+        guard let (list, i, rest) = ConfigurationLines.listElement(message) else { return message }
+        let line: Int? = switch list {
+        case "requests": lines.request(i)?.line
+        case "categories": lines.category(i)
+        default: nil
+        }
+        guard let line else { return message }
+        return "\(path ?? "config"):\(line): \(rest)"
+    }
 
     /// Reads a config file's text.
     ///
@@ -116,6 +129,8 @@ public struct ConfigurationLines: Sendable, Equatable {
 
     /// `time_zone`'s line, nil when the file does not set it.
     public var timeZone: Int?
+    /// `zones`' line, 0 when the file names no zone set.
+    public var zones = 0
     /// One per request, in order.
     public var requests: [Request] = []
     /// One per category, in order: its `[[category]]` table's line.
@@ -125,6 +140,29 @@ public struct ConfigurationLines: Sendable, Equatable {
 
     /// The origin of request `k`, nil when the configuration was not read from a file.
     public func request(_ k: Int) -> Request? { requests.indices.contains(k) ? requests[k] : nil }
+
+    /// The line of category `k`, nil when the configuration was not read from a file.
+    public func category(_ k: Int) -> Int? { categories.indices.contains(k) ? categories[k] : nil }
+
+    /// A message about element `i` of a list (`requests[2]: trigger…`, the control methods' and
+    /// the engine's form) split into the list's name, `i` and the rest (without its ": "); nil
+    /// when it does not start so. The one reading of that form: `apply` and the agent's own
+    /// start and SIGHUP locate such a message in the file by it.
+    public static func listElement(_ message: String) -> (list: String, index: Int, rest: String)? {
+        // Bytes, not Characters: Embedded Swift has no grapheme breaking by default.
+        let u = Array(message.utf8)
+        guard let open = u.firstIndex(of: UInt8(ascii: "[")), open > 0,
+              u[..<open].allSatisfy({ ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }),
+              let close = u[open...].firstIndex(of: UInt8(ascii: "]")), close > open + 1, close - open <= 10 else { return nil }
+        var index = 0
+        for b in u[(open + 1)..<close] {
+            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { return nil }
+            index = index * 10 + Int(b - UInt8(ascii: "0"))
+        }
+        var rest = close + 1
+        if rest + 1 < u.count && u[rest] == UInt8(ascii: ":") && u[rest + 1] == UInt8(ascii: " ") { rest += 2 }
+        return (String(decoding: u[..<open], as: UTF8.self), index, String(decoding: u[rest...], as: UTF8.self))
+    }
 }
 
 /// When the daemon trusts the wall clock (before it, calendar triggers wait).

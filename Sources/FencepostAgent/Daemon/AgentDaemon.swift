@@ -459,7 +459,7 @@ public final class AgentDaemon {
         if let result = reply.result {
             log.info("configuration applied: \(result.summary())")
         } else {
-            log.error("configuration not applied: \(reply.error ?? "?")")
+            log.error("configuration not applied: \(configuration.locate(reply.error ?? "?"))")
         }
     }
 
