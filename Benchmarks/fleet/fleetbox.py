@@ -330,7 +330,9 @@ def main():
     parser.add_argument("--seed", type=int, default=None, help="the set's and the cuts' seed (default: random, printed)")
     parser.add_argument("--cut-rate", type=float, default=1.0, help="cuts a second over the fleet, while any board downloads")
     parser.add_argument("--throttle", type=int, default=125_000, help="bytes a second each way per board link (default 1 Mbit/s)")
-    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"),
+                        help="the folder of fencepost and fencepost-agent, built as board/install builds them: "
+                             "swift build -c release --static-swift-stdlib (the documented figures are that build's)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds after the push until every board must have applied")
     parser.add_argument("--out", default=os.path.join(RESULTS, "fleetbox.json"))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, states)")
@@ -339,6 +341,13 @@ def main():
         o.seed = random.randrange(1, 1_000_000)
     print("fleetbox: seed %d (--seed %d repeats the set and the cuts' choices)" % (o.seed, o.seed), flush=True)
     fleetkit.require("fleetbox", ("mosquitto", "mosquitto_sub"), o.bin)
+    # The limits below are the figures of a build with the Swift runtime linked in (board/install's);
+    # a build that maps libswiftCore.so is ~2 MB larger resident and would fail them for that alone.
+    with open(os.path.join(o.bin, "fencepost-agent"), "rb") as f:
+        if b"libswiftCore.so" in f.read():
+            raise SystemExit("fleetbox: %s links the Swift runtime dynamically (libswiftCore.so); the documented figures it is held to "
+                             "are those of board/install's build: swift build -c release --static-swift-stdlib, then run again"
+                             % os.path.join(o.bin, "fencepost-agent"))
     limits = documented_limits()
     started = time.gmtime()
     load_start = load_now()
