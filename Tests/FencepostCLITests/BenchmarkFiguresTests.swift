@@ -4,7 +4,7 @@ import Testing
 
 /// Benchmarks/agent/figure.sh, the functions the agent scripts hand their figures to
 /// Benchmarks/run with, run by /bin/sh on a real figures file.
-@Suite struct BenchmarkFiguresTests {
+@Suite(.processes) struct BenchmarkFiguresTests {
     static let script = AgentProcess.root.appendingPathComponent("Benchmarks/agent/figure.sh").path
 
     /// The figures `bench_figure LABEL LINE` writes, as JSON objects.

@@ -1,8 +1,9 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Testing
 
-@Suite("child processes")
+@Suite("child processes", .processes)
 struct ChildProcessTests {
     /// A child inherits nothing but its standard descriptors. The writer of a pipe without
     /// O_CLOEXEC is closed in the parent while a child runs: the reader must see end-of-file at

@@ -1,10 +1,11 @@
 import FencepostLinux
+import FencepostTestSupport
 import Foundation
 import Glibc
 import Testing
 
 /// The control channel over real Unix sockets in a private directory.
-@Suite("unix socket")
+@Suite("unix socket", .processes)
 struct UnixSocketTests {
     /// A listener and a connected client, accepted through the event loop.
     static func accepted(_ listener: UnixListener, _ loop: EventLoop<UInt64>) throws -> UnixConnection {
