@@ -68,7 +68,17 @@ final class EventConsumer {
     /// Waits until `count` distinct events (of `type` when given) have come.
     @discardableResult
     func waitFor(_ count: Int, type: String? = nil, timeout: Double) -> Bool {
-        SpawnedProcess.wait(timeout: timeout) { unique.filter { type == nil || $0["type"]?.string == type }.count >= count }
+        SpawnedProcess.wait(timeout: timeout) { has(count, type: type) }
+    }
+
+    /// ``waitFor(_:type:timeout:)`` for an `async` test: it waits by suspending.
+    func waitFor(_ count: Int, type: String? = nil, timeout: Double) async -> Bool {
+        await SpawnedProcess.suspending(timeout: timeout) { has(count, type: type) }
+    }
+
+    /// Whether `count` distinct events (of `type` when given) have come.
+    func has(_ count: Int, type: String?) -> Bool {
+        unique.filter { type == nil || $0["type"]?.string == type }.count >= count
     }
 }
 

@@ -99,7 +99,7 @@ import Glibc
         #expect(consumer.unique.isEmpty, "events arrived through a dead link")
         try proxy.command("mode pass")
         let restored = Date()
-        let all = await SpawnedProcess.suspending(timeout: 180) { consumer.unique.filter { $0["type"]?.string == "delivery" }.count >= count }
+        let all = await consumer.waitFor(count, type: "delivery", timeout: 180)
         let drained = Date().timeIntervalSince(restored)
         let events = consumer.unique
         agent.stop()   // its summary of the loop turns
