@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "AnnunciatorTests", dependencies: ["Annunciator", "SeededRandom"]),
         .testTarget(name: "FencepostGPIOTests", dependencies: ["FencepostLinux", "FencepostTestSupport", "Annunciator", "NMEA", "Position"]),
         // The fleet link against a real mosquitto: TLS material, the ACL, a fault proxy (fault_proxy.py).
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostTestSupport", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "RecentIDs", "fencepost"], exclude: ["fault_proxy.py"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "FencepostAgent", "FencepostTestSupport", "FencepostJSON", "CivilTime", "FencepostLinux", "CFencepostLinux", "SeededRandom", "RecentIDs", "fencepost"], exclude: ["fault_proxy.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

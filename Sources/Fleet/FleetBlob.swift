@@ -131,20 +131,28 @@ public struct BlobTopics: Hashable, Sendable {
     }
 }
 
-/// A desired document's `zoneSet`: `{"sha256":"…","size":n,"encoding":"gzip","format":"geojson",
-/// "fleet":"acme"}` — the blob by its hash (of the compressed bytes) and size, and the fleet
-/// whose topics hold it.
+/// What a blob holds once gunzipped: a zone set (GeoJSON) or a request list (JSON Lines, one
+/// request of the control socket's `apply` per line).
+public enum BlobFormat: String, Hashable, Sendable {
+    case geojson, jsonl
+}
+
+/// A desired document's `zoneSet` or `requests.blob`: `{"sha256":"…","size":n,"encoding":"gzip",
+/// "format":"geojson","fleet":"acme"}` — the blob by its hash (of the compressed bytes) and size,
+/// what it holds, and the fleet whose topics hold it.
 public struct BlobReference: Hashable, Sendable {
     public var sha256: String
     public var size: Int
     public var fleet: FleetName
+    public var format: BlobFormat
 
-    public init(sha256: String, size: Int, fleet: FleetName) {
-        self.sha256 = sha256; self.size = size; self.fleet = fleet
+    public init(sha256: String, size: Int, fleet: FleetName, format: BlobFormat = .geojson) {
+        self.sha256 = sha256; self.size = size; self.fleet = fleet; self.format = format
     }
 
-    /// Reads `value` (the member `key` of a document, for the messages).
-    public init(parsing value: JSONValue, key: String) throws(FleetError) {
+    /// Reads `value` (the member `key` of a document, for the messages), which must hold `format`
+    /// (absent: that format).
+    public init(parsing value: JSONValue, key: String, format expected: BlobFormat = .geojson) throws(FleetError) {
         guard let members = value.object else {
             throw FleetError("desired.invalid", "\"\(key)\" must be an object, got \(value.kindDescription)")
         }
@@ -160,8 +168,8 @@ public struct BlobReference: Hashable, Sendable {
         if let e = value["encoding"], e.string != "gzip" {
             throw FleetError("desired.unsupported", "\"\(key).encoding\" is \(e.serialized()); this agent reads \"gzip\"")
         }
-        if let f = value["format"], f.string != "geojson" {
-            throw FleetError("desired.unsupported", "\"\(key).format\" is \(f.serialized()); this agent reads \"geojson\"")
+        if let f = value["format"], f.string != expected.rawValue {
+            throw FleetError("desired.unsupported", "\"\(key).format\" is \(f.serialized()); this agent reads \"\(expected.rawValue)\" there")
         }
         guard let fleetText = value["fleet"]?.string else {
             throw FleetError("desired.invalid", "\"\(key).fleet\" must name the fleet whose topics hold the blob")
@@ -169,11 +177,12 @@ public struct BlobReference: Hashable, Sendable {
         self.sha256 = sha
         self.size = Int(size)
         self.fleet = try FleetName(fleetText)
+        self.format = expected
     }
 
     public var json: JSONValue {
         .object([("sha256", .string(sha256)), ("size", .integer(Int64(size))), ("encoding", "gzip"),
-                 ("format", "geojson"), ("fleet", .string(fleet.text))])
+                 ("format", .string(format.rawValue)), ("fleet", .string(fleet.text))])
     }
 
     public var topics: BlobTopics { BlobTopics(fleet: fleet, sha256: sha256) }
@@ -545,32 +554,46 @@ public struct BlobDownload<Hasher: SHA256Hashing> {
     }
 }
 
-/// `reported` while a desired document's zone set is on its way, and once it is in force:
+/// `reported` while a desired document's blobs are on their way, and once they are in force:
 ///
 ///     {"v":1,"desiredVersion":43,"appliedVersion":42,"state":"downloading","at":"…",
 ///      "zoneSet":{"active":"9f2c…","pending":{"sha256":"a11e…","have":120,"of":358}},"error":null,"agent":"…"}
+///     {"v":1,"desiredVersion":44,"appliedVersion":43,"state":"downloading","at":"…",
+///      "zoneSet":{"active":"a11e…","pending":null},
+///      "requests":{"pending":{"sha256":"c0de…","have":3,"of":40}},"error":null,"agent":"…"}
 ///
-/// `state` is `downloading` (have/of chunks), `verifying`, `building` (the set is compiled in a
-/// child process), then `applied` or `failed` (FleetReported.failed, with the reason).
+/// `state` is `downloading` (have/of chunks), `verifying`, then `building` (a zone set is compiled
+/// in a child process) or `loading` (a request list is read and checked on a thread), then
+/// `applied` or `failed` (FleetReported.failed, with the reason). A document naming both blobs
+/// has its zone set fetched and put in force first, then its request list.
 extension FleetReported {
-    public static func zoneSetProgress(version: Int64, applied: Int64?, state: String, at: WallInstant, active: String?,
-                                       pending: String, have: Int, of: Int, agent: String) -> [UInt8] {
-        bytes(.object([("v", 1), ("desiredVersion", .integer(version)), ("appliedVersion", applied.map { .integer($0) } ?? .null),
-                       ("state", .string(state)), ("at", .string(at.description)),
-                       ("zoneSet", .object([("active", active.map { .string($0) } ?? .null),
-                                            ("pending", .object([("sha256", .string(pending)), ("have", .integer(Int64(have))), ("of", .integer(Int64(of)))]))])),
-                       ("error", .null), ("agent", .string(agent))]))
+    /// A blob being fetched: its hash and the chunks held.
+    public struct BlobProgress: Hashable, Sendable {
+        public var sha256: String
+        public var have: Int
+        public var of: Int
+        public init(sha256: String, have: Int, of: Int) { self.sha256 = sha256; self.have = have; self.of = of }
+        var json: JSONValue { .object([("sha256", .string(sha256)), ("have", .integer(Int64(have))), ("of", .integer(Int64(of)))]) }
     }
 
-    /// `applied`, with the zone set in force and its zone count.
-    public static func zoneSetApplied(version: Int64, at: WallInstant, requests: Int, result: JSONValue?, active: String, zones: Int, agent: String) -> [UInt8] {
-        var m: [(key: String, value: JSONValue)] = [("v", 1), ("desiredVersion", .integer(version)), ("appliedVersion", .integer(version)),
-                                                    ("state", "applied"), ("at", .string(at.description)),
-                                                    ("requests", .object([("count", .integer(Int64(requests)))])),
-                                                    ("zoneSet", .object([("active", .string(active)), ("zones", .integer(Int64(zones))), ("pending", .null)]))]
-        if let result { m.append(("result", result)) }
-        m.append(("error", .null))
-        m.append(("agent", .string(agent)))
+    /// `reported` with `state` while a blob of desired `version` is on its way: the zone set's
+    /// (with the set in force) or the request list's.
+    public static func blobProgress(version: Int64, applied: Int64?, state: String, at: WallInstant, activeZoneSet: String?,
+                                    zoneSet: BlobProgress?, requests: BlobProgress?, agent: String) -> [UInt8] {
+        var m: [(key: String, value: JSONValue)] = [
+            ("v", 1), ("desiredVersion", .integer(version)), ("appliedVersion", applied.map { .integer($0) } ?? .null),
+            ("state", .string(state)), ("at", .string(at.description)),
+            ("zoneSet", .object([("active", activeZoneSet.map { .string($0) } ?? .null), ("pending", zoneSet?.json ?? .null)])),
+        ]
+        if let requests { m.append(("requests", .object([("pending", requests.json)]))) }
+        m += [("error", .null), ("agent", .string(agent))]
         return bytes(.object(m))
     }
+
+    /// What applying a request list from a blob changed: counts, since the ids of a large list
+    /// would not fit a retained message (`fencepost pending` lists them).
+    public static func changeCounts(_ result: JSONValue) -> JSONValue {
+        .object(["added", "replaced", "removed", "unchanged"].map { ($0, .integer(Int64(result[$0]?.array?.count ?? 0))) })
+    }
 }
+

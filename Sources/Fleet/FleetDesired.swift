@@ -5,18 +5,24 @@ import FencepostJSON
 /// A desired-state document:
 ///
 ///     {"v":1,"version":42,"issuedAt":"2026-11-26T06:00:00Z",
-///      "requests":[…] | {"inline":[…]},  "categories":[…]}
+///      "requests":[…] | {"inline":[…]} | {"blob":{…}},  "categories":[…], "zoneSet":{…}}
 ///
 /// `requests` and `categories` have exactly the shapes of the control socket's `apply`; the agent
-/// hands them to the same code (all or nothing). `requests` absent: none (a desired document
+/// hands them to the same code (all or nothing). A list too large for a document travels as a
+/// blob (`{"blob":{"sha256":…,"format":"jsonl",…}}`, FleetBlob.swift): gzip-compressed JSON Lines,
+/// one request per line; the board fetches, checks and reads it, then applies it the same way. `requests` absent: none (a desired document
 /// says the whole state); `categories` absent: the categories are left as they are.
 /// Unknown members are refused (a typo must not silently mean "nothing").
 public struct FleetDesiredDocument: Sendable {
     public var version: Int64
     public var issuedAt: WallInstant?
-    /// The `apply` parameters: `{"requests":[…]}` plus `"categories":[…]` when given.
+    /// The `apply` parameters: `{"requests":[…]}` plus `"categories":[…]` when given (with a
+    /// requests blob, `requests` is empty here: the blob's list takes its place).
     public var applyParameters: JSONValue
+    /// The requests given inline (0 when they come as a blob: the blob says how many).
     public var requestCount: Int
+    /// The request list as a blob (FleetBlob.swift); nil: `requests` is inline (or absent).
+    public var requestsBlob: BlobReference?
     /// The zone set to have, a blob named by its hash (FleetBlob.swift); nil: the zone set stays as it is.
     public var zoneSet: BlobReference?
 
@@ -62,14 +68,13 @@ public struct FleetDesiredDocument: Sendable {
         case nil: break
         case .array(let list)?: requests = list
         case .object(let o)?:
-            guard o.count == 1, o[0].key == "inline", let list = o[0].value.array else {
-                if o.contains(where: { $0.key == "blob" }) {
-                    throw FleetError("desired.unsupported", "\"requests\": {\"blob\": …} is not supported by this agent yet")
-                }
-                throw FleetError("desired.invalid", "\"requests\" must be an array or {\"inline\": [...]}")
+            switch (o.count, o.first?.key, o.first?.value) {
+            case (1, "inline", .array(let list)?): requests = list
+            case (1, "blob", let reference?): requestsBlob = try BlobReference(parsing: reference, key: "requests.blob", format: .jsonl)
+            default:
+                throw FleetError("desired.invalid", "\"requests\" must be an array, {\"inline\": [...]} or {\"blob\": {...}}")
             }
-            requests = list
-        case let v?: throw FleetError("desired.invalid", "\"requests\" must be an array or {\"inline\": [...]}, got \(v.kindDescription)")
+        case let v?: throw FleetError("desired.invalid", "\"requests\" must be an array, {\"inline\": [...]} or {\"blob\": {...}}, got \(v.kindDescription)")
         }
         var params: [(key: String, value: JSONValue)] = [("requests", .array(requests))]
         switch doc["categories"] {

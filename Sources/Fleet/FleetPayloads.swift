@@ -171,11 +171,24 @@ public enum FleetStatus {
 
 /// `reported`: the applied version, or why the newest was not.
 public enum FleetReported {
-    public static func applied(version: Int64, at: WallInstant, requests: Int, result: JSONValue?, agent: String) -> [UInt8] {
+    /// `applied`: `requests` {"count"} and the socket's `apply` result (ids by what changed); for
+    /// a request list from a blob, `requests` also names the blob and counts the changes, and
+    /// `result` is left out. With a zone set from the fleet in force, `zoneSet` names it and
+    /// counts its zones.
+    public static func applied(version: Int64, at: WallInstant, requests: Int, result: JSONValue?, requestsBlob: String? = nil,
+                               zoneSet: (active: String, zones: Int)? = nil, agent: String) -> [UInt8] {
+        var counted: [(key: String, value: JSONValue)] = [("count", .integer(Int64(requests)))]
+        if let requestsBlob {
+            counted.append(("blob", .string(requestsBlob)))
+            if let result, let changes = FleetReported.changeCounts(result).object { counted += changes }
+        }
         var m: [(key: String, value: JSONValue)] = [("v", 1), ("desiredVersion", .integer(version)), ("appliedVersion", .integer(version)),
                                                     ("state", "applied"), ("at", .string(at.description)),
-                                                    ("requests", .object([("count", .integer(Int64(requests)))]))]
-        if let result { m.append(("result", result)) }
+                                                    ("requests", .object(counted))]
+        if let zoneSet {
+            m.append(("zoneSet", .object([("active", .string(zoneSet.active)), ("zones", .integer(Int64(zoneSet.zones))), ("pending", .null)])))
+        }
+        if let result, requestsBlob == nil { m.append(("result", result)) }
         m.append(("error", .null))
         m.append(("agent", .string(agent)))
         return bytes(.object(m))

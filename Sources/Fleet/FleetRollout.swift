@@ -7,9 +7,10 @@ import FencepostJSON
 public enum RolloutStanding: Hashable, Sendable {
     /// The version (or a newer one) is in force.
     case applied
-    /// Fetching the zone set's chunks: `have` of `of`.
+    /// Fetching the chunks of a blob (the zone set's or the request list's): `have` of `of`.
     case downloading(have: Int, of: Int)
-    /// Verifying the whole blob or building the zone set (`stage` is the board's word).
+    /// Verifying the whole blob, building the zone set or loading the request list (`stage` is
+    /// the board's word).
     case building(stage: String)
     /// The board refused the version, or its zone set: `reason` says why.
     case failed(reason: String)
@@ -35,7 +36,8 @@ public enum RolloutStanding: Hashable, Sendable {
         switch state {
         case "applied": self = .applied
         case "downloading":
-            let pending = reported["zoneSet"]?["pending"]
+            let zoneSet = reported["zoneSet"]?["pending"]
+            let pending = zoneSet?.object != nil ? zoneSet : reported["requests"]?["pending"]
             self = .downloading(have: pending?["have"]?.int ?? 0, of: pending?["of"]?.int ?? 0)
         case "failed", "rejected":
             let e = reported["error"]
@@ -93,9 +95,9 @@ public struct RolloutSummary: Hashable, Sendable {
 /// The blobs the broker retains under `fencepost/v1/fleet/<fleet>/blob/<sha256>/…` (each topic's
 /// payload size), and which of them no board names.
 ///
-/// A blob is in use when its SHA-256 is named by any board's retained `desired` (`zoneSet`, a
-/// requests blob) or `reported` (`zoneSet.active`, `zoneSet.pending`): a board still downloading
-/// names it in both. The fleet is not compared (`active` does not name it): a hash in use keeps
+/// A blob is in use when its SHA-256 is named by any board's retained `desired` (`zoneSet`,
+/// `requests.blob`) or `reported` (`zoneSet.active`, `zoneSet.pending`, `requests.blob`,
+/// `requests.pending`): a board still downloading names it in both. The fleet is not compared (`active` does not name it): a hash in use keeps
 /// the blob in every fleet.
 public struct BlobInventory: Sendable {
     public struct Blob: Hashable, Sendable {
@@ -152,11 +154,13 @@ public struct BlobInventory: Sendable {
         if let s = doc["requests"]?["blob"]?["sha256"]?.string { named.insert(s) }
     }
 
-    /// Notes the hashes a retained `reported` document names: the zone set in force and the one
-    /// on its way.
+    /// Notes the hashes a retained `reported` document names: the zone set and request list in
+    /// force and those on their way.
     public mutating func noteReported(_ doc: JSONValue) {
         if let s = doc["zoneSet"]?["active"]?.string { named.insert(s) }
         if let s = doc["zoneSet"]?["pending"]?["sha256"]?.string { named.insert(s) }
+        if let s = doc["requests"]?["blob"]?.string { named.insert(s) }
+        if let s = doc["requests"]?["pending"]?["sha256"]?.string { named.insert(s) }
     }
 
     /// The blobs to remove: complete (with a manifest) or, with `incomplete`, also those without

@@ -1,5 +1,5 @@
-// The operator's side of a blob through the broker (Fleet/FleetBlob.swift): a GeoJSON zone set
-// gzipped (zlib), named by its SHA-256 (libcrypto), cut into retained chunks under
+// The operator's side of a blob through the broker (Fleet/FleetBlob.swift): a GeoJSON zone set or
+// a JSON Lines request list gzipped (zlib), named by its SHA-256 (libcrypto), cut into retained chunks under
 // fencepost/v1/fleet/FLEET/blob/SHA/N, then its retained manifest at …/m — the manifest last,
 // so a board that sees it finds every chunk. A blob whose manifest the broker holds already is
 // not sent again (blobs are shared by the fleet, by hash).
@@ -18,26 +18,33 @@ enum FleetBlobPublisher {
         var summary: String
     }
 
-    static func publish(zones: String, fleet: FleetName, chunkSize: Int, session: MQTTBlockingSession, timeout: UInt64) throws(ClientFailure) -> Published {
-        let folder = getenv("TMPDIR").flatMap { String(validatingCString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let temporary = folder + "/fencepost-push-\(getpid()).geojson.gz"
+    /// The folder for the push's temporary files: $TMPDIR, else /tmp.
+    static var temporaryFolder: String {
+        getenv("TMPDIR").flatMap { String(validatingCString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// Publishes the file `source` as a blob holding `format`; `option` names what the user gave
+    /// in messages (`--zones schools.geojson`, `requests of vans.toml`).
+    static func publish(_ source: String, format: BlobFormat, option: String, fleet: FleetName, chunkSize: Int, session: MQTTBlockingSession,
+                        timeout: UInt64) throws(ClientFailure) -> Published {
+        let temporary = temporaryFolder + "/fencepost-push-\(getpid()).\(format.rawValue).gz"
         defer { BlobFile.remove(temporary) }
         let raw: Int
-        do { raw = try Gzip.compress(zones, to: temporary) } catch {
-            throw ClientFailure(ClientFailure.noInput, "--zones: \(error.message)")
+        do { raw = try Gzip.compress(source, to: temporary) } catch {
+            throw ClientFailure(ClientFailure.noInput, "\(option): \(error.message)")
         }
         let blob: [UInt8]
         do { blob = try FileDescriptor.readFile(temporary) } catch {
             throw ClientFailure(ClientFailure.noInput, "\(temporary): \(error)")
         }
         guard blob.count <= BlobManifest.maximumSize else {
-            throw ClientFailure(ClientFailure.dataError, "--zones \(zones): \(blob.count) bytes gzipped; a blob holds at most \(BlobManifest.maximumSize)")
+            throw ClientFailure(ClientFailure.dataError, "\(option): \(blob.count) bytes gzipped; a blob holds at most \(BlobManifest.maximumSize)")
         }
         let manifest: BlobManifest
         do { manifest = try BlobPacking.manifest(of: blob, chunkSize: chunkSize, rawSize: raw) } catch {
             throw ClientFailure(ClientFailure.unavailable, error.message)
         }
-        let reference = BlobReference(sha256: manifest.sha256, size: manifest.size, fleet: fleet)
+        let reference = BlobReference(sha256: manifest.sha256, size: manifest.size, fleet: fleet, format: format)
         let topics = reference.topics
         // Held already? The retained manifest says so.
         do { try session.subscribe(topics.manifest, qos: 1, timeout: timeout) } catch {
@@ -59,7 +66,7 @@ enum FleetBlobPublisher {
                 throw ClientFailure(ClientFailure.unavailable, "publishing the manifest to \(topics.manifest): \(error)")
             }
         }
-        let summary = "zone set \(zones): \(raw) bytes, \(manifest.size) gzipped, sha256 \(manifest.sha256); "
+        let summary = "\(format == .geojson ? "zone set" : "request list") (\(option)): \(raw) bytes, \(manifest.size) gzipped, sha256 \(manifest.sha256); "
             + (held ? "the broker holds it already (\(topics.root))" : "\(manifest.chunks) chunks published under \(topics.root)")
         return Published(reference: reference, manifest: manifest, sentChunks: sent, summary: summary)
     }

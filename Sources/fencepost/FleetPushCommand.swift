@@ -1,10 +1,15 @@
 // `fencepost fleet push DEVICE… [FILE] [--zones GEOJSON]`: a config's requests and categories, and
-// a zone set (a blob through the broker), as the boards' desired state, the next version.
+// a zone set (a blob through the broker), as the boards' desired state, the next version. A
+// request list too large for a document goes as a blob too (JSON Lines, checked here by the
+// board's own reader before anything is published).
 import ArgumentParser
 import FencepostAgent
 import FencepostJSON
 import FencepostLinux
 import Fleet
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct FleetPushCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,6 +40,17 @@ struct FleetPushCommand: ParsableCommand {
             fetches, verifies and builds it before it applies the document. Without FILE, each \
             board's requests and categories stay those of its retained desired document.
 
+            FILE's requests go in the document itself while they take at most 48 KiB of JSON (a \
+            board applies documents up to its [socket] max_message_bytes, 64 KiB by default); a \
+            larger list, or any with --requests-blob, goes as a blob like a zone set (gzipped \
+            JSON Lines, one request a line, shared by every board given the same list), and the \
+            documents name it. Each request is read first as the board reads it (shape, unique \
+            ids); a bad one stops the push naming its line in FILE. A board keeps the list in force: a later \
+            version naming the same list (new categories, a new zone set) is applied without \
+            fetching it again.
+
+              fencepost fleet push van-1 van-2 customer-sites.jsonl --wait 600
+
             Device ids have no dot or slash: the last argument is FILE when it has one.
 
             Two operators pushing to one board at the same moment can choose the same version; \
@@ -50,8 +66,15 @@ struct FleetPushCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The fleet whose topics hold the zone set's blob.", valueName: "name"))
     var fleet = "default"
 
-    @Option(help: ArgumentHelp("Bytes per chunk of the zone set's blob (1024 to 65536).", valueName: "bytes"))
+    @Option(help: ArgumentHelp("Bytes per chunk of a blob (1024 to 65536).", valueName: "bytes"))
     var chunkSize = BlobManifest.maximumChunkSize
+
+    @Flag(help: "Send FILE's requests as a blob, whatever their size.")
+    var requestsBlob = false
+
+    /// The most bytes of JSON requests sent inside a document: room under the boards' default
+    /// bound of a document (64 KiB) for its categories and envelope.
+    static let inlineRequestBytes = 48 << 10
 
     @Option(help: ArgumentHelp("The version to publish (default: one more than the broker's).", valueName: "n"))
     var version: Int64?
@@ -75,6 +98,7 @@ struct FleetPushCommand: ParsableCommand {
         if let wait, !(wait > 0 && wait <= 86400) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
         if split.devices.isEmpty { throw ValidationError("name at least one device") }
         if split.file == nil && zones == nil { throw ValidationError("give a config FILE, --zones, or both") }
+        if requestsBlob && split.file == nil { throw ValidationError("--requests-blob sends FILE's requests: give a config FILE") }
         if !(BlobManifest.minimumChunkSize...BlobManifest.maximumChunkSize).contains(chunkSize) {
             throw ValidationError("--chunk-size must be from \(BlobManifest.minimumChunkSize) to \(BlobManifest.maximumChunkSize)")
         }
@@ -86,16 +110,40 @@ struct FleetPushCommand: ParsableCommand {
             let deviceTopics = try devices.map { (d) throws(ClientFailure) -> FleetTopics in try OperatorTopics.of(d) }
             let config = try file.map { (f) throws(ClientFailure) -> ClientInput.Config in try ClientInput.config(f) }
             var zoneSet: BlobReference?
-            var blobText = ""
+            var requestList: BlobReference?
+            // The requests as JSON Lines, checked, when they go as a blob.
+            var listText: [UInt8]?
+            if let config, let file {
+                let lines = config.requests.map { $0.value.serialized() }
+                if requestsBlob || lines.reduce(0, { $0 + $1.utf8.count + 1 }) > Self.inlineRequestBytes {
+                    listText = try Self.checkedList(lines, config: config, file: file)
+                }
+            }
+            let fleetName: FleetName
+            do throws(FleetError) { fleetName = try FleetName(fleet) } catch { throw ClientFailure(ExitCode.validationFailure.rawValue, "--fleet: \(error.message)") }
             let session = try connection.connect()
             defer { session.close() }
             if let zones {
-                let name: FleetName
-                do throws(FleetError) { name = try FleetName(fleet) } catch { throw ClientFailure(ExitCode.validationFailure.rawValue, "--fleet: \(error.message)") }
-                let published = try FleetBlobPublisher.publish(zones: zones, fleet: name, chunkSize: chunkSize, session: session, timeout: connection.timeoutNanoseconds)
+                let published = try FleetBlobPublisher.publish(zones, format: .geojson, option: "--zones \(zones)", fleet: fleetName, chunkSize: chunkSize,
+                                                               session: session, timeout: connection.timeoutNanoseconds)
                 zoneSet = published.reference
-                blobText = published.summary
-                if !json { try writeStandardOutput(blobText + "\n") }
+                if !json { try writeStandardOutput(published.summary + "\n") }
+            }
+            if let listText, let file {
+                let temporary = FleetBlobPublisher.temporaryFolder + "/fencepost-push-\(getpid()).jsonl"
+                defer { BlobFile.remove(temporary) }
+                do throws(FileError) {
+                    let out = try AtomicFile(replacing: temporary)
+                    let wrote: FileError? = listText.withUnsafeBytes { b in
+                        do throws(FileError) { try out.write(b); return nil } catch { return error }
+                    }
+                    if let wrote { throw wrote }
+                    try out.commit()
+                } catch { throw ClientFailure(ClientFailure.ioError, "\(temporary): \(error)") }
+                let published = try FleetBlobPublisher.publish(temporary, format: .jsonl, option: "the requests of \(file)", fleet: fleetName,
+                                                               chunkSize: chunkSize, session: session, timeout: connection.timeoutNanoseconds)
+                requestList = published.reference
+                if !json { try writeStandardOutput(published.summary + "\n") }
             }
             // Every board's version and kept requests are read before anything is published, so
             // no board waits for another's answer and no answer is read (and lost) as an old one.
@@ -113,7 +161,11 @@ struct FleetPushCommand: ParsableCommand {
                 var requestCount = 0
                 var categoryCount: Int?
                 if let config {
-                    document.append(("requests", .array(config.requests.map(\.value))))
+                    if let requestList {
+                        document.append(("requests", .object([("blob", requestList.json)])))
+                    } else {
+                        document.append(("requests", .array(config.requests.map(\.value))))
+                    }
                     if let c = config.categories { document.append(("categories", .array(c.map(\.value)))) }
                     requestCount = config.requests.count
                     categoryCount = config.categories?.count
@@ -136,6 +188,7 @@ struct FleetPushCommand: ParsableCommand {
                 if !json {
                     var text = "\(t.device): desired version \(t.version) published (\(t.requests) requests"
                     text += t.categories.map { ", \($0) categories" } ?? ""
+                    text += requestList.map { " in request list \($0.sha256.prefix(12))…" } ?? ""
                     text += zoneSet.map { ", zone set \($0.sha256.prefix(12))…)" } ?? ")"
                     try writeStandardOutput(text + "\n")
                 }
@@ -150,6 +203,7 @@ struct FleetPushCommand: ParsableCommand {
                              ("requests", .integer(Int64(t.requests))),
                              ("categories", t.categories.map { .integer(Int64($0)) } ?? .null),
                              ("zoneSet", zoneSet?.json ?? .null),
+                             ("requestsBlob", requestList?.json ?? .null),
                              ("reported", followed.reports[t.device] ?? .null),
                              ("rollout", wait == nil ? .null : .string(followed.standing(t.device).bucket.rawValue))])
                 }
@@ -157,6 +211,22 @@ struct FleetPushCommand: ParsableCommand {
             }
             if let wait { try followed.finish(waited: wait, printing: !json) }
         }
+    }
+}
+
+extension FleetPushCommand {
+    /// The requests as JSON Lines, one a line, checked by the board's own reader (their shape,
+    /// ids unique; the rules that depend on a board's settings are the board's to check); a
+    /// request it would refuse stops the push, named at its line in `file`.
+    static func checkedList(_ lines: [String], config: ClientInput.Config, file: String) throws(ClientFailure) -> [UInt8] {
+        var text: [UInt8] = []
+        for line in lines { text += Array(line.utf8); text.append(0x0A) }
+        do throws(FleetError) {
+            _ = try FleetRequestList.parse(text) { k in k >= 1 && k <= config.requests.count ? "\(file):\(config.requests[k - 1].line)" : "request \(k)" }
+        } catch {
+            throw ClientFailure(ClientFailure.dataError, error.message)
+        }
+        return text
     }
 }
 

@@ -37,6 +37,10 @@ import Glibc
         #expect(RolloutStanding(reported: Self.json(#"{"desiredVersion":5,"appliedVersion":5,"state":"applied"}"#), version: 5) == .applied)
         #expect(RolloutStanding(reported: nil, version: 5) == .silent)
         #expect(RolloutStanding(reported: Self.json(#"{"desiredVersion":2,"state":"applied"}"#), version: nil) == .applied)
+        // A request list on its way: its chunks are the progress (no zone set pending).
+        let list = Self.json(#"{"desiredVersion":6,"appliedVersion":5,"state":"downloading","zoneSet":{"active":"x","pending":null},"requests":{"pending":{"sha256":"y","have":7,"of":40}}}"#)
+        #expect(RolloutStanding(reported: list, version: 6) == .downloading(have: 7, of: 40))
+        #expect(RolloutStanding(reported: Self.json(#"{"desiredVersion":6,"state":"loading"}"#), version: 6) == .building(stage: "loading"))
         let summary = RolloutSummary([.applied, .applied, .downloading(have: 1, of: 2), .building(stage: "verifying"), .failed(reason: "x"), .silent])
         #expect(summary.text == "2 applied, 2 downloading, 1 failed, 1 silent")
     }
@@ -63,6 +67,14 @@ import Glibc
         inventory.noteReported(Self.json(#"{"state":"downloading","zoneSet":{"active":null,"pending":{"sha256":"\#(c)","have":1,"of":3}}}"#))
         #expect(inventory.unused(incomplete: false).map(\.sha256) == [b])
         #expect(inventory.unused(incomplete: true).map(\.sha256) == [b, d])
+        // A request list named by a desired document, or reported in force or on its way, is in use too.
+        for (doc, desired) in [(#"{"version":4,"requests":{"blob":{"sha256":"\#(b)","size":1,"format":"jsonl","fleet":"acme"}}}"#, true),
+                               (#"{"state":"applied","requests":{"count":3,"blob":"\#(b)"}}"#, false),
+                               (#"{"state":"downloading","requests":{"pending":{"sha256":"\#(b)","have":1,"of":3}}}"#, false)] {
+            var copy = inventory
+            if desired { copy.noteDesired(Self.json(doc)) } else { copy.noteReported(Self.json(doc)) }
+            #expect(copy.unused(incomplete: false).isEmpty, "\(doc)")
+        }
         #expect(inventory.used.map(\.sha256) == [a, c])
         let removed = inventory.unused(incomplete: false)[0]
         #expect(removed.bytes == 3300)

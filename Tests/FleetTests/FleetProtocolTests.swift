@@ -61,6 +61,18 @@ import FencepostTestSupport
         #expect(ok.applyParameters["categories"] != nil)
         let bare = try FleetDesiredDocument(parsing: Array(#"{"version":4,"requests":[]}"#.utf8))
         #expect(bare.applyParameters["categories"] == nil)
+        // A request list as a blob: JSON Lines, named by its hash; a zone set's format is refused there.
+        let sha = String(repeating: "c0", count: 32)
+        let blob = try FleetDesiredDocument(parsing: Array(#"{"version":5,"requests":{"blob":{"sha256":"\#(sha)","size":900,"encoding":"gzip","format":"jsonl","fleet":"acme"}}}"#.utf8))
+        #expect(blob.requestsBlob == BlobReference(sha256: sha, size: 900, fleet: try FleetName("acme"), format: .jsonl) && blob.requestCount == 0)
+        #expect(blob.requestsBlob?.json["format"]?.string == "jsonl" && blob.zoneSet == nil)
+        for (bad, word) in [(#"{"version":5,"requests":{"blob":{"sha256":"\#(sha)","size":9,"format":"geojson","fleet":"a"}}}"#, "\"requests.blob.format\" is \"geojson\"; this agent reads \"jsonl\" there"),
+                            (#"{"version":5,"requests":{"blob":{"sha256":"\#(sha)","size":9,"fleet":"a"},"inline":[]}}"#, "{\"blob\": {...}}"),
+                            (#"{"version":5,"zoneSet":{"sha256":"\#(sha)","size":9,"format":"jsonl","fleet":"a"}}"#, "\"zoneSet.format\" is \"jsonl\"")] {
+            do { _ = try FleetDesiredDocument(parsing: Array(bad.utf8)); Issue.record("\(bad) accepted") } catch {
+                #expect(error.description.contains(word), "\(bad): \(error)")
+            }
+        }
         for (bad, word) in [(#"{"requests":[]}"#, "version"), (#"{"version":0}"#, "version"), (#"{"version":1,"request":[]}"#, "unknown key \"request\""),
                             (#"{"version":1,"requests":"x"}"#, "requests"), (#"{"version":1,"categories":{}}"#, "categories"),
                             (#"{"version":1,"v":2}"#, "\"v\""), ("[1]", "object"), ("{", "not JSON"),

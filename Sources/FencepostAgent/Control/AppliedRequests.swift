@@ -8,7 +8,11 @@
 // state before the file was edited. Nothing is written for it and no other request is touched, so
 // a collision can delay an edit (until the request is edited again) but never corrupt the state.
 //
-// Where it is kept: the store's `applied_request` table (schema version 2), read only while
+// Whose: the configuration's (the file at start and SIGHUP, `fencepost apply`) and the fleet's
+// desired documents' are kept apart (ApplyOwner): a board's start applies its file, which does
+// not name the fleet's requests, and must not remove them.
+//
+// Where it is kept: the store's `applied_request` and `fleet_applied_request` tables, read only while
 // applying — a million zones would otherwise cost tens of megabytes for the life of the agent.
 // Version 1 files kept one meta value, `apply.requests`: a JSON object id → the request's JSON.
 // While the table is empty that value is read (each request decoded and fingerprinted as now);
@@ -26,11 +30,12 @@ struct AppliedRequests {
     /// Read from the legacy meta value: a write must rewrite all rows and delete the value.
     var fromLegacyMeta: Bool
 
-    /// Reads the table, else the legacy meta value of the file (as the center loaded it).
-    static func load(_ center: DurableNotificationCenter) throws(StoreError) -> AppliedRequests {
-        let rows = try center.store.appliedRequests()
+    /// Reads `owner`'s table, else (the configuration's) the legacy meta value of the file (as
+    /// the center loaded it).
+    static func load(_ center: DurableNotificationCenter, owner: ApplyOwner = .configuration) throws(StoreError) -> AppliedRequests {
+        let rows = try center.store.appliedRequests(owner: owner)
         if !rows.isEmpty { return AppliedRequests(records: rows, fromLegacyMeta: false) }
-        guard let text = center.meta[legacyMetaKey] else { return AppliedRequests(records: [], fromLegacyMeta: false) }
+        guard owner == .configuration, let text = center.meta[legacyMetaKey] else { return AppliedRequests(records: [], fromLegacyMeta: false) }
         var records: [AppliedRequestRecord] = []
         if case .object(let members)? = try? JSONValue.parse(text) {
             records.reserveCapacity(members.count)

@@ -2,7 +2,9 @@
 // idempotently.
 //
 // The requests `apply` installed are remembered (id → a fingerprint of their JSON as applied, see
-// AppliedRequests.swift) in the store, written in the same transaction as the changes. Against
+// AppliedRequests.swift) in the store, written in the same transaction as the changes; the
+// configuration's and the fleet's memories are apart (ApplyOwner): each apply compares with, and
+// removes from, its own. Against
 // that memory:
 //   - absent now                 → removed (if still pending)
 //   - JSON as applied before     → unchanged: not touched, their progress is kept; a one-shot that
@@ -75,7 +77,10 @@ extension ControlService {
         case .array(let list)?: categories = try Self.decodeCategories(list, path: "categories")
         case let v?: throw RPCError.params("\"categories\" must be an array, got \(v.kindDescription)")
         }
-        return try Self.apply(requests, categories: categories, &call, path: { items[$0].path }).json
+        // A desired document of the fleet comes through here from the link (answered by `remote`):
+        // its memory is the fleet's.
+        return try Self.apply(requests, categories: categories, owner: call.source == .remote ? .fleet : .configuration, &call,
+                              path: { items[$0].path }).json
     }
 
     /// Applies decoded requests and categories, as the socket's `apply` does (same rules, same
@@ -86,76 +91,182 @@ extension ControlService {
     /// - Complexity: O(n) in the requests given and remembered, plus the engine's adds; one
     ///   transaction when anything changes, none otherwise.
     public mutating func apply(requests: [NotificationRequest], fingerprints: [UInt64]? = nil, categories: [NotificationCategory]?,
-                               center: DurableNotificationCenter, clock: EngineClock) -> ApplyReply {
+                               owner: ApplyOwner = .configuration, center: DurableNotificationCenter, clock: EngineClock) -> ApplyReply {
         precondition(fingerprints == nil || fingerprints?.count == requests.count, "one fingerprint per request")
         var call = Call(center: center, clock: clock, params: .null)
         do throws(RPCError) {
-            let result = try Self.apply(requests, fingerprints: fingerprints, categories: categories, &call, path: { "requests[\($0)]" })
+            let result = try Self.apply(requests, fingerprints: fingerprints, categories: categories, owner: owner, &call, path: { "requests[\($0)]" })
             return ApplyReply(result: result, error: nil, output: call.output, fatal: call.fatal)
         } catch {
             return ApplyReply(result: nil, error: error.message, output: call.output, fatal: call.fatal)
         }
     }
 
-    /// The one implementation of both doors. `path(i)` names request `i` in errors.
+    /// Works out an apply to be carried out in parts (``ApplyPlan``), as ``apply(requests:fingerprints:categories:center:clock:)``
+    /// would carry it out at once; nil and the reason when it is refused (an id given twice, the
+    /// state file unreadable).
+    public func plan(requests: [NotificationRequest], fingerprints: [UInt64]?, categories: [NotificationCategory]?,
+                     owner: ApplyOwner = .configuration, center: DurableNotificationCenter) -> Result<ApplyPlan, RPCError> {
+        do throws(RPCError) {
+            return .success(try ApplyPlan(requests, fingerprints: fingerprints, categories: categories, owner: owner, center: center,
+                                          path: { "requests[\($0)]" }))
+        } catch { return .failure(error) }
+    }
+
+    /// The next part of `plan`: up to `limit` requests checked while any is unchecked, then
+    /// committed. The reply's `result` is set once the plan is done; `error` when it is refused
+    /// (a part committed before stays; see ``ApplyPlan``); neither while parts remain.
+    public mutating func continueApply(_ plan: inout ApplyPlan, limit: Int, center: DurableNotificationCenter, clock: EngineClock) -> ApplyReply {
+        var call = Call(center: center, clock: clock, params: .null)
+        let path = { (i: Int) in "requests[\(i)]" }
+        do throws(RPCError) {
+            if plan.isChecked { try plan.commit(limit: limit, &call, path: path) } else {
+                try plan.check(limit: limit, engine: center.engine, clock: clock, path: path)
+            }
+            return ApplyReply(result: plan.isDone ? plan.result : nil, error: nil, output: call.output, fatal: call.fatal)
+        } catch {
+            return ApplyReply(result: nil, error: error.message, output: call.output, fatal: call.fatal)
+        }
+    }
+
+    /// The one implementation of both doors: the plan, committed in one transaction.
+    /// `path(i)` names request `i` in errors.
     static func apply(_ requests: [NotificationRequest], fingerprints given: [UInt64]? = nil, categories: [NotificationCategory]?,
-                      _ call: inout Call, path: (Int) -> String) throws(RPCError) -> ApplyResult {
+                      owner: ApplyOwner = .configuration, _ call: inout Call, path: (Int) -> String) throws(RPCError) -> ApplyResult {
+        var plan = try ApplyPlan(requests, fingerprints: given, categories: categories, owner: owner, center: call.center, path: path)
+        try plan.commit(limit: Int.max, &call, path: path)
+        return plan.result
+    }
+}
+
+/// An `apply` worked out: what changes, from the requests given and the memory of what was
+/// applied (see the top of this file). Carried out in one transaction (the socket, a SIGHUP:
+/// ``ControlService/apply(_:fingerprints:categories:_:path:)``), or — a list too large for one
+/// loop turn, from the fleet — checked in parts, then committed in parts, each part a
+/// transaction of its own:
+///
+///   check(limit:)    every request to add checked as `add` checks it (rules, category, zone,
+///                    schedule), changing nothing: the first broken rule refuses the whole list
+///   commit(limit:)   the first part: the categories, the removals and what the memory says of
+///                    them; each part then adds `limit` requests and remembers them, in one
+///                    transaction
+///
+/// Between parts the agent runs on (fixes, deliveries, the socket). A stop between them is
+/// completed by applying the same list again: what a part committed is remembered as applied
+/// and comes out unchanged. A part can fail after the check only through a change made between
+/// parts by another door (a category removed, a calendar rule's last fire passed); the parts
+/// before it stay, and the error names the request.
+public struct ApplyPlan {
+    let requests: [NotificationRequest]
+    let fingerprints: [UInt64]
+    /// Whose memory of what was applied it compares with and writes.
+    let owner: ApplyOwner
+    /// What the apply does, by id.
+    public private(set) var result = ApplyResult()
+    /// The requests to add, by index, in order; those before `committed` are in force, those
+    /// before `checked` were checked.
+    private var toAdd: [Int] = []
+    private(set) var checked = 0
+    private(set) var committed = 0
+    /// Ids of `result.removed` removed (and forgotten) so far.
+    private var removed = 0
+    private var newCategories: [NotificationCategory]?
+    /// The memory is a version 1 file's meta value: the first part rewrites it as rows.
+    private var fromLegacyMeta = false
+    /// Whether the first part (categories and removals) is in force.
+    private var begun = false
+
+    /// Works out the apply: ids unique (else the second is named), the memory read, each request
+    /// compared with it. O(n) in the requests given and remembered.
+    init(_ requests: [NotificationRequest], fingerprints given: [UInt64]?, categories: [NotificationCategory]?, owner: ApplyOwner,
+         center: DurableNotificationCenter, path: (Int) -> String) throws(RPCError) {
+        precondition(given == nil || given?.count == requests.count, "one fingerprint per request")
         var seen: Set<String> = []
         seen.reserveCapacity(requests.count)
         for (i, r) in requests.enumerated() where !seen.insert(r.identifier).inserted {
             throw RPCError.rule(RequestError(.identifier, "id \"\(r.identifier)\" is given twice"), at: path(i))
         }
         let before: AppliedRequests
-        do { before = try AppliedRequests.load(call.center) } catch {
+        do { before = try AppliedRequests.load(center, owner: owner) } catch {
             throw RPCError(.serverError, "the state file could not be read: \(error)")
         }
         var old: [String: UInt64] = [:]
         old.reserveCapacity(before.records.count)
         for record in before.records { old[record.id] = record.fingerprint }
-
-        // No local copy of the engine: one alive across the commit below would make the engine's
-        // mutation copy every request (copy-on-write).
-        var result = ApplyResult()
-        var toAdd: [Int] = []
-        let fingerprints = given ?? requests.map { AppliedRequests.fingerprint(of: $0) }
+        self.requests = requests
+        self.owner = owner
+        fingerprints = given ?? requests.map { AppliedRequests.fingerprint(of: $0) }
         for (i, r) in requests.enumerated() {
-            let fingerprint = fingerprints[i]
-            if old[r.identifier] == fingerprint { result.unchanged.append(r.identifier); continue }
+            if old[r.identifier] == fingerprints[i] { result.unchanged.append(r.identifier); continue }
             toAdd.append(i)
-            if call.center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
+            if center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
         }
-        old = [:]
         result.removed = before.records.lazy.map { $0.id }.filter { !seen.contains($0) }
-        let removePending = result.removed.filter { call.center.engine.isPending($0) }
-        let newCategories = categories.flatMap { $0 == call.center.engine.categories ? nil : $0 }
-        guard !toAdd.isEmpty || !result.removed.isEmpty || newCategories != nil else { return result }
+        newCategories = categories.flatMap { $0 == center.engine.categories ? nil : $0 }
+        fromLegacyMeta = before.fromLegacyMeta
+    }
 
-        // The memory of what is applied, in the same transaction: from a version 1 file all of
-        // it (and its meta value goes); else only what changed.
-        var memory: [StoreChange] = []
-        if before.fromLegacyMeta {
-            memory.append(.removeMeta(key: AppliedRequests.legacyMetaKey))
-            for (i, r) in requests.enumerated() {
-                memory.append(.putAppliedRequest(AppliedRequestRecord(id: r.identifier, fingerprint: fingerprints[i])))
+    /// Nothing (more) to commit.
+    public var isDone: Bool {
+        begun ? committed == toAdd.count && removed == result.removed.count : toAdd.isEmpty && result.removed.isEmpty && newCategories == nil
+    }
+    /// Every request to add is checked.
+    public var isChecked: Bool { checked == toAdd.count }
+    /// Requests to add, checked and committed so far, and ids removed so far: the work done.
+    public var progress: (checked: Int, committed: Int, of: Int, removed: Int) { (checked, committed, toAdd.count, removed) }
+
+    /// Checks up to `limit` more requests as `add` would, against the categories the apply
+    /// sets (else the engine's), changing nothing.
+    public mutating func check(limit: Int, engine: NotificationEngine, clock: EngineClock, path: (Int) -> String) throws(RPCError) {
+        let end = min(toAdd.count, checked + max(limit, 1))
+        while checked < end {
+            let i = toAdd[checked]
+            do throws(RequestError) { try engine.check(requests[i], clock: clock, categories: newCategories) } catch {
+                throw RPCError.rule(error, at: path(i))
             }
-        } else {
-            for id in result.removed { memory.append(.removeAppliedRequest(id: id)) }
-            for i in toAdd {
-                memory.append(.putAppliedRequest(AppliedRequestRecord(id: requests[i].identifier, fingerprint: fingerprints[i])))
+            checked += 1
+        }
+    }
+
+    /// Commits the next part, one transaction: the first part sets the categories; the parts
+    /// make the removals, then the adds, up to `limit` of them a part, each remembered (or
+    /// forgotten) in the same transaction.
+    mutating func commit(limit: Int, _ call: inout Call, path: (Int) -> String) throws(RPCError) {
+        guard !isDone else { return }
+        let removing = result.removed[removed..<min(result.removed.count, removed + max(limit, 1))]
+        let room = max(limit, 1) - removing.count
+        let end = removed + removing.count == result.removed.count ? min(toAdd.count, committed + room) : committed
+        let adding = toAdd[committed..<end]
+        // The memory of what is applied, in the same transaction: from a version 1 file, its
+        // meta value goes and the unchanged requests are written as rows with the first part;
+        // else only what changed.
+        var memory: [StoreChange] = []
+        for id in removing { memory.append(.removeAppliedRequest(id: id)) }
+        if !begun && fromLegacyMeta {
+            memory.append(.removeMeta(key: AppliedRequests.legacyMetaKey))
+            let changing = Set(toAdd)
+            for (i, r) in requests.enumerated() where !changing.contains(i) {
+                memory.append(.putAppliedRequest(AppliedRequestRecord(id: r.identifier, fingerprint: fingerprints[i], owner: owner)))
             }
         }
-        let clock = call.clock
+        for i in adding {
+            memory.append(.putAppliedRequest(AppliedRequestRecord(id: requests[i].identifier, fingerprint: fingerprints[i], owner: owner)))
+        }
+        let clock = call.clock, first = !begun
+        let categories = newCategories, removals = Array(removing), requests = requests
         var failedAt = ""
+        // No local copy of the engine outside the operation: one alive across the commit would
+        // make the engine's mutation copy every request (copy-on-write).
         _ = try call.perform(store: memory, path: { failedAt }) {
             (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
             var copy = e
             var out = EngineOutput()
-            if let newCategories {
+            if first, let categories {
                 failedAt = "categories"
-                out.append(try copy.setCategories(newCategories))
+                out.append(try copy.setCategories(categories))
             }
-            out.append(copy.removePending(removePending))
-            for i in toAdd {
+            if !removals.isEmpty { out.append(copy.removePending(removals)) }
+            for i in adding {
                 failedAt = path(i)
                 out.append(try copy.add(requests[i], clock: clock))
             }
@@ -172,6 +283,8 @@ extension ControlService {
             e = copy
             return out
         }
-        return result
+        begun = true
+        removed += removing.count
+        committed = end
     }
 }

@@ -57,7 +57,7 @@ extension AgentDaemon {
             do { try center.store.apply(caughtUp, sync: false) } catch { throw DaemonError("the state file could not be written: \(error)") }
         }
         fleet = link
-        setUpFleetZoneSets(link)
+        setUpFleetBlobs(link)
     }
 
     /// At shutdown: the Will sent on purpose, and the closures that hold the daemon let go
@@ -70,6 +70,8 @@ extension AgentDaemon {
         link.currentAlert = { nil }
         link.readPosition = { nil }
         link.buildZoneSet = { _ in }
+        link.readRequests = { _ in }
+        link.applyRequests = { _, _, _ in }
         link.wallIsGNSS = { false }
         link.maximumDesiredBytes = { 0 }
         link.readClock = { EngineClock(wall: WallInstant(secondsSinceEpoch: 0), wallTrusted: false, monotonic: MonotonicInstant(nanosecondsSinceBoot: 0)) }

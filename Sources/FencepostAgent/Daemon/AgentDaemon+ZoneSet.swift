@@ -45,28 +45,13 @@ struct ZoneSetBuildJob {
 struct ZoneSetSwap {
     var loaded: LoadedZoneSet
     var job: ZoneSetBuildJob
-    /// Items of the check in the next slice.
-    var budget = ZoneSetSwap.firstSlice
+    /// Items of the check in the next slice (SliceBudget.swift): the first ~0.1 ms in a release
+    /// build here, ~5 ms in a debug build.
+    var budget = SliceBudget(first: 1 << 13, bounds: (1 << 10) ... (1 << 20))
     /// Loop turns and nanoseconds spent on the check so far, and its longest slice.
     var slices = 0
     var checking: UInt64 = 0
     var longestSlice: UInt64 = 0
-
-    /// CPU time a slice aims at: well inside a loop turn's 50 ms, with room for the turn's
-    /// other work and for a target missed by a slice of large polygons.
-    static let sliceTarget: UInt64 = 2_000_000
-    /// Items of the first slice: ~0.1 ms in a release build here, ~5 ms in a debug build.
-    static let firstSlice = 1 << 13
-    static let slices = (1 << 10) ... (1 << 20)
-
-    /// Sizes the next slice from the last: `items` took `cpu` nanoseconds, so the next gets as
-    /// many items as fit `sliceTarget` at that rate, growing at most fourfold per slice (a slice
-    /// that was mostly cheap items does not promise the next one the same).
-    static func nextBudget(after items: Int, cpu: UInt64) -> Int {
-        let fit = UInt64(items) &* sliceTarget / max(cpu, 1)
-        let next = Int(min(fit, UInt64(items) &* 4, UInt64(slices.upperBound)))
-        return max(slices.lowerBound, next)
-    }
 }
 
 /// Where the agent's zone set is in its life: the set mapped now, a build running in a child
@@ -249,7 +234,7 @@ extension AgentDaemon {
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let beginCPU = SystemClocks.threadCPUNow()
         let passed: Bool
-        do { passed = try swap.loaded.continueCheck(budget: swap.budget) } catch {
+        do { passed = try swap.loaded.continueCheck(budget: swap.budget.items) } catch {
             zones.swap = nil
             log.error("zone set \(zoneSetPath): \(error); keeping the previous zone set")
             fleetZoneSetEnded(swap.job, zones: nil, error: "zone set \(zoneSetPath): \(error)")
@@ -257,7 +242,7 @@ extension AgentDaemon {
             return
         }
         let checked = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        swap.budget = ZoneSetSwap.nextBudget(after: swap.budget, cpu: SystemClocks.threadCPUNow() &- beginCPU)
+        swap.budget.record(swap.budget.items, cpu: SystemClocks.threadCPUNow() &- beginCPU)
         swap.slices += 1
         swap.checking += checked &- begin
         swap.longestSlice = max(swap.longestSlice, checked &- begin)

@@ -44,9 +44,9 @@ public struct DaemonError: Error, CustomStringConvertible {
 ///
 /// Stored properties: the router between the loop and the concerns. The loop, its signals and
 /// its two timers (4); the configuration and the environment (2); one per concern it routes
-/// events to (13: the notification center, the control service and connections, the outputs,
-/// GPS, the hook, the zone set, the reload, the wall clock, systemd, the device zone watch,
-/// statistics, idle release); and five facts of the loop itself (exit code, the fix being
+/// events to (14: the notification center, the control service and connections, the outputs,
+/// GPS, the hook, the zone set, the reload, the fleet's request-list reading, the wall clock,
+/// systemd, the device zone watch, statistics, idle release); and five facts of the loop itself (exit code, the fix being
 /// handled, where syncs run, the GPIO and button lines' failure limiters).
 public final class AgentDaemon {
     /// How to build the parts that depend on the machine; tests and the demo choose the console.
@@ -118,6 +118,8 @@ public final class AgentDaemon {
     var reloading = ConfigurationReload()
     /// The link to the fleet's broker, when configured (AgentDaemon+Fleet.swift).
     var fleet: FleetLink?
+    /// A request list from the fleet being read on its thread (AgentDaemon+FleetBlobs.swift).
+    var fleetReading = FleetRequestsReading()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -299,6 +301,7 @@ public final class AgentDaemon {
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
                 case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
+                case .fleetRequestsRead: what = "fleet: request list applied"; fleetRequestsRead()
                 case .connection(let id):
                     // Control work has a budget per turn: past it, the other ready connections
                     // wait for the next turn (epoll is level-triggered: they are reported again,
@@ -363,6 +366,7 @@ public final class AgentDaemon {
         fleet?.tick(now: now)
         if deviceZoneWatch.isDue(at: now) { checkDeviceZone(at: now) }
         continueZoneSetSwap()
+        continueFleetApply()
         clients.advance(to: now)
         systemd.advance(to: now)
         if gps.replayFinished && outputs.annunciator.playingID == nil && exitCode == nil {
@@ -384,6 +388,7 @@ public final class AgentDaemon {
         if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
+        if fleetReading.applying != nil { deadlines.append(1) }   // the next part of a request list's apply: at once
         if center.engine.hasDeferredFires { deadlines.append(1) }   // fires over the engine's per-turn budget: at once
         if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
             deadlines.append(d)
@@ -598,6 +603,7 @@ public final class AgentDaemon {
     func shutDown() {
         systemd.stopping()
         abandonReload()
+        abandonFleetReading()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
         tearDownFleet()

@@ -10,6 +10,8 @@ enum DaemonToken: EventToken, Hashable {
     case configurationRead
     /// The fleet link's MQTT socket, or its connect thread's eventfd.
     case fleet
+    /// The thread reading a request list from the fleet has its result.
+    case fleetRequestsRead
     case connection(UInt32)
 
     var epollData: UInt64 {
@@ -23,6 +25,7 @@ enum DaemonToken: EventToken, Hashable {
         case .stateSynced: 6
         case .configurationRead: 7
         case .fleet: 8
+        case .fleetRequestsRead: 9
         case .connection(let id): 1 << 32 | UInt64(id)
         }
     }
@@ -38,6 +41,7 @@ enum DaemonToken: EventToken, Hashable {
         case 6: self = .stateSynced
         case 7: self = .configurationRead
         case 8: self = .fleet
+        case 9: self = .fleetRequestsRead
         default:
             precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
             self = .connection(UInt32(truncatingIfNeeded: epollData))

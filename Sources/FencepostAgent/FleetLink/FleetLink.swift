@@ -65,15 +65,22 @@ final class FleetLink {
     private let tag: UInt16
     private var bdSeq: Int64
     var appliedVersion: Int64?
-    /// A zone set from the fleet (FleetZoneSetRollout.swift): the one being fetched and built, the
-    /// one in force and its GeoJSON, the version whose set failed (not tried again), and the
-    /// daemon's build of a verified blob.
-    var rollout: FleetZoneSetRollout?
+    /// Blobs from the fleet (FleetBlobRollout.swift): the one being fetched, built or read; the
+    /// zone set in force, its zone count (when built by this process) and its GeoJSON; the hash
+    /// of the kept request list; the version whose blob failed (not tried again); each kind's
+    /// download record (a resume point); and the daemon's hand-ons of a verified blob: the zone
+    /// set's build, the request list's reading, and the apply of a list read (in parts, across
+    /// loop turns: ``requestsApplied(_:_:_:)`` when it ends).
+    var rollout: FleetBlobRollout?
     var activeZoneSet: String?
+    var activeZoneCount: Int?
     var zoneSetSource: String?
-    var failedZoneSetVersion: Int64?
-    var blobRecord: FleetZoneSetRollout.Record?
-    var buildZoneSet: (FleetZoneSetRollout) -> Void = { _ in }
+    var keptRequests: String?
+    var failedBlobVersion: Int64?
+    var blobRecords: [BlobFormat: FleetBlobRollout.Record] = [:]
+    var buildZoneSet: (FleetBlobRollout) -> Void = { _ in }
+    var readRequests: (FleetBlobRollout) -> Void = { _ in }
+    var applyRequests: (FleetBlobRollout, FleetRequestList, [NotificationCategory]?) -> Void = { _, _, _ in }
     private var inflight: [Int32: (seq: Int64, bytes: Int)] = [:]
     private var sentThrough: Int64 = 0
     private var acked: [(seq: Int64, bytes: Int)] = []
@@ -118,8 +125,12 @@ final class FleetLink {
         appliedVersion = meta["fleet.appliedVersion"].flatMap { Int64($0) }
         activeZoneSet = meta["fleet.zoneSet"]
         zoneSetSource = meta["fleet.zoneSet.source"]
-        if let sha = meta["fleet.blob"], let chunks = meta["fleet.blob.chunks"].flatMap({ Int($0) }), let have = meta["fleet.blob.have"] {
-            blobRecord = FleetZoneSetRollout.Record(sha256: sha, chunks: chunks, have: have)
+        keptRequests = meta["fleet.requests"]
+        for kind in [BlobFormat.geojson, .jsonl] {
+            let key = kind.metaKey
+            if let sha = meta[key], let chunks = meta[key + ".chunks"].flatMap({ Int($0) }), let have = meta[key + ".have"] {
+                blobRecords[kind] = FleetBlobRollout.Record(sha256: sha, chunks: chunks, have: have)
+            }
         }
         store.outboxBounds = configuration.outbox
 
@@ -133,7 +144,7 @@ final class FleetLink {
         options.sendMaximum = Int32(configuration.outbox.window)
         do { client = try MQTTClient(options) } catch { throw DaemonError("[fleet] \(error)", exitCode: 69) }
         // OpenSSL 3 sets up its provider at the first digest (tens of ms): done here, before the
-        // loop runs, not in the turn where a zone set's first chunk arrives.
+        // loop runs, not in the turn where a blob's first chunk arrives.
         _ = try? SHA256()
     }
 
@@ -147,7 +158,7 @@ final class FleetLink {
     }
 
     /// When ``tick(now:)`` is due: the client's next tick (connect deadline, retry, keepalive)
-    /// and, while connected, the next health snapshot and, while a zone set downloads, its
+    /// and, while connected, the next health snapshot and, while a blob downloads, its
     /// once-a-second check for chunks that did not come. An idle link sleeps between them.
     var nextDeadline: UInt64? {
         if rollout?.wantsTurn == true { return 1 }
@@ -371,12 +382,11 @@ final class FleetLink {
             log.debug("fleet: desired version \(doc.version) is not newer than \(applied): ignored")
             return
         }
-        if doc.version == failedZoneSetVersion { return }   // its zone set failed: said in reported already
-        if holdForZoneSet(doc) { return }
+        if doc.version == failedBlobVersion { return }   // a blob of it failed: said in reported already
+        if holdForBlobs(doc) { return }
         switch callControl("apply", doc.applyParameters) {
         case .success(let result):
-            appliedVersion = doc.version
-            do { try store.apply([.setMeta(key: "fleet.appliedVersion", value: String(doc.version))], sync: false) } catch { log.error("fleet: \(error)") }
+            recordApplied(doc)
             log.info("fleet: desired version \(doc.version) applied")
             publish(topics.reported, FleetReported.applied(version: doc.version, at: now, requests: doc.requestCount, result: result, agent: Self.agentVersion), retain: true)
         case .failure(let e):

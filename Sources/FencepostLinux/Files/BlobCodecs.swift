@@ -212,6 +212,10 @@ public final class BlobFile {
     /// Removes `path` (no error when it is not there). The corresponding C function is `unlink`.
     public static func remove(_ path: String) { _ = system_unlink(path) }
 
+    /// Renames `path` to `destination` (replacing it); false when it could not. The corresponding
+    /// C function is `rename`.
+    public static func rename(_ path: String, to destination: String) -> Bool { system_rename(path, destination) == 0 }
+
     /// The bytes the file at `path` holds on disk (0 when there is none).
     /// The corresponding C function is `stat`.
     public static func allocatedBytes(_ path: String) -> Int {

@@ -284,10 +284,11 @@ public final class NotificationStore {
         case .removeMeta(let key):
             try run("DELETE FROM meta WHERE key = ?1", [.text(key)])
         case .putAppliedRequest(let a):
-            try run("INSERT OR REPLACE INTO applied_request (id, fingerprint) VALUES (?1, ?2)",
+            try run("INSERT OR REPLACE INTO \(a.owner.table) (id, fingerprint) VALUES (?1, ?2)",
                     [.text(a.id), .integer(Int64(bitPattern: a.fingerprint))])
         case .removeAppliedRequest(let id):
             try run("DELETE FROM applied_request WHERE id = ?1", [.text(id)])
+            try run("DELETE FROM fleet_applied_request WHERE id = ?1", [.text(id)])
         case .appendOutcome(let o):
             try run("INSERT INTO outcome (at, request_id, event, detail) VALUES (?1, ?2, ?3, ?4)",
                     [.integer(o.at), .text(o.requestID), .text(o.event), .text(o.detail)])
@@ -328,10 +329,10 @@ public final class NotificationStore {
     /// The requests `apply` installed, in install order. Not part of ``load()``: the agent needs
     /// them only while it applies a configuration, and at a million zones they would cost tens of
     /// megabytes for the life of the process.
-    public func appliedRequests() throws(StoreError) -> [AppliedRequestRecord] {
+    public func appliedRequests(owner: ApplyOwner = .configuration) throws(StoreError) -> [AppliedRequestRecord] {
         var result: [AppliedRequestRecord] = []
-        try query("SELECT id, fingerprint FROM applied_request ORDER BY seq", []) { s in
-            result.append(AppliedRequestRecord(id: s.string(at: 0) ?? "", fingerprint: UInt64(bitPattern: s.int64(at: 1))))
+        try query("SELECT id, fingerprint FROM \(owner.table) ORDER BY seq", []) { s in
+            result.append(AppliedRequestRecord(id: s.string(at: 0) ?? "", fingerprint: UInt64(bitPattern: s.int64(at: 1)), owner: owner))
         }
         return result
     }

@@ -74,14 +74,28 @@ public struct StoredOutcome: Sendable, Equatable {
     }
 }
 
-/// A request that `apply` installed: its id and a fingerprint of its JSON (opaque to the store).
+/// Who installed requests by `apply`: the configuration (the file at start and SIGHUP,
+/// `fencepost apply`) or the fleet's desired state. Each has its own memory, so that neither
+/// removes what the other installed (a board's start applies its file, which does not name the
+/// fleet's requests).
+public enum ApplyOwner: Sendable, Equatable {
+    case configuration, fleet
+
+    /// The table of its memory.
+    var table: String { self == .configuration ? "applied_request" : "fleet_applied_request" }
+}
+
+/// A request that `apply` installed: its id, a fingerprint of its JSON (opaque to the store),
+/// and whose memory it is in.
 public struct AppliedRequestRecord: Sendable, Equatable {
     public var id: String
     public var fingerprint: UInt64
+    public var owner: ApplyOwner
 
-    public init(id: String, fingerprint: UInt64) {
+    public init(id: String, fingerprint: UInt64, owner: ApplyOwner = .configuration) {
         self.id = id
         self.fingerprint = fingerprint
+        self.owner = owner
     }
 }
 
@@ -117,7 +131,8 @@ public enum StoreChange: Sendable, Equatable {
     /// Remembers (or re-remembers, moving it to the end of the install order) a request that
     /// `apply` installed, by its fingerprint.
     case putAppliedRequest(AppliedRequestRecord)
-    /// Forgets an applied request; an unknown id is not an error.
+    /// Forgets an applied request in every owner's memory (a request gone from the engine is
+    /// gone for both); an unknown id is not an error.
     case removeAppliedRequest(id: String)
     /// Appends to the outcome history, which keeps the newest `outcomeCapacity` rows.
     indirect case appendOutcome(StoredOutcome)

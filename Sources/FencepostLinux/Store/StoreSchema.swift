@@ -5,6 +5,7 @@ enum StoreSchema {
         .sql("create the notification tables", version1),
         .sql("remember the requests apply installed by fingerprint", version2),
         .sql("the fleet link's outbox", version3),
+        .sql("remember the requests the fleet's desired state installed, apart", version4),
     ]
 
     /// Version 1.
@@ -80,5 +81,15 @@ enum StoreSchema {
             failed   TEXT
         );
         CREATE INDEX outbox_priority ON outbox (priority, seq);
+        """
+
+    /// Version 4: the requests the fleet's desired documents installed, as version 2's table holds
+    /// the configuration's: apart, so that applying the one never removes what the other installed.
+    static let version4 = """
+        CREATE TABLE fleet_applied_request (
+            seq         INTEGER PRIMARY KEY,
+            id          TEXT NOT NULL UNIQUE,
+            fingerprint INTEGER NOT NULL
+        );
         """
 }

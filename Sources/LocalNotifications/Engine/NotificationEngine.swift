@@ -171,9 +171,26 @@ public struct NotificationEngine {
     ///   cap dropped (possibly this one, when it fires last).
     /// - Complexity: O(1) plus the first next-fire computation; O(pending) when the cap evicts.
     public mutating func add(_ request: NotificationRequest, clock: EngineClock) throws(RequestError) -> EngineOutput {
+        let entry = try checkedEntry(request, clock: clock, categories: categoryList)
+        // Nothing has changed yet; from here on nothing throws.
+        var out = observe(clock)
+        out.append(install(entry, clock: clock))
+        return out
+    }
+
+    /// Checks `request` as ``add(_:clock:)`` does, changing nothing: its rules, its category
+    /// (among `categories`, else the registered ones), its zone and schedule, a calendar rule's
+    /// next fire. A list checked so can then be added in parts without one of them failing.
+    /// - Complexity: as ``add(_:clock:)`` without the cap.
+    public func check(_ request: NotificationRequest, clock: EngineClock, categories: [NotificationCategory]? = nil) throws(RequestError) {
+        _ = try checkedEntry(request, clock: clock, categories: categories ?? categoryList)
+    }
+
+    /// The entry ``add(_:clock:)`` installs, or the first rule `request` breaks.
+    private func checkedEntry(_ request: NotificationRequest, clock: EngineClock, categories: [NotificationCategory]) throws(RequestError) -> Entry {
         try request.validate(limits: configuration.limits)
-        if let c = request.content.categoryIdentifier, !categoryList.contains(where: { $0.identifier == c }) {
-            let known = categoryList.isEmpty ? "none are registered" : "registered: " + categoryList.map { $0.identifier }.joined(separator: ", ")
+        if let c = request.content.categoryIdentifier, !categories.contains(where: { $0.identifier == c }) {
+            let known = categories.isEmpty ? "none are registered" : "registered: " + categories.map { $0.identifier }.joined(separator: ", ")
             throw RequestError(.unknownCategory, "content.categoryIdentifier \"\(c)\" is not a registered category (\(known))")
         }
         let entry = try makeEntry(request, generation: nextGeneration, clock: clock)
@@ -181,10 +198,7 @@ public struct NotificationEngine {
             guard case .calendar(let t) = request.trigger else { preconditionFailure("a calendar entry") }
             throw RequestError(.neverFires, "trigger.calendar \(t.ruleDescription) has no fire after \(entry.progress.after.map { "\(WallInstant(secondsSinceEpoch: $0))" } ?? "now")")
         }
-        // Nothing has changed yet; from here on nothing throws.
-        var out = observe(clock)
-        out.append(install(entry, clock: clock))
-        return out
+        return entry
     }
 
     /// Puts a new entry (made with ``nextGeneration``) in place of any pending request with its
