@@ -51,7 +51,7 @@ import Testing
         print("aLargeSetIsCheckedInSlicesThatKeepEveryTurnShort: \(swapped)")
         let turns = swapped.range(of: "(checked in ").flatMap { Int(swapped[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
         #expect(turns > 1, "the check of \(count) zones ran in \(turns) loop turn(s): \(swapped)")
-        let own = d.slowTurns.filter { $0.contains("(the agent's own work)") }
+        let own = d.ownSlowTurns(printing: "aLargeSetIsCheckedInSlicesThatKeepEveryTurnShort")
         #expect(own.isEmpty, "loop turns over 50 ms of the agent's own work: \(own)")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 30)?.status == 0)

@@ -171,6 +171,15 @@ public final class AgentProcess {
         log.split(separator: "\n").filter { $0.contains("loop turn took") }.map(String.init)
     }
 
+    /// The ``slowTurns`` that were the agent's own work (over 50 ms of CPU time: a turn that only
+    /// waited off the CPU on a loaded machine is not the agent's doing), after printing every slow
+    /// turn under `label`.
+    public func ownSlowTurns(printing label: String) -> [String] {
+        let all = slowTurns
+        for line in all { print("\(label): slow: \(line)") }
+        return all.filter { $0.contains("(the agent's own work)") }
+    }
+
     /// From the summary the agent logs when it stops (stop it first): the turn with the most CPU
     /// time, its milliseconds and what it did.
     public var mostCPUInOneTurn: (milliseconds: Double, what: String)? { LoopTurnSummary(log: log)?.mostCPU }

@@ -24,6 +24,16 @@ extension AgentProcess {
         return true
     }()
 
+    /// Writes a config whose [fleet] reaches `broker` (a URL) as `device` (keepalive 5 s, then
+    /// `more` lines of the section; `extra` as in ``writeFleetConfig(fleet:extra:)``), starts the
+    /// lean agent and waits until it runs and `online` (the broker) says it is online. Whether it
+    /// got there, for the test to expect; the log says why not.
+    func startOnFleet(_ broker: String, device: String, online: MosquittoBroker, more: String = "", extra: String = "") throws -> Bool {
+        try writeFleetConfig(fleet: "broker = \"\(broker)\"\ndevice = \"\(device)\"\nkeepalive = 5\n" + more, extra: extra)
+        try start(agent: true)
+        return waitUntilRunning() && FleetFaultTests.waitOnline(online)
+    }
+
     /// Writes the config (``writeConfig(_:socketMode:socketExtra:)``): `extra` (top-level keys),
     /// room for many requests, and `fleet` as the body of the [fleet] section (nil: no [fleet]).
     func writeFleetConfig(fleet: String?, extra: String = "") throws {

@@ -47,10 +47,7 @@ import Glibc
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
         let agent = try AgentProcess()
-        try agent.writeFleetConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start(agent: true)
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+        #expect(try agent.startOnFleet("mqtt://127.0.0.1:\(proxy.port)", device: Self.device, online: broker), "never online: \(agent.log)")
 
         // 3,000 requests (about 0.7 MB of JSON Lines; FENCEPOST_LIST_SIZE sets another count): far
         // more than a document holds (a few hundred).
@@ -124,9 +121,7 @@ import Glibc
 
         // No turn over 50 ms of the agent's own work: chunks, the read-back check, the list's
         // apply in parts, and the index of its regions (one turn, O(regions)).
-        for line in agent.slowTurns { print("aLargeRequestListArrivesAsABlobThroughACutAndAKill: slow: \(line)") }
-        if let dump = ProcessInfo.processInfo.environment["FENCEPOST_DUMP_LOG"] { try agent.log.write(toFile: dump, atomically: true, encoding: .utf8) }
-        let turns = agent.slowTurns.filter { $0.contains("(the agent's own work)") }
+        let turns = agent.ownSlowTurns(printing: "aLargeRequestListArrivesAsABlobThroughACutAndAKill")
         #expect(turns.isEmpty, "loop turns over 50 ms: \(turns)")
     }
 
@@ -136,10 +131,7 @@ import Glibc
         guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker()
         let agent = try AgentProcess()
-        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start(agent: true)
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+        #expect(try agent.startOnFleet(broker.address, device: Self.device, online: broker), "never online: \(agent.log)")
         _ = try agent.call("add", #"{"request":{"id":"mine","content":{"title":"T"},"trigger":{"interval":{"seconds":3600,"repeats":true}}}}"#)
 
         /// Publishes `text` gzipped as a blob in one chunk, and a desired document naming it.
@@ -205,11 +197,7 @@ import Glibc
             trigger.interval.repeats = true
 
             """
-        let fleet = "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n"
-        try agent.writeFleetConfig(fleet: fleet, extra: own)
-        try agent.start(agent: true)
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+        #expect(try agent.startOnFleet(broker.address, device: Self.device, online: broker, extra: own), "never online: \(agent.log)")
         let list = Self.requestList(3, seed: 11, prefix: "f").split(separator: "\n").joined(separator: ",")
         #expect(try broker.publish("fencepost/v1/dev/\(Self.device)/desired", #"{"v":1,"version":1,"requests":[\#(list)]}"#, retain: true) == 0)
         #expect(SpawnedProcess.wait(timeout: 20) { Self.reported(broker)?["state"]?.string == "applied" }, "\(agent.log.suffix(2000))")
@@ -222,7 +210,7 @@ import Glibc
         #expect(agent.waitUntilRunning(), "\(agent.log.suffix(2000))")
         #expect(ids() == ["f-0", "f-1", "f-2", "own"], "after a restart: \(agent.log.suffix(2000))")
         // The file drops its request: a SIGHUP removes that one only.
-        try agent.writeFleetConfig(fleet: fleet)
+        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
         agent.signal(SIGHUP)
         #expect(agent.wait(timeout: 20) { ids() == ["f-0", "f-1", "f-2"] }, "after a SIGHUP: \(ids()) \(agent.log.suffix(2000))")
     }

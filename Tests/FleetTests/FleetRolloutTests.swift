@@ -42,10 +42,7 @@ import Glibc
         let broker = try MosquittoBroker(.init(plainTCP: true))
         let proxy = try FaultProxy(target: "127.0.0.1:\(broker.plainPort!)")
         let agent = try AgentProcess()
-        try agent.writeFleetConfig(fleet: "broker = \"mqtt://127.0.0.1:\(proxy.port)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start(agent: true)
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+        #expect(try agent.startOnFleet("mqtt://127.0.0.1:\(proxy.port)", device: Self.device, online: broker), "never online: \(agent.log)")
 
         // The set: 150,000 circles, gzipped by the operator's push; chunks of 16 KiB. The link is
         // stalled until the byte to flip is chosen (from the chunks the broker then holds).
@@ -119,8 +116,7 @@ import Glibc
         // a loaded machine is logged, not the agent's doing), whatever it did: a chunk received,
         // hashed, written and recorded; the read-back check; the new set's structure check
         // before the swap (in slices sized by their CPU time); deliveries meanwhile.
-        for line in agent.slowTurns { print("zoneSetArrivesThroughCutsAKillAndAFlippedByte: slow: \(line)") }
-        let turns = agent.slowTurns.filter { $0.contains("(the agent's own work)") }
+        let turns = agent.ownSlowTurns(printing: "zoneSetArrivesThroughCutsAKillAndAFlippedByte")
         #expect(turns.isEmpty, "loop turns over 50 ms: \(turns)")
     }
 
@@ -131,10 +127,7 @@ import Glibc
         guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
         let broker = try MosquittoBroker()
         let agent = try AgentProcess()
-        try agent.writeFleetConfig(fleet: "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n")
-        try agent.start(agent: true)
-        #expect(agent.waitUntilRunning(), "\(agent.log)")
-        #expect(FleetFaultTests.waitOnline(broker), "never online: \(agent.log)")
+        #expect(try agent.startOnFleet(broker.address, device: Self.device, online: broker), "never online: \(agent.log)")
 
         let blob = Array("not gzip at all, but hashed and chunked as a blob must be\n".utf8)
         let sha = try SHA256.hex(blob)
