@@ -67,6 +67,11 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// its length (28…31) and the weekday of its first day: the 4 × 7 masks (112 bytes), indexed
     /// by ``monthMaskIndex``; else empty and ``dayMask`` computes each month's.
     var monthMasks: [UInt32]
+    /// INTERVAL=1, no BYSETPOS, no EXDATE, no RDATE: the rule's first match after a civil time
+    /// is the set's next instance.
+    let matchesAreInstances: Bool
+    /// Days are filtered month by month (not only by weekday, and not every day passes).
+    let searchesByMonth: Bool
     /// The first and the last time of day in the hour, minute and second masks (seconds after midnight).
     let firstTimeOfDay: Int64
     let lastTimeOfDay: Int64
@@ -135,7 +140,9 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         hasWeekNumbers = !rule.byWeekNo.isEmpty
         weekdaysOnly = hasWeekdayPart && ordinals.isEmpty && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         noDayFilter = !hasWeekdayPart && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
+        searchesByMonth = !noDayFilter && !weekdaysOnly
         setPositions = rule.bySetPos
+        matchesAreInstances = rule.interval == 1 && rule.bySetPos.isEmpty && exclusions.isEmpty && additions.isEmpty
         monthMasks = []
         firstTimeOfDay = Int64(hours.trailingZeroBitCount * 3600 + minutes.trailingZeroBitCount * 60 + seconds.trailingZeroBitCount)
         lastTimeOfDay = Int64((31 - hours.leadingZeroBitCount) * 3600 + (63 - minutes.leadingZeroBitCount) * 60 + 63 - seconds.leadingZeroBitCount)
@@ -235,7 +242,22 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     ///   by INTERVAL costs one more step, a fall-back overlap one step per instance in it. No allocation.
     public func nextDate(after: WallInstant, in zone: ZoneRules) -> WallInstant? {
         let a = after.secondsSinceEpoch
-        var best = nextOfRule(after: a, zone)
+        // Every match an instance, no EXDATE or RDATE, and the answer in the stretch of constant
+        // offset holding `a`: one zone lookup, one search (what the general path does then).
+        if matchesAreInstances, let s = zone.offsetStretch(containing: a) {
+            let offset = s.offsetBefore < s.offset && a &- s.start < s.offset &- s.offsetBefore ? s.offsetBefore : s.offset
+            let l = max(a + offset + 1, startLocal)
+            guard l <= endLocal, let c = firstMatch(atOrAfter: l) else { return nil }
+            let i = c &- s.offset
+            if zone.showsOnce(c, in: s) && i > a { return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i) }
+        }
+        return nextDate(after: a, zone, resolvingEvery: false)
+    }
+
+    /// ``nextDate(after:in:)`` by the general path: every civil time tried is resolved in the
+    /// zone when `resolvingEvery`, else the zone shortcut of ``nextOfRule(after:_:)`` applies.
+    func nextDate(after a: Int64, _ zone: ZoneRules, resolvingEvery: Bool) -> WallInstant? {
+        var best = resolvingEvery ? nextOfRuleResolving(after: a, zone) : nextOfRule(after: a, zone)
         if !additions.isEmpty, let r = nextAddition(after: a, zone), r < (best ?? .max) { best = r }
         return best.map(WallInstant.init(secondsSinceEpoch:))
     }
@@ -400,8 +422,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         let shifted = UInt64(bitPattern: from &+ 719_468 &* 86_400)
         var d = Int64(shifted / 86_400) &- 719_468
         var timeOfDay = Int64(shifted % 86_400)
+        if searchesByMonth { return firstMatchByMonth(day: d, timeOfDay: timeOfDay) }
         let lastDay = floorDiv(endLocal, 86_400)
-        if !noDayFilter && !weekdaysOnly { return firstMatchByMonth(day: d, timeOfDay: timeOfDay, lastDay: lastDay) }
         while d <= lastDay {
             if weekdaysOnly {
                 let w = CivilDays.weekday(dayNumber: d) - 1
@@ -425,12 +447,13 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// later day starts at `firstTimeOfDay`.
     /// - Complexity: O(1) per month skipped (one mask lookup and a bit scan).
     @inline(__always)
-    func firstMatchByMonth(day d: Int64, timeOfDay: Int64, lastDay: Int64) -> Int64? {
+    func firstMatchByMonth(day d: Int64, timeOfDay: Int64) -> Int64? {
         var (y, m, dd) = CivilDays.date(dayNumber: d)
         var first = d &- Int64(dd &- 1)
         var length = Self.monthLength(year: y, month: m)
         var firstWeekday = Self.weekday0(first)
-        var mask = monthMask(year: y, month: m, first: first, length: length, firstWeekday: firstWeekday) >> UInt32(dd &- 1)
+        // dd − 1 ∈ 0…30: a plain shift.
+        var mask = monthMask(year: y, month: m, first: first, length: length, firstWeekday: firstWeekday) &>> UInt32(truncatingIfNeeded: dd &- 1)
         if mask & 1 != 0 {
             if let t = time(atOrAfter: timeOfDay) {
                 let c = d &* 86_400 &+ t
@@ -441,7 +464,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         var base = d
         while mask == 0 {
             first &+= Int64(length)
-            guard first <= lastDay else { return nil }
+            // first ≤ endLocal's day; days of years 1…10000 times 86,400 do not overflow.
+            guard first &* 86_400 <= endLocal else { return nil }
             // length − 28 ∈ 0…3, so the sum is below 14.
             firstWeekday &+= length &- 28
             if firstWeekday >= 7 { firstWeekday &-= 7 }
@@ -466,8 +490,10 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// Weekday of a day number of years 1…9999, 0 = Sunday (1970-01-01 was a Thursday).
     @inline(__always)
     static func weekday0(_ day: Int64) -> Int {
-        // day ≥ −719,162 (0001-01-01), so day + 4 + 7 · 200,000 is positive.
-        Int(UInt64(bitPattern: day &+ 1_400_004) % 7)
+        // day ≥ −719,162 (0001-01-01), so x = day + 4 + 7 · 200,000 is positive and below 2^32;
+        // x mod 7 as Lemire's fastmod: the fraction x/7 in 64 bits (x · ⌈2^64/7⌉), times 7.
+        let x = UInt64(truncatingIfNeeded: day &+ 1_400_004) & 0xFFFF_FFFF
+        return Int((x &* 0x2492_4924_9249_2493).multipliedFullWidth(by: 7).high)
     }
 
     /// The first time of day ≥ `t`: the bounds of the time masks first (one time a day, the
@@ -513,7 +539,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     @inline(__always)
     func monthMask(year y: Int64, month m: Int, first: Int64, length: Int, firstWeekday: Int) -> UInt32 {
         if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
-        guard months & (1 << UInt16(m &- 1)) != 0 else { return 0 }
+        guard months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 else { return 0 }
         return monthMasks[(length &- 28) &* 7 &+ firstWeekday]
     }
 
