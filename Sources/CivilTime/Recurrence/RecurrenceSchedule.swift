@@ -70,6 +70,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// INTERVAL=1, no BYSETPOS, no EXDATE, no RDATE: the rule's first match after a civil time
     /// is the set's next instance.
     let matchesAreInstances: Bool
+    /// No BYMONTH: every month passes.
+    let everyMonth: Bool
     /// Days are filtered month by month (not only by weekday, and not every day passes).
     let searchesByMonth: Bool
     /// The first and the last time of day in the hour, minute and second masks (seconds after midnight).
@@ -141,6 +143,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         weekdaysOnly = hasWeekdayPart && ordinals.isEmpty && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         noDayFilter = !hasWeekdayPart && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         searchesByMonth = !noDayFilter && !weekdaysOnly
+        everyMonth = months == 0xFFF
         setPositions = rule.bySetPos
         matchesAreInstances = rule.interval == 1 && rule.bySetPos.isEmpty && exclusions.isEmpty && additions.isEmpty
         monthMasks = []
@@ -247,9 +250,15 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         if matchesAreInstances, let s = zone.offsetStretch(containing: a) {
             let offset = s.offsetBefore < s.offset && a &- s.start < s.offset &- s.offsetBefore ? s.offsetBefore : s.offset
             let l = max(a + offset + 1, startLocal)
+            // What the answer is checked against, taken before the search so that it is all
+            // that stays live across it: the civil times shown once in the stretch, and `a`
+            // as a civil time of the stretch.
+            let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a &+ s.offset
             guard l <= endLocal, let c = firstMatch(atOrAfter: l) else { return nil }
-            let i = c &- s.offset
-            if zone.showsOnce(c, in: s) && i > a { return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i) }
+            if c >= shownOnce.lowerBound && c < shownOnce.upperBound && c > aLocal {
+                let i = c &- s.offset
+                return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i)
+            }
         }
         return nextDate(after: a, zone, resolvingEvery: false)
     }
@@ -539,8 +548,9 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     @inline(__always)
     func monthMask(year y: Int64, month m: Int, first: Int64, length: Int, firstWeekday: Int) -> UInt32 {
         if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
-        guard months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 else { return 0 }
-        return monthMasks[(length &- 28) &* 7 &+ firstWeekday]
+        guard everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 else { return 0 }
+        // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
+        return monthMasks.withUnsafeBufferPointer { $0[(length &- 28) &* 7 &+ firstWeekday] }
     }
 
     /// The days of a month that pass every day filter: bit k = day k+1.

@@ -362,6 +362,15 @@ public struct ZoneRules: Sendable {
         L &- _maxOffset >= s.start && L &- _minOffset < s.end
     }
 
+    /// The civil times `L` for which ``showsOnce(_:in:)`` holds: `s.start + _maxOffset ..<
+    /// s.end + _minOffset` (clamped to `Int64`; empty when the stretch is too short).
+    @inline(__always)
+    func civilTimesShownOnce(in s: OffsetStretch) -> Range<Int64> {
+        let lower = s.start == .min ? Int64.min : s.start &+ _maxOffset
+        let upper = s.end == .max ? Int64.max : s.end &+ _minOffset
+        return lower ..< max(lower, upper)
+    }
+
     /// Index into `_types` of the type in force at `t`.
     @usableFromInline
     func _typeIndex(at t: Int64) -> Int {
