@@ -254,7 +254,15 @@ public struct RecurrenceSchedule: Hashable, Sendable {
             // that stays live across it: the civil times shown once in the stretch, and `a`
             // as a civil time of the stretch.
             let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a &+ s.offset
-            guard l <= endLocal, let c = firstMatch(atOrAfter: l) else { return nil }
+            guard l <= endLocal else { return nil }
+            let found: Int64?
+            if searchesByMonth {
+                let (d, timeOfDay) = Self.dayAndTime(l)
+                found = firstMatchByMonth(day: d, timeOfDay: timeOfDay)
+            } else {
+                found = firstMatch(atOrAfter: l)
+            }
+            guard let c = found else { return nil }
             if c >= shownOnce.lowerBound && c < shownOnce.upperBound && c > aLocal {
                 let i = c &- s.offset
                 return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i)
@@ -426,11 +434,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// (DTSTART is in year 1 or later; its week may start in year 0).
     @inline(__always)
     func firstMatch(atOrAfter from: Int64) -> Int64? {
-        // Days counted from 0000-03-01 (719,468 days before 1970-01-01): non-negative for every
-        // such `from`, so the split into day and time of day is unsigned.
-        let shifted = UInt64(bitPattern: from &+ 719_468 &* 86_400)
-        var d = Int64(shifted / 86_400) &- 719_468
-        var timeOfDay = Int64(shifted % 86_400)
+        var (d, timeOfDay) = Self.dayAndTime(from)
         if searchesByMonth { return firstMatchByMonth(day: d, timeOfDay: timeOfDay) }
         let lastDay = floorDiv(endLocal, 86_400)
         while d <= lastDay {
@@ -448,6 +452,14 @@ public struct RecurrenceSchedule: Hashable, Sendable {
             timeOfDay = 0
         }
         return nil
+    }
+
+    /// The day number and the time of day of a civil time at or after 0000-03-01 (719,468 days
+    /// before 1970-01-01): counted from then it is non-negative, so the split is unsigned.
+    @inline(__always)
+    static func dayAndTime(_ c: Int64) -> (day: Int64, timeOfDay: Int64) {
+        let shifted = UInt64(bitPattern: c &+ 719_468 &* 86_400)
+        return (Int64(shifted / 86_400) &- 719_468, Int64(shifted % 86_400))
     }
 
     /// ``firstMatch`` when days are filtered month by month: one civil-from-days for day `d`,
