@@ -247,13 +247,14 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         let a = after.secondsSinceEpoch
         // Every match an instance, no EXDATE or RDATE, and the answer in the stretch of constant
         // offset holding `a`: one zone lookup, one search (what the general path does then).
-        if matchesAreInstances, let s = zone.offsetStretch(containing: a) {
-            let offset = s.offsetBefore < s.offset && a &- s.start < s.offset &- s.offsetBefore ? s.offsetBefore : s.offset
-            let l = max(a + offset + 1, startLocal)
+        // `a` at least the zone's offset range after the stretch's start: the earliest civil time
+        // to search from is `a`'s own plus a second (no gap just before `a` can map past it).
+        if matchesAreInstances, let s = zone.offsetStretch(containing: a), a >= s.start &+ zone.offsetRange {
             // What the answer is checked against, taken before the search so that it is all
             // that stays live across it: the civil times shown once in the stretch, and `a`
             // as a civil time of the stretch.
-            let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a &+ s.offset
+            let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a + s.offset
+            let l = max(aLocal + 1, startLocal)
             guard l <= endLocal else { return nil }
             let found: Int64?
             if searchesByMonth {
@@ -459,7 +460,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     @inline(__always)
     static func dayAndTime(_ c: Int64) -> (day: Int64, timeOfDay: Int64) {
         let shifted = UInt64(bitPattern: c &+ 719_468 &* 86_400)
-        return (Int64(shifted / 86_400) &- 719_468, Int64(shifted % 86_400))
+        let days = shifted / 86_400
+        return (Int64(days) &- 719_468, Int64(shifted &- days &* 86_400))
     }
 
     /// ``firstMatch`` when days are filtered month by month: one civil-from-days for day `d`,

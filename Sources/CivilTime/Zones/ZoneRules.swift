@@ -362,6 +362,11 @@ public struct ZoneRules: Sendable {
         L &- _maxOffset >= s.start && L &- _minOffset < s.end
     }
 
+    /// The largest offset minus the smallest: how far a civil time can be from its instant's
+    /// neighbours' civil times; an instant this far after a transition is past any gap's effect.
+    @inline(__always)
+    var offsetRange: Int64 { _maxOffset &- _minOffset }
+
     /// The civil times `L` for which ``showsOnce(_:in:)`` holds: `s.start + _maxOffset ..<
     /// s.end + _minOffset` (clamped to `Int64`; empty when the stretch is too short).
     @inline(__always)
