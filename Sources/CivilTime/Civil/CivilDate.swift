@@ -22,6 +22,7 @@ public enum CivilDays {
 
     /// The proleptic Gregorian date of a day number.
     @inlinable
+    @inline(__always)
     public static func date(dayNumber z0: Int64) -> (year: Int64, month: Int, day: Int) {
         // Shifted by 82 eras (32,800 years) so that every day from −32800-03-01 on is an unsigned
         // count; 4·n + 3 must stay below 2^32.

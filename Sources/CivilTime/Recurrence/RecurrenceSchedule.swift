@@ -67,6 +67,16 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// its length (28…31) and the weekday of its first day: the 4 × 7 masks (112 bytes), indexed
     /// by ``monthMaskIndex``; else empty and ``dayMask`` computes each month's.
     var monthMasks: [UInt32]
+    /// INTERVAL=1, no BYSETPOS, no EXDATE, no RDATE: the rule's first match after a civil time
+    /// is the set's next instance.
+    let matchesAreInstances: Bool
+    /// No BYMONTH: every month passes.
+    let everyMonth: Bool
+    /// Days are filtered month by month (not only by weekday, and not every day passes).
+    let searchesByMonth: Bool
+    /// The first and the last time of day in the hour, minute and second masks (seconds after midnight).
+    let firstTimeOfDay: Int64
+    let lastTimeOfDay: Int64
 
     /// The end of the searchable calendar: 9999-12-31T23:59:59 (civil).
     static let lastLocal: Int64 = 253_402_300_799
@@ -132,8 +142,13 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         hasWeekNumbers = !rule.byWeekNo.isEmpty
         weekdaysOnly = hasWeekdayPart && ordinals.isEmpty && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
         noDayFilter = !hasWeekdayPart && months == 0xFFF && !hasMonthDays && yearDays.isEmpty && !hasWeekNumbers
+        searchesByMonth = !noDayFilter && !weekdaysOnly
+        everyMonth = months == 0xFFF
         setPositions = rule.bySetPos
+        matchesAreInstances = rule.interval == 1 && rule.bySetPos.isEmpty && exclusions.isEmpty && additions.isEmpty
         monthMasks = []
+        firstTimeOfDay = Int64(hours.trailingZeroBitCount * 3600 + minutes.trailingZeroBitCount * 60 + seconds.trailingZeroBitCount)
+        lastTimeOfDay = Int64((31 - hours.leadingZeroBitCount) * 3600 + (63 - minutes.leadingZeroBitCount) * 60 + 63 - seconds.leadingZeroBitCount)
         var end = Self.lastLocal
         var until = Int64.max
         switch rule.until {
@@ -230,7 +245,37 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     ///   by INTERVAL costs one more step, a fall-back overlap one step per instance in it. No allocation.
     public func nextDate(after: WallInstant, in zone: ZoneRules) -> WallInstant? {
         let a = after.secondsSinceEpoch
-        var best = nextOfRule(after: a, zone)
+        // Every match an instance, no EXDATE or RDATE, and the answer in the stretch of constant
+        // offset holding `a`: one zone lookup, one search (what the general path does then).
+        // `a` at least the zone's offset range after the stretch's start: the earliest civil time
+        // to search from is `a`'s own plus a second (no gap just before `a` can map past it).
+        if matchesAreInstances, let s = zone.offsetStretch(containing: a), a >= s.start &+ zone.offsetRange {
+            // What the answer is checked against, taken before the search so that it is all
+            // that stays live across it: the civil times shown once in the stretch, and `a`
+            // as a civil time of the stretch.
+            let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a + s.offset
+            let l = max(aLocal + 1, startLocal)
+            guard l <= endLocal else { return nil }
+            let found: Int64?
+            if searchesByMonth {
+                let (d, timeOfDay) = Self.dayAndTime(l)
+                found = firstMatchByMonth(day: d, timeOfDay: timeOfDay)
+            } else {
+                found = firstMatch(atOrAfter: l)
+            }
+            guard let c = found else { return nil }
+            if c >= shownOnce.lowerBound && c < shownOnce.upperBound && c > aLocal {
+                let i = c &- s.offset
+                return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i)
+            }
+        }
+        return nextDate(after: a, zone, resolvingEvery: false)
+    }
+
+    /// ``nextDate(after:in:)`` by the general path: every civil time tried is resolved in the
+    /// zone when `resolvingEvery`, else the zone shortcut of ``nextOfRule(after:_:)`` applies.
+    func nextDate(after a: Int64, _ zone: ZoneRules, resolvingEvery: Bool) -> WallInstant? {
+        var best = resolvingEvery ? nextOfRuleResolving(after: a, zone) : nextOfRule(after: a, zone)
         if !additions.isEmpty, let r = nextAddition(after: a, zone), r < (best ?? .max) { best = r }
         return best.map(WallInstant.init(secondsSinceEpoch:))
     }
@@ -256,7 +301,24 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         }
     }
 
+    /// ``nextOfRuleResolving(after:_:)`` with one zone lookup when the answer lies in the
+    /// stretch of constant offset that holds `a` (the usual case: offsets change twice a year):
+    /// the offset at `a`, the transition before it and the offset before that come from one
+    /// table lookup, and the rule's next civil time, shown once in that stretch, is its instant
+    /// without a second lookup. Anything else (another stretch, a gap, an overlap, EXDATE) takes
+    /// the general path from the start.
+    @inline(__always)
     func nextOfRule(after a: Int64, _ zone: ZoneRules) -> Int64? {
+        guard let s = zone.offsetStretch(containing: a) else { return nextOfRuleResolving(after: a, zone) }
+        let offset = s.offsetBefore < s.offset && a &- s.start < s.offset &- s.offsetBefore ? s.offsetBefore : s.offset
+        guard let c = nextLocal(atOrAfter: a + offset + 1) else { return nil }
+        let i = c &- s.offset
+        if zone.showsOnce(c, in: s) && i > a && exclusions.isEmpty { return i > untilInstant ? nil : i }
+        return nextOfRuleResolving(after: a, zone)
+    }
+
+    /// The rule's first instant after `a`, resolving every civil time it tries in the zone.
+    func nextOfRuleResolving(after a: Int64, _ zone: ZoneRules) -> Int64? {
         // The earliest civil time whose instant can be after `a`: with the offset at `a`, or the
         // smaller one before a transition whose gap still maps past `a`.
         var offset = Int64(zone.utcOffset(atSecondsSinceEpoch: a))
@@ -369,10 +431,12 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     // MARK: Filters
 
     /// The first civil time ≥ `from` (≤ `endLocal`) whose day and time pass every filter.
+    /// `from` is at most `endLocal` (year 9999) and at or after the start of DTSTART's period
+    /// (DTSTART is in year 1 or later; its week may start in year 0).
     @inline(__always)
     func firstMatch(atOrAfter from: Int64) -> Int64? {
-        var d = floorDiv(from, 86_400)
-        var timeOfDay = from - d * 86_400
+        var (d, timeOfDay) = Self.dayAndTime(from)
+        if searchesByMonth { return firstMatchByMonth(day: d, timeOfDay: timeOfDay) }
         let lastDay = floorDiv(endLocal, 86_400)
         while d <= lastDay {
             if weekdaysOnly {
@@ -380,25 +444,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
                 let ahead = UInt16(weekdays) | UInt16(weekdays) << 7
                 let skip = (ahead >> UInt16(w)).trailingZeroBitCount
                 if skip > 0 { d += Int64(skip); timeOfDay = 0 }
-            } else if !noDayFilter {
-                // Month by month from d's: one civil-from-days, then the next month's first day
-                // and number by addition.
-                var (y, m, dd) = CivilDays.date(dayNumber: d)
-                var first = d - Int64(dd - 1)
-                var mask = monthMask(year: y, month: m, first: first) >> UInt32(dd - 1)
-                while mask == 0 {
-                    first += Int64(CivilDays.daysInMonth(year: y, month: m))
-                    guard first <= lastDay else { return nil }
-                    if m == 12 { m = 1; y += 1 } else { m += 1 }
-                    dd = 1
-                    timeOfDay = 0
-                    mask = monthMask(year: y, month: m, first: first)
-                }
-                let skip = mask.trailingZeroBitCount
-                d = first + Int64(dd - 1)
-                if skip > 0 { d += Int64(skip); timeOfDay = 0 }
             }
-            if let t = firstTime(atOrAfter: timeOfDay) {
+            if let t = time(atOrAfter: timeOfDay) {
                 let c = d * 86_400 + t
                 return c <= endLocal ? c : nil
             }
@@ -408,8 +455,80 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         return nil
     }
 
-    /// The first time of day ≥ `t` (seconds after midnight) in the hour, minute and second masks.
+    /// The day number and the time of day of a civil time at or after 0000-03-01 (719,468 days
+    /// before 1970-01-01): counted from then it is non-negative, so the split is unsigned.
     @inline(__always)
+    static func dayAndTime(_ c: Int64) -> (day: Int64, timeOfDay: Int64) {
+        let shifted = UInt64(bitPattern: c &+ 719_468 &* 86_400)
+        let days = shifted / 86_400
+        return (Int64(days) &- 719_468, Int64(shifted &- days &* 86_400))
+    }
+
+    /// ``firstMatch`` when days are filtered month by month: one civil-from-days for day `d`,
+    /// then each next month's first day, length and first weekday by addition. Bit k of `mask`
+    /// is day `base + k`; day `d` is cleared when its times are all before `timeOfDay`, so every
+    /// later day starts at `firstTimeOfDay`.
+    /// - Complexity: O(1) per month skipped (one mask lookup and a bit scan).
+    @inline(__always)
+    func firstMatchByMonth(day d: Int64, timeOfDay: Int64) -> Int64? {
+        var (y, m, dd) = CivilDays.date(dayNumber: d)
+        var first = d &- Int64(dd &- 1)
+        var length = Self.monthLength(year: y, month: m)
+        var firstWeekday = Self.weekday0(first)
+        // dd − 1 ∈ 0…30: a plain shift.
+        var mask = monthMask(year: y, month: m, first: first, length: length, firstWeekday: firstWeekday) &>> UInt32(truncatingIfNeeded: dd &- 1)
+        if mask & 1 != 0 {
+            if let t = time(atOrAfter: timeOfDay) {
+                let c = d &* 86_400 &+ t
+                return c <= endLocal ? c : nil
+            }
+            mask &= ~1
+        }
+        var base = d
+        while mask == 0 {
+            first &+= Int64(length)
+            // first ≤ endLocal's day; days of years 1…10000 times 86,400 do not overflow.
+            guard first &* 86_400 <= endLocal else { return nil }
+            // length − 28 ∈ 0…3, so the sum is below 14.
+            firstWeekday &+= length &- 28
+            if firstWeekday >= 7 { firstWeekday &-= 7 }
+            if m == 12 { m = 1; y &+= 1 } else { m &+= 1 }
+            length = Self.monthLength(year: y, month: m)
+            base = first
+            mask = monthMask(year: y, month: m, first: first, length: length, firstWeekday: firstWeekday)
+        }
+        // base ≤ lastDay ≤ 9999-12-31: no overflow.
+        let c = (base &+ Int64(mask.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
+        return c <= endLocal ? c : nil
+    }
+
+    /// Days in month `m` (1…12) of year `y`: 30 or 31 from the month's parity (flipped from
+    /// August on), February from the leap rule (divisible by 4, and by 16 when by 25).
+    @inline(__always)
+    static func monthLength(year y: Int64, month m: Int) -> Int {
+        if m == 2 { return y & 3 == 0 && (y % 25 != 0 || y & 15 == 0) ? 29 : 28 }
+        return 30 | ((m ^ (m &>> 3)) & 1)
+    }
+
+    /// Weekday of a day number of years 1…9999, 0 = Sunday (1970-01-01 was a Thursday).
+    @inline(__always)
+    static func weekday0(_ day: Int64) -> Int {
+        // day ≥ −719,162 (0001-01-01), so x = day + 4 + 7 · 200,000 is positive and below 2^32;
+        // x mod 7 as Lemire's fastmod: the fraction x/7 in 64 bits (x · ⌈2^64/7⌉), times 7.
+        let x = UInt64(truncatingIfNeeded: day &+ 1_400_004) & 0xFFFF_FFFF
+        return Int((x &* 0x2492_4924_9249_2493).multipliedFullWidth(by: 7).high)
+    }
+
+    /// The first time of day ≥ `t`: the bounds of the time masks first (one time a day, the
+    /// common case, never reaches the bit search).
+    @inline(__always)
+    func time(atOrAfter t: Int64) -> Int64? {
+        if t <= firstTimeOfDay { return firstTimeOfDay }
+        if t > lastTimeOfDay { return nil }
+        return firstTime(atOrAfter: t)
+    }
+
+    /// The first time of day ≥ `t` (seconds after midnight) in the hour, minute and second masks.
     func firstTime(atOrAfter t: Int64) -> Int64? {
         let h = Int(t / 3600), m = Int(t / 60 % 60), s = Int(t % 60)
         if hours & (1 << UInt32(h)) != 0 {
@@ -438,12 +557,14 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         (length - 28) * 7 + CivilDays.weekday(dayNumber: first) - 1
     }
 
-    /// ``dayMask`` from the table when the schedule has one.
+    /// ``dayMask`` from the table when the schedule has one (`length` and `firstWeekday`, 0 =
+    /// Sunday, are the month's).
     @inline(__always)
-    func monthMask(year y: Int64, month m: Int, first: Int64) -> UInt32 {
+    func monthMask(year y: Int64, month m: Int, first: Int64, length: Int, firstWeekday: Int) -> UInt32 {
         if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
-        guard months & (1 << UInt16(m - 1)) != 0 else { return 0 }
-        return monthMasks[Self.monthMaskIndex(length: CivilDays.daysInMonth(year: y, month: m), first: first)]
+        guard everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 else { return 0 }
+        // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
+        return monthMasks.withUnsafeBufferPointer { $0[(length &- 28) &* 7 &+ firstWeekday] }
     }
 
     /// The days of a month that pass every day filter: bit k = day k+1.

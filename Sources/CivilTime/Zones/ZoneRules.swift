@@ -325,6 +325,57 @@ public struct ZoneRules: Sendable {
         }
     }
 
+    /// The stretch of the table holding `t`: the offset in force from `start` (the last table
+    /// transition at or before `t`, `Int64.min` when the zone has none and no earlier region) to
+    /// `end` (the next table transition, or the end of the table region), and the offset just
+    /// before `start` (= `offset` when there is no transition). One table lookup answers what
+    /// `utcOffset`, `previousTransition` and the offset before it answer together. nil outside
+    /// the table region, or when the stretch begins in an earlier region.
+    ///
+    /// A bound may be a transition that changes only the DST flag or the abbreviation: the offset
+    /// is constant on `[start, end)`, perhaps also beyond.
+    /// - Complexity: as ``utcOffset(atSecondsSinceEpoch:)``.
+    @inline(__always)
+    func offsetStretch(containing t: Int64) -> OffsetStretch? {
+        guard _fastPath(t >= _ruleBefore && t < _ruleFrom) else { return nil }
+        let i = _tableIndex(t)
+        return _times.withUnsafeBufferPointer { times in
+            _offsets.withUnsafeBufferPointer { offsets in
+                // `_offsets` has `_times.count + 1` entries and 0 ≤ i ≤ `_times.count`.
+                let offset = Int64(offsets[i])
+                let end = i < times.count ? times[i] : _ruleFrom
+                if i > 0 { return OffsetStretch(start: times[i &- 1], end: end, offset: offset, offsetBefore: Int64(offsets[i &- 1])) }
+                if _ruleBefore == .min { return OffsetStretch(start: .min, end: end, offset: offset, offsetBefore: offset) }
+                return nil
+            }
+        }
+    }
+
+    /// Whether the civil time `L` is shown once in the zone, within `s`: no stretch other than
+    /// `s` can show it (every earlier one ends at `s.start` and shows times before
+    /// `s.start + _maxOffset`, every later one starts at `s.end` or after and shows times from
+    /// `s.end + _minOffset`), and `s` shows it at `L − s.offset`. Then `resolve(localSeconds: L)`
+    /// is `.unique(L − s.offset)`.
+    @inline(__always)
+    func showsOnce(_ L: Int64, in s: OffsetStretch) -> Bool {
+        // L is a civil time of years 1…9999 and the offsets are within ±26 h: no overflow.
+        L &- _maxOffset >= s.start && L &- _minOffset < s.end
+    }
+
+    /// The largest offset minus the smallest: how far a civil time can be from its instant's
+    /// neighbours' civil times; an instant this far after a transition is past any gap's effect.
+    @inline(__always)
+    var offsetRange: Int64 { _maxOffset &- _minOffset }
+
+    /// The civil times `L` for which ``showsOnce(_:in:)`` holds: `s.start + _maxOffset ..<
+    /// s.end + _minOffset` (clamped to `Int64`; empty when the stretch is too short).
+    @inline(__always)
+    func civilTimesShownOnce(in s: OffsetStretch) -> Range<Int64> {
+        let lower = s.start == .min ? Int64.min : s.start &+ _maxOffset
+        let upper = s.end == .max ? Int64.max : s.end &+ _minOffset
+        return lower ..< max(lower, upper)
+    }
+
     /// Index into `_types` of the type in force at `t`.
     @usableFromInline
     func _typeIndex(at t: Int64) -> Int {
@@ -520,4 +571,12 @@ public struct ZoneRules: Sendable {
         let (v, o) = a.subtractingReportingOverflow(b)
         return o ? (b > 0 ? .min : .max) : v
     }
+}
+
+/// A stretch of constant UTC offset of a zone's table (``ZoneRules/offsetStretch(containing:)``).
+struct OffsetStretch {
+    let start: Int64
+    let end: Int64
+    let offset: Int64
+    let offsetBefore: Int64
 }
