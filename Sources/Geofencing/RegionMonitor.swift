@@ -188,6 +188,16 @@ public struct RegionMonitor: Sendable {
     /// - Complexity: O(n) when due (~0.3 s at 1M regions), O(1) otherwise.
     public mutating func prepareIndex() { catalog.rebuildIfDue() }
 
+    /// The regions to build the index from elsewhere, when a rebuild is due (RegionCatalog).
+    public mutating func indexSnapshot() -> RegionCatalog.IndexSnapshot? { catalog.indexSnapshot() }
+
+    /// Installs an index built from ``indexSnapshot()``; false when the regions changed since.
+    @discardableResult
+    public mutating func installIndex(_ built: RegionCatalog.BuiltIndex) -> Bool { catalog.install(built) }
+
+    /// The snapshot's index will not come.
+    public mutating func abandonIndexSnapshot() { catalog.abandonSnapshot() }
+
     /// Stops monitoring `identifier`; returns whether it was monitored.
     @discardableResult
     public mutating func remove(identifier: String) -> Bool {

@@ -199,4 +199,52 @@ struct RegionMonitorTests {
             #expect(ids == expected, "query \(q), seed 0xCA7A")
         }
     }
+
+    @Test func anIndexBuiltFromASnapshotIsUsedOnlyWhenNothingChangedSince() throws {
+        // The tree built elsewhere (another thread) from a snapshot: while it is built, queries
+        // scan the delta and stay exact; installed when no region came or went since, refused
+        // (and rebuilt lazily again) when one did.
+        var catalog = RegionCatalog()
+        var rng = SplitMix64(seed: 0x5A17)
+        var live: [String: RegionShape] = [:]
+        func add(_ i: Int) throws {
+            let c = destination(Self.center, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 5_000))
+            let r = try Region.circle("s\(i)", center: c, radius: rng.uniform(20, 300))
+            catalog.add(r)
+            live[r.identifier] = r.shape
+        }
+        func check(_ when: String) {
+            var got: [Int32] = []
+            for q in 0 ..< 200 {
+                let p = destination(Self.center, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 5_500))
+                catalog.query(p, margin: 0, into: &got)
+                let ids = Set(got.map { catalog.regions[Int($0)]!.identifier })
+                #expect(ids == Set(live.filter { $0.value.isWithin(p, margin: 0) }.keys), "\(when), query \(q), seed 0x5A17")
+            }
+        }
+        var none = catalog.indexSnapshot()
+        #expect(none == nil, "no rebuild is due in an empty catalog")
+        for i in 0 ..< 1_000 { try add(i) }
+        let first = catalog.indexSnapshot()
+        #expect(first != nil)
+        check("while the first tree is built")
+        var installed = first.map { catalog.install($0.build()) }
+        #expect(installed == true)
+        check("with the first tree")
+        none = catalog.indexSnapshot()
+        #expect(none == nil, "installed: no rebuild is due")
+        // A snapshot, then changes before its tree comes: refused, and the next query rebuilds.
+        for i in 1_000 ..< 1_400 { try add(i) }
+        let second = catalog.indexSnapshot()
+        #expect(second != nil)
+        try add(1_400)
+        catalog.remove(identifier: "s3")
+        live["s3"] = nil
+        installed = second.map { catalog.install($0.build()) }
+        #expect(installed == false)
+        check("after a refused tree")
+        catalog.rebuildIfDue()   // as the monitor does at each fix: the rebuild is due again
+        none = catalog.indexSnapshot()
+        #expect(none == nil, "the refused tree's rebuild was not due again")
+    }
 }

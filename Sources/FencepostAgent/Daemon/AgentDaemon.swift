@@ -44,9 +44,9 @@ public struct DaemonError: Error, CustomStringConvertible {
 ///
 /// Stored properties: the router between the loop and the concerns. The loop, its signals and
 /// its two timers (4); the configuration and the environment (2); one per concern it routes
-/// events to (14: the notification center, the control service and connections, the outputs,
-/// GPS, the hook, the zone set, the reload, the fleet's request-list reading, the wall clock,
-/// systemd, the device zone watch, statistics, idle release); and five facts of the loop itself (exit code, the fix being
+/// events to (15: the notification center, the control service and connections, the outputs,
+/// GPS, the hook, the zone set, the reload, the fleet's request-list reading, the regions' index
+/// build, the wall clock, systemd, the device zone watch, statistics, idle release); and five facts of the loop itself (exit code, the fix being
 /// handled, where syncs run, the GPIO and button lines' failure limiters).
 public final class AgentDaemon {
     /// How to build the parts that depend on the machine; tests and the demo choose the console.
@@ -120,6 +120,8 @@ public final class AgentDaemon {
     var fleet: FleetLink?
     /// A request list from the fleet being read on its thread (AgentDaemon+FleetBlobs.swift).
     var fleetReading = FleetRequestsReading()
+    /// The regions' index being built on its thread (AgentDaemon+RegionIndex.swift).
+    var regionIndex = RegionIndexBuild()
 
     /// Opens everything: state file, control socket, GPIO, GPS; restores the engine and applies
     /// the configuration's requests and categories (idempotently).
@@ -302,6 +304,7 @@ public final class AgentDaemon {
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
                 case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
                 case .fleetRequestsRead: what = "fleet: request list applied"; fleetRequestsRead()
+                case .regionIndexBuilt: what = "regions: index installed"; regionIndexBuilt()
                 case .connection(let id):
                     // Control work has a budget per turn: past it, the other ready connections
                     // wait for the next turn (epoll is level-triggered: they are reported again,
@@ -604,6 +607,7 @@ public final class AgentDaemon {
         systemd.stopping()
         abandonReload()
         abandonFleetReading()
+        abandonRegionIndexBuild()
         outputs.shutDown(at: SystemClocks.boottimeNow().nanosecondsSinceBoot)
         gps.close()
         tearDownFleet()

@@ -12,6 +12,8 @@ enum DaemonToken: EventToken, Hashable {
     case fleet
     /// The thread reading a request list from the fleet has its result.
     case fleetRequestsRead
+    /// The thread building the regions' index has it.
+    case regionIndexBuilt
     case connection(UInt32)
 
     var epollData: UInt64 {
@@ -26,6 +28,7 @@ enum DaemonToken: EventToken, Hashable {
         case .configurationRead: 7
         case .fleet: 8
         case .fleetRequestsRead: 9
+        case .regionIndexBuilt: 10
         case .connection(let id): 1 << 32 | UInt64(id)
         }
     }
@@ -42,6 +45,7 @@ enum DaemonToken: EventToken, Hashable {
         case 7: self = .configurationRead
         case 8: self = .fleet
         case 9: self = .fleetRequestsRead
+        case 10: self = .regionIndexBuilt
         default:
             precondition(epollData >> 32 == 1, "unknown epoll token \(epollData)")
             self = .connection(UInt32(truncatingIfNeeded: epollData))

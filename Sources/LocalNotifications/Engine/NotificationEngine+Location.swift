@@ -35,6 +35,19 @@ extension NotificationEngine {
     /// was last built (see ``RegionMonitor/prepareIndex()``); changes no state.
     public mutating func prepareRegionIndex() { location.monitor.prepareIndex() }
 
+    /// The location requests' regions, to build their index on another thread when a rebuild is
+    /// due (nil otherwise); until it is installed, fixes scan the regions added since the last
+    /// index instead of rebuilding it in their turn.
+    public mutating func regionIndexSnapshot() -> RegionCatalog.IndexSnapshot? { location.monitor.indexSnapshot() }
+
+    /// Installs an index built from ``regionIndexSnapshot()``; false when regions were added or
+    /// removed since (the next fix rebuilds it then).
+    @discardableResult
+    public mutating func installRegionIndex(_ built: RegionCatalog.BuiltIndex) -> Bool { location.monitor.installIndex(built) }
+
+    /// The snapshot's index will not come: the next fix rebuilds it.
+    public mutating func abandonRegionIndexSnapshot() { location.monitor.abandonIndexSnapshot() }
+
     mutating func handleRegionEvents(_ clock: EngineClock, into out: inout EngineOutput) {
         guard !location.events.isEmpty else { return }
         let events = location.events
