@@ -99,6 +99,10 @@ import Glibc
         let chunks = (size + 1023) / 1024
         #expect(stats.down <= size + chunks * 130 + 2 * 16 * (1024 + 130), "\(stats.down) bytes on the wire for \(size) compressed in \(chunks) chunks")
         #expect(agent.log.contains("resuming with"), "no resume after the kill: \(agent.log.suffix(3000))")
+        if let pid = agent.pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let peak = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+            print("aLargeRequestListArrivesAsABlobThroughACutAndAKill: agent after the apply: \(peak.split(separator: " ", omittingEmptySubsequences: true).dropFirst().joined(separator: " ")) resident at its peak")
+        }
         for line in agent.log.split(separator: "\n") where line.contains("read and checked") || line.contains("applied with request list") || line.contains("in parts") || line.contains("loop turns") || line.contains("regions: index") {
             print("aLargeRequestListArrivesAsABlobThroughACutAndAKill: \(line)")
         }

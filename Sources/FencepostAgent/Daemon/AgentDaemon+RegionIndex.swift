@@ -4,6 +4,7 @@
 // regions added since the last index (correct, O(added) each); the built index is installed in
 // one O(1) step, only when no region was added or removed since its snapshot (else the next
 // fix rebuilds it, as before). One build at a time; one asked for meanwhile follows it.
+import CivilTime
 import FencepostLinux
 import Geofencing
 import LocalNotifications
