@@ -37,7 +37,7 @@ struct ZoneSetBuildJob {
     var sourceHash: UInt64
     var source: String
     var started: UInt64
-    /// The build of a zone set from the fleet (AgentDaemon+FleetZoneSet.swift).
+    /// The build of a zone set from the fleet (AgentDaemon+FleetBlobs.swift).
     var fromFleet = false
 }
 

@@ -87,7 +87,7 @@ final class FleetLink {
     /// The last command ids seen: commands are idempotent by id.
     private var recentCommands = RecentMemory<String, Void>(capacity: 1000)
     private var nextHealth: UInt64 = 0
-    /// The next check of a zone-set download for chunks that did not come.
+    /// The next check of a blob download for chunks that did not come.
     var nextRolloutTick: UInt64 = 0
     private var refusedPublishes = 0
     private var lastRefusal: String?
