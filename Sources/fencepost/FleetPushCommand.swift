@@ -132,14 +132,9 @@ struct FleetPushCommand: ParsableCommand {
             if let listText, let file {
                 let temporary = FleetBlobPublisher.temporaryFolder + "/fencepost-push-\(getpid()).jsonl"
                 defer { BlobFile.remove(temporary) }
-                do throws(FileError) {
-                    let out = try AtomicFile(replacing: temporary)
-                    let wrote: FileError? = listText.withUnsafeBytes { b in
-                        do throws(FileError) { try out.write(b); return nil } catch { return error }
-                    }
-                    if let wrote { throw wrote }
-                    try out.commit()
-                } catch { throw ClientFailure(ClientFailure.ioError, "\(temporary): \(error)") }
+                do throws(ReplayFailure) { try writeWholeFile(temporary, listText, what: "the request list") } catch {
+                    throw ClientFailure(error.code, error.message)
+                }
                 let published = try FleetBlobPublisher.publish(temporary, format: .jsonl, option: "the requests of \(file)", fleet: fleetName,
                                                                chunkSize: chunkSize, session: session, timeout: connection.timeoutNanoseconds)
                 requestList = published.reference

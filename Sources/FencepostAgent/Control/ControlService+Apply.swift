@@ -147,8 +147,8 @@ extension ControlService {
 ///
 ///   check(limit:)    every request to add checked as `add` checks it (rules, category, zone,
 ///                    schedule), changing nothing: the first broken rule refuses the whole list
-///   commit(limit:)   the first part: the categories, the removals and what the memory says of
-///                    them; each part then adds `limit` requests and remembers them, in one
+///   commit(limit:)   the first part sets the categories; each part then makes up to `limit`
+///                    removals, then adds, each remembered (or forgotten) in the same
 ///                    transaction
 ///
 /// Between parts the agent runs on (fixes, deliveries, the socket). A stop between them is

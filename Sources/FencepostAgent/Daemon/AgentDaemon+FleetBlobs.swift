@@ -1,6 +1,6 @@
 // Blobs from the fleet (FleetLink/FleetBlobRollout.swift), handed on by the daemon.
 //
-// A request list: read on a thread of its own (FleetRequestList: gunzip, parse, check the rules,
+// A request list: read on a thread of its own (FleetRequestList: gunzip, parse, ids unique,
 // fingerprint; the loop goes on), then applied by the control service's `apply` in parts
 // (ApplyPlan), one per loop turn, each sized by SliceBudget: first every request is checked as
 // `add` checks it (a broken rule refuses the whole list, nothing applied), then committed, a
