@@ -72,6 +72,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     let matchesAreInstances: Bool
     /// No BYMONTH: every month passes.
     let everyMonth: Bool
+    /// Every match an instance and each month's days from ``monthMasks``: the shortest next fire.
+    var usesMonthTable: Bool
     /// Days are filtered month by month (not only by weekday, and not every day passes).
     let searchesByMonth: Bool
     /// The first and the last time of day in the hour, minute and second masks (seconds after midnight).
@@ -147,6 +149,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         setPositions = rule.bySetPos
         matchesAreInstances = rule.interval == 1 && rule.bySetPos.isEmpty && exclusions.isEmpty && additions.isEmpty
         monthMasks = []
+        usesMonthTable = false
         firstTimeOfDay = Int64(hours.trailingZeroBitCount * 3600 + minutes.trailingZeroBitCount * 60 + seconds.trailingZeroBitCount)
         lastTimeOfDay = Int64((31 - hours.leadingZeroBitCount) * 3600 + (63 - minutes.leadingZeroBitCount) * 60 + 63 - seconds.leadingZeroBitCount)
         var end = Self.lastLocal
@@ -182,6 +185,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
             }
             monthMasks = masks
         }
+        usesMonthTable = matchesAreInstances && searchesByMonth && !monthMasks.isEmpty
 
         // BYSETPOS beyond the fixed number of instances of every minute or hour selects nothing.
         if !setPositions.isEmpty && freq <= .hourly {
@@ -249,23 +253,14 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         // offset holding `a`: one zone lookup, one search (what the general path does then).
         // `a` at least the zone's offset range after the stretch's start: the earliest civil time
         // to search from is `a`'s own plus a second (no gap just before `a` can map past it).
-        if matchesAreInstances, let s = zone.offsetStretch(containing: a), a >= s.start &+ zone.offsetRange {
-            // What the answer is checked against, taken before the search so that it is all
-            // that stays live across it: the civil times shown once in the stretch, and `a`
-            // as a civil time of the stretch.
-            let shownOnce = zone.civilTimesShownOnce(in: s), aLocal = a + s.offset
-            let l = max(aLocal + 1, startLocal)
-            guard l <= endLocal else { return nil }
-            let found: Int64?
-            if searchesByMonth {
-                let (d, timeOfDay) = Self.dayAndTime(l)
-                found = firstMatchByMonth(day: d, timeOfDay: timeOfDay)
-            } else {
-                found = firstMatch(atOrAfter: l)
-            }
-            guard let c = found else { return nil }
-            if c >= shownOnce.lowerBound && c < shownOnce.upperBound && c > aLocal {
-                let i = c &- s.offset
+        if matchesAreInstances, let z = zone.settledStretch(containing: a) {
+            let aLocal = a &+ z.offset
+            let l = max(aLocal &+ 1, startLocal)
+            // l > aLocal, and every match found is at or after l.
+            let c = l > endLocal ? Int64.max : usesMonthTable ? firstInMonthTable(atOrAfter: l) : firstMatch(atOrAfter: l) ?? .max
+            if c > endLocal { return nil }
+            if c >= z.lower && c < z.upper {
+                let i = c &- z.offset
                 return i > untilInstant ? nil : WallInstant(secondsSinceEpoch: i)
             }
         }
@@ -500,6 +495,46 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         // base ≤ lastDay ≤ 9999-12-31: no overflow.
         let c = (base &+ Int64(mask.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
         return c <= endLocal ? c : nil
+    }
+
+    /// ``firstMatchByMonth`` for ``usesMonthTable``: the first match at or after civil time `l`,
+    /// or `Int64.max` when none is by `endLocal`. Each month's mask is one table entry by its
+    /// length and first weekday; the next month's first day, length and weekday follow by addition.
+    /// - Complexity: O(1) per month skipped. No allocation.
+    @inline(__always)
+    func firstInMonthTable(atOrAfter l: Int64) -> Int64 {
+        let (d, timeOfDay) = Self.dayAndTime(l)
+        var (y, m, dd) = CivilDays.date(dayNumber: d)
+        var first = d &- Int64(dd &- 1)
+        var length = Self.monthLength(year: y, month: m)
+        var firstWeekday = Self.weekday0(first)
+        return monthMasks.withUnsafeBufferPointer { masks -> Int64 in
+            // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
+            func mask(_ m: Int) -> UInt32 {
+                everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 ? masks[(length &- 28) &* 7 &+ firstWeekday] : 0
+            }
+            // dd − 1 ∈ 0…30: a plain shift.
+            var bits = mask(m) &>> UInt32(truncatingIfNeeded: dd &- 1)
+            if bits & 1 != 0 {
+                if let t = time(atOrAfter: timeOfDay) { return d &* 86_400 &+ t }
+                bits &= ~1
+            }
+            var base = d
+            while bits == 0 {
+                first &+= Int64(length)
+                // first ≤ endLocal's day; days of years 1…10000 times 86,400 do not overflow.
+                guard first &* 86_400 <= endLocal else { return .max }
+                // length − 28 ∈ 0…3, so the sum is below 14.
+                firstWeekday &+= length &- 28
+                if firstWeekday >= 7 { firstWeekday &-= 7 }
+                if m == 12 { m = 1; y &+= 1 } else { m &+= 1 }
+                length = Self.monthLength(year: y, month: m)
+                base = first
+                bits = mask(m)
+            }
+            // base ≤ lastDay ≤ 9999-12-31: no overflow.
+            return (base &+ Int64(bits.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
+        }
     }
 
     /// Days in month `m` (1…12) of year `y`: 30 or 31 from the month's parity (flipped from

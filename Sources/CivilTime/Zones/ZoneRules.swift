@@ -351,6 +351,33 @@ public struct ZoneRules: Sendable {
         }
     }
 
+    /// What a next fire needs of the stretch of constant offset holding `t`, when `t` is at least
+    /// ``offsetRange`` after its start (so no gap before `t` maps a civil time past it): the
+    /// offset, and the civil times shown once in the stretch, `lower ..< upper` (see
+    /// ``civilTimesShownOnce(in:)``); nil outside the table region or nearer its start.
+    @inline(__always)
+    func settledStretch(containing t: Int64) -> (offset: Int64, lower: Int64, upper: Int64)? {
+        guard _fastPath(t >= _ruleBefore && t < _ruleFrom) else { return nil }
+        let i = _tableIndex(t)
+        return _times.withUnsafeBufferPointer { times in
+            _offsets.withUnsafeBufferPointer { offsets in
+                // `_offsets` has `_times.count + 1` entries and 0 ≤ i ≤ `_times.count`; times
+                // are finite, the offsets within ±26 h: no overflow.
+                let lower: Int64
+                if i > 0 {
+                    let start = times[i &- 1]
+                    guard t &- start >= _maxOffset &- _minOffset else { return nil }
+                    lower = start &+ _maxOffset
+                } else {
+                    guard _ruleBefore == .min else { return nil }
+                    lower = .min
+                }
+                let upper = i < times.count ? times[i] &+ _minOffset : _ruleFrom == .max ? .max : _ruleFrom &+ _minOffset
+                return (Int64(offsets[i]), lower, max(lower, upper))
+            }
+        }
+    }
+
     /// Whether the civil time `L` is shown once in the zone, within `s`: no stretch other than
     /// `s` can show it (every earlier one ends at `s.start` and shows times before
     /// `s.start + _maxOffset`, every later one starts at `s.end` or after and shows times from
