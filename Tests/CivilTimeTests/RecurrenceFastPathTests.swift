@@ -9,9 +9,10 @@ import Testing
 /// to some) across zones with DST, a 30-minute one and a skipped day:
 ///
 /// - the zone shortcut (one lookup when the answer lies in the query's stretch of constant
-///   offset) against `nextDate(after:_:resolvingEvery: true)`, which resolves every civil
-///   time it tries; queries at random instants of 1990…2040, around each zone's
-///   transitions, just before and at each answer (the re-arm after a fire);
+///   offset, and the month index of 1970…2099) against `nextDate(after:_:resolvingEvery: true)`,
+///   which resolves every civil time it tries and computes every month; queries at random
+///   instants of 1990…2040, around the index's ends, around each zone's transitions, just
+///   before and at each answer (the re-arm after a fire);
 /// - the month-mask search of `firstMatch` against a day-by-day scan of ``dayMask`` (computed
 ///   for each day's month, no table) and the time masks.
 ///
@@ -62,11 +63,26 @@ import Testing
                 cases.append((c, try RecurrenceSchedule(try RecurrenceRule(parsing: text), start: c.start)))
             }
         }
+        // Month rules begun before 1970 and running past 2099: both ends of the month index
+        // (2100 is no leap year: the 29th of February steps from 2096 to 2104).
+        for (k, text) in ["FREQ=MONTHLY;BYDAY=-1FR", "FREQ=MONTHLY;BYMONTHDAY=1,-1;BYHOUR=0,23", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29",
+                          "FREQ=MONTHLY;BYMONTH=1,12;BYDAY=1MO,-1SU"].enumerated() {
+            for name in names {
+                let c = RuleCase(index: -10 - k, rule: text, start: CivilDateTime(year: 1969, month: random.int(1 ... 12), day: random.int(1 ... 28)), zone: name)
+                cases.append((c, try RecurrenceSchedule(try RecurrenceRule(parsing: text), start: c.start)))
+            }
+        }
         for (c, s) in cases {
             let zone = zones[names.firstIndex(of: c.zone)!]
             let startUTC = c.start.localSeconds - 86_400
             var queries: [Int64] = (0 ..< 12).map { _ in startUTC + Int64(random.int(0 ... 3 * 366 * 86_400)) }
             queries += (0 ..< 4).map { _ in Int64(random.int(631_152_000 ... 2_208_988_800)) }   // 1990…2040
+            // Around the ends of the month index (2100-01-01, and 1970-01-01 for rules begun before).
+            queries += (0 ..< 2).map { _ in 4_102_444_800 + Int64(random.int(-62 * 86_400 ... 40 * 86_400)) }
+            if c.start.year < 1970 {
+                queries += (0 ..< 4).map { _ in Int64(random.int(-62 * 86_400 ... 40 * 86_400)) }
+                queries += [4_102_444_800 - 86_400 * 1_400, 4_102_444_800 - 1]   // 2096-03, the index's last second
+            }
             var t = startUTC
             for _ in 0 ..< 4 {
                 guard let n = zone.nextTransition(after: t) else { break }

@@ -64,8 +64,8 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     let setPositions: [Int]
     /// When every day filter looks only inside the month (no BYYEARDAY, no BYWEEKNO, no BYDAY
     /// ordinal counted in the year), the day mask of a month BYMONTH lets through depends only on
-    /// its length (28…31) and the weekday of its first day: the 4 × 7 masks (112 bytes), indexed
-    /// by ``monthMaskIndex``; else empty and ``dayMask`` computes each month's.
+    /// its shape, its length (28…31) and the weekday of its first day
+    /// (``CivilMonthIndex/shape(length:firstWeekday:)``): the 4 × 7 masks (112 bytes); else empty and ``dayMask`` computes each month's.
     var monthMasks: [UInt32]
     /// INTERVAL=1, no BYSETPOS, no EXDATE, no RDATE: the rule's first match after a civil time
     /// is the set's next instance.
@@ -257,7 +257,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
             let aLocal = a &+ z.offset
             let l = max(aLocal &+ 1, startLocal)
             // l > aLocal, and every match found is at or after l.
-            let c = l > endLocal ? Int64.max : usesMonthTable ? firstInMonthTable(atOrAfter: l) : firstMatch(atOrAfter: l) ?? .max
+            let c = l > endLocal ? Int64.max : usesMonthTable ? firstInMonthTable(atOrAfter: l, zone._months) : firstMatch(atOrAfter: l) ?? .max
             if c > endLocal { return nil }
             if c >= z.lower && c < z.upper {
                 let i = c &- z.offset
@@ -498,12 +498,47 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     }
 
     /// ``firstMatchByMonth`` for ``usesMonthTable``: the first match at or after civil time `l`,
-    /// or `Int64.max` when none is by `endLocal`. Each month's mask is one table entry by its
-    /// length and first weekday; the next month's first day, length and weekday follow by addition.
+    /// or `Int64.max` when none is by `endLocal`. Within 1970…2099 each month's first day, shape
+    /// and number come from `index` (two reads), each month's mask is one entry of
+    /// ``monthMasks`` by its shape, and the next month is the next entry; elsewhere they are
+    /// computed (``firstInMonthTable(day:timeOfDay:)``).
     /// - Complexity: O(1) per month skipped. No allocation.
     @inline(__always)
-    func firstInMonthTable(atOrAfter l: Int64) -> Int64 {
+    func firstInMonthTable(atOrAfter l: Int64, _ index: CivilMonthIndex) -> Int64 {
         let (d, timeOfDay) = Self.dayAndTime(l)
+        guard let i0 = index.month(containing: d) else { return firstInMonthTable(day: d, timeOfDay: timeOfDay) }
+        return monthMasks.withUnsafeBufferPointer { masks in
+            index.months.withUnsafeBufferPointer { entries -> Int64 in
+                // An entry's shape is 0…27, within the table's 28 masks.
+                func mask(_ e: UInt32) -> UInt32 {
+                    everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: e &>> 21)) != 0 ? masks[Int(e &>> 16 & 31)] : 0
+                }
+                var i = i0
+                var e = entries[i]
+                // d − first ∈ 0…30: a plain shift.
+                var bits = mask(e) &>> UInt32(truncatingIfNeeded: d &- Int64(e & 0xFFFF))
+                if bits & 1 != 0 {
+                    if let t = time(atOrAfter: timeOfDay) { return d &* 86_400 &+ t }
+                    bits &= ~1
+                }
+                var base = d
+                while bits == 0 {
+                    i &+= 1
+                    guard i < entries.count else { return firstInMonthTable(day: CivilMonthIndex.endDay, timeOfDay: 0) }
+                    e = entries[i]
+                    base = Int64(e & 0xFFFF)
+                    guard base &* 86_400 <= endLocal else { return .max }
+                    bits = mask(e)
+                }
+                return (base &+ Int64(bits.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
+            }
+        }
+    }
+
+    /// ``firstInMonthTable(atOrAfter:_:)`` outside the month index: one civil-from-days for day
+    /// `d`, then each next month's first day, length and first weekday by addition.
+    @inline(__always)
+    func firstInMonthTable(day d: Int64, timeOfDay: Int64) -> Int64 {
         var (y, m, dd) = CivilDays.date(dayNumber: d)
         var first = d &- Int64(dd &- 1)
         var length = Self.monthLength(year: y, month: m)
@@ -511,7 +546,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         return monthMasks.withUnsafeBufferPointer { masks -> Int64 in
             // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
             func mask(_ m: Int) -> UInt32 {
-                everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 ? masks[(length &- 28) &* 7 &+ firstWeekday] : 0
+                everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 ? masks[CivilMonthIndex.shape(length: length, firstWeekday: firstWeekday)] : 0
             }
             // dd − 1 ∈ 0…30: a plain shift.
             var bits = mask(m) &>> UInt32(truncatingIfNeeded: dd &- 1)
@@ -589,7 +624,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
 
     @inline(__always)
     static func monthMaskIndex(length: Int, first: Int64) -> Int {
-        (length - 28) * 7 + CivilDays.weekday(dayNumber: first) - 1
+        CivilMonthIndex.shape(length: length, firstWeekday: CivilDays.weekday(dayNumber: first) - 1)
     }
 
     /// ``dayMask`` from the table when the schedule has one (`length` and `firstWeekday`, 0 =
@@ -599,7 +634,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
         if monthMasks.isEmpty { return dayMask(year: y, month: m, first: first) }
         guard everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 else { return 0 }
         // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
-        return monthMasks.withUnsafeBufferPointer { $0[(length &- 28) &* 7 &+ firstWeekday] }
+        return monthMasks.withUnsafeBufferPointer { $0[CivilMonthIndex.shape(length: length, firstWeekday: firstWeekday)] }
     }
 
     /// The days of a month that pass every day filter: bit k = day k+1.

@@ -101,6 +101,9 @@ public struct ZoneRules: Sendable {
     /// `_buckets[k]` = number of `_times` before the start of bucket k. Empty when there are more
     /// than 65535 transitions (then every lookup is a binary search).
     @usableFromInline let _buckets: [UInt16]
+    /// The civil months of 1970…2099 by day (``CivilMonthIndex``, one per process, shared): what
+    /// a next fire's month search reads with the zone it is given.
+    @usableFromInline let _months: CivilMonthIndex
 
     /// 1800-01-01T00:00:00Z: start of the bucket index.
     @usableFromInline static let bucketBase: Int64 = -5_364_662_400
@@ -245,6 +248,7 @@ public struct ZoneRules: Sendable {
         self._minOffset = offsets.min() ?? 0
         self._maxOffset = offsets.max() ?? 0
         self._buckets = Self.buckets(b.times)
+        self._months = .shared
         #if DEBUG
         _checkInvariants()
         #endif
