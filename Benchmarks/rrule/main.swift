@@ -2,7 +2,7 @@
 // python-dateutil by run.sh in the same run. Built by run.sh with `swiftc -O -wmo` together with
 // Sources/CivilTime (one module, as the release build inlines across it).
 //
-// Two workloads, each 4,096 query instants (SplitMix64, the seed of NextFireWorkload); per sample
+// Four workloads, each 4,096 query instants (SplitMix64, the seed of NextFireWorkload); per sample
 // one call per instant; p50 and p90 of 200 samples, ns per call. Output: one JSON line per
 // workload, rule and zone.
 //   now     DTSTART 2026-01-05 00:00 local; instants in the 30 days from 2026-11-26T00:00Z: a
@@ -10,6 +10,9 @@
 //   refire  as now, but each instant replaced by the rule's next fire after it: the agent
 //           re-arming a trigger after it fired (`nextDate(after: previousFire)`); dateutil_next.py
 //           measures the same
+//   aged    as now, but DTSTART 2021-01-04 00:00 local: the same questions of a rule set five
+//           years earlier (dateutil_next.py measures the same; its cost grows with the instances
+//           since DTSTART, Fencepost's does not)
 //   spread  DTSTART 2000-01-03 00:00 local; instants in 2000…2100 (Fencepost only: its cost does
 //           not depend on the distance from DTSTART)
 import Glibc
@@ -38,6 +41,7 @@ let nowInstants = (0..<4096).map { _ in WallInstant(secondsSinceEpoch: nowInstan
 let workloads: [(name: String, dtstart: CivilDateTime, instants: [WallInstant])] = [
     ("now", CivilDateTime(year: 2026, month: 1, day: 5), nowInstants),
     ("refire", CivilDateTime(year: 2026, month: 1, day: 5), nowInstants),
+    ("aged", CivilDateTime(year: 2021, month: 1, day: 4), nowInstants),
     ("spread", CivilDateTime(year: 2000, month: 1, day: 3),
      (0..<4096).map { _ in WallInstant(secondsSinceEpoch: 946_684_800 + Int64(next() % 3_155_760_000)) }),
 ]

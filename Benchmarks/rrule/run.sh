@@ -1,27 +1,42 @@
 #!/bin/sh
 # Recurrence-rule next fire: Fencepost (swiftc -O -wmo, with Sources/CivilTime) and python-dateutil,
-# one after the other in the same run. Output: JSON lines, also written to ../results/: first the
-# run (machine and commit as Benchmarks/runinfo.py describes them for every suite, start and end,
-# the load at both), then one line per implementation, workload, rule and zone.
+# measured in ROUNDS rounds (default 5), each Fencepost then dateutil, so that each round's two
+# sides run seconds apart and every figure is seen by several rounds: on a shared machine both
+# sides' speed swings between moments, and a ratio is only fair between figures taken together.
+# Output: JSON lines, also written to ../results/: first the run (machine and commit as
+# Benchmarks/runinfo.py describes them for every suite, start and end, the load at both, the
+# rounds), then one line per round, implementation, workload, rule and zone (field "round").
+# Benchmarks/report takes per row the median of the rounds, and for a ratio the median of the
+# rounds' own ratios with the lowest and highest beside it.
+#
+# Usage: run.sh [OUT]   (ROUNDS=N in the environment sets the rounds)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../results/rrule-next-fire-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
+rounds=${ROUNDS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-swiftc -O -wmo -parse-as-library -module-name RRuleBench -o "$tmp/bench" \
-    $(find "$here/../../Sources/CivilTime" -name '*.swift') "$here/main.swift" 2>/dev/null ||
-    swiftc -O -wmo -module-name RRuleBench -o "$tmp/bench" $(find "$here/../../Sources/CivilTime" -name '*.swift') "$here/main.swift"
+swiftc -O -wmo -module-name RRuleBench -o "$tmp/bench" $(find "$here/../../Sources/CivilTime" -name '*.swift') "$here/main.swift"
 start=$(date -u +%FT%TZ)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-{ "$tmp/bench" UTC Europe/Berlin
-  python3 "$here/dateutil_next.py" UTC Europe/Berlin; } | tee "$tmp/rows"
-HERE="$here" python3 - "$start" "$load" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" > "$tmp/head" <<'PY'
+: > "$tmp/rows"
+round=1
+while [ "$round" -le "$rounds" ]; do
+    { "$tmp/bench" UTC Europe/Berlin
+      python3 "$here/dateutil_next.py" UTC Europe/Berlin; } |
+        python3 -c 'import json, sys
+for line in sys.stdin:
+    row = json.loads(line); row["round"] = int(sys.argv[1]); print(json.dumps(row), flush=True)' "$round" |
+        tee -a "$tmp/rows"
+    round=$((round + 1))
+done
+HERE="$here" python3 - "$start" "$load" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$rounds" > "$tmp/head" <<'PY'
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ["HERE"], ".."))
 import runinfo
-start, load, end, load_end = sys.argv[1:5]
+start, load, end, load_end, rounds = sys.argv[1:6]
 print(json.dumps({"machine": runinfo.machine(), "commit": runinfo.commit(["Sources/CivilTime", "Benchmarks/rrule"]),
-                  "date": start, "end": end, "load": load, "loadEnd": load_end}))
+                  "date": start, "end": end, "load": load, "loadEnd": load_end, "rounds": int(rounds)}))
 PY
 cat "$tmp/head" "$tmp/rows" > "$out"
 cat "$tmp/head"
