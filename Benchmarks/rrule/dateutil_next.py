@@ -15,8 +15,13 @@ JSON line per workload, rule, zone and way:
                     question, as a stateless caller would (e.g. after a restart).
 
 ns per call: p50/p90 of 7 samples (cached: 256 instants a sample after one warm-up pass; default
-and fresh: 16). `aged` measures the cached way only."""
-import json, sys, time
+and fresh: 16). `aged` measures the cached way only.
+
+With --fencepost BENCH (main.swift's binary), the Fencepost row of each workload, rule and zone is
+measured just before dateutil's, moments apart: on a shared machine both sides' speed swings
+between seconds, and a ratio is fair only between figures taken together. --rounds N repeats it
+all N times (each line says its round)."""
+import argparse, json, subprocess, sys, time
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 from dateutil.rrule import rrulestr
@@ -47,27 +52,53 @@ def measure(points, call):
     return round(samples[SAMPLES // 2]), round(samples[SAMPLES - 1])
 
 
-def emit(impl, workload, text, name, figures):
+def emit(impl, workload, text, name, round_, figures):
     print(json.dumps({"impl": impl, "workload": workload, "rule": text, "zone": name,
-                      "p50_ns": figures[0], "p90_ns": figures[1]}), flush=True)
+                      "p50_ns": figures[0], "p90_ns": figures[1], "round": round_}), flush=True)
 
 
-for name in (sys.argv[1:] or ["UTC", "Europe/Berlin"]):
-    zone = ZoneInfo(name)
-    points = [datetime.fromtimestamp(s, tz=timezone.utc).astimezone(zone) for s in instants[:256]]
-    for text in rules:
-        for dtstart, workloads in ((datetime(2026, 1, 5, tzinfo=zone), ("now", "refire")),
-                                   (datetime(2021, 1, 4, tzinfo=zone), ("aged",))):
-            cached = rrulestr(text, dtstart=dtstart, cache=True)
-            for p in points:
-                cached.after(p)  # warm-up: the cache holds every instance up to the last point
-            fires = [cached.after(p) for p in points]
-            default = rrulestr(text, dtstart=dtstart)
-            for workload in workloads:
-                qs = fires if workload == "refire" else points
-                emit("dateutil-cached", workload, text, name, measure(qs, cached.after))
-                if workload == "aged":
-                    continue
-                emit("dateutil-default", workload, text, name, measure(qs[:16], default.after))
-                emit("dateutil-fresh", workload, text, name,
-                     measure(qs[:16], lambda p: rrulestr(text, dtstart=dtstart).after(p)))
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("zones", nargs="*", default=["UTC", "Europe/Berlin"])
+    parser.add_argument("--fencepost", metavar="BENCH", help="main.swift's binary: ask it for each row just before dateutil's")
+    parser.add_argument("--rounds", type=int, default=1, help="measure every row this many times (field \"round\")")
+    args = parser.parse_args()
+    bench = subprocess.Popen([args.fencepost, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) if args.fencepost else None
+
+    def fencepost(workload, text, name, round_):
+        if bench:
+            bench.stdin.write(f"{workload}\t{text}\t{name}\n")
+            bench.stdin.flush()
+            row = json.loads(bench.stdout.readline())
+            row["round"] = round_
+            print(json.dumps(row), flush=True)
+
+    for round_ in range(1, args.rounds + 1):
+        for name in args.zones:
+            zone = ZoneInfo(name)
+            points = [datetime.fromtimestamp(s, tz=timezone.utc).astimezone(zone) for s in instants[:256]]
+            for text in rules:
+                for dtstart, workloads in ((datetime(2026, 1, 5, tzinfo=zone), ("now", "refire")),
+                                           (datetime(2021, 1, 4, tzinfo=zone), ("aged",))):
+                    cached = rrulestr(text, dtstart=dtstart, cache=True)
+                    for p in points:
+                        cached.after(p)  # warm-up: the cache holds every instance up to the last point
+                    fires = [cached.after(p) for p in points]
+                    default = rrulestr(text, dtstart=dtstart)
+                    for workload in workloads:
+                        qs = fires if workload == "refire" else points
+                        fencepost(workload, text, name, round_)
+                        emit("dateutil-cached", workload, text, name, round_, measure(qs, cached.after))
+                        if workload == "aged":
+                            continue
+                        emit("dateutil-default", workload, text, name, round_, measure(qs[:16], default.after))
+                        emit("dateutil-fresh", workload, text, name, round_,
+                             measure(qs[:16], lambda p: rrulestr(text, dtstart=dtstart).after(p)))
+                fencepost("spread", text, name, round_)
+    if bench:
+        bench.stdin.close()
+        bench.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,10 +1,10 @@
 // Next fire of the four recurrence rules, Fencepost's RecurrenceSchedule, measured beside
-// python-dateutil by run.sh in the same run. Built by run.sh with `swiftc -O -wmo` together with
+// python-dateutil by run.sh in the same run (dateutil_next.py drives it row by row: `--serve`). Built by run.sh with `swiftc -O -wmo` together with
 // Sources/CivilTime (one module, as the release build inlines across it).
 //
 // Four workloads, each 4,096 query instants (SplitMix64, the seed of NextFireWorkload); per sample
 // one call per instant; p50 and p90 of 200 samples, ns per call. Output: one JSON line per
-// workload, rule and zone.
+// workload, rule and zone asked for.
 //   now     DTSTART 2026-01-05 00:00 local; instants in the 30 days from 2026-11-26T00:00Z: a
 //           device asking "what next?" of a rule set this year (dateutil_next.py measures the same)
 //   refire  as now, but each instant replaced by the rule's next fire after it: the agent
@@ -46,22 +46,39 @@ let workloads: [(name: String, dtstart: CivilDateTime, instants: [WallInstant])]
      (0..<4096).map { _ in WallInstant(secondsSinceEpoch: 946_684_800 + Int64(next() % 3_155_760_000)) }),
 ]
 let rules = ["FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7", "FREQ=MONTHLY;BYDAY=-1FR", "FREQ=DAILY;BYHOUR=8,10,12,14,16,18", "FREQ=MONTHLY;BYMONTHDAY=-1"]
-let zones = CommandLine.arguments.count > 1 ? Array(CommandLine.arguments.dropFirst()) : ["UTC", "Europe/Berlin"]
-for w in workloads {
-    for zoneName in zones {
-        let zone = tzif(zoneName)
-        for text in rules {
-            let s = try! RecurrenceSchedule(try! RecurrenceRule(parsing: text), start: w.dtstart)
-            let instants = w.name == "refire" ? w.instants.map { s.nextDate(after: $0, in: zone)! } : w.instants
-            var sink: Int64 = 0
-            var samples: [Double] = []
-            for _ in 0..<200 {
-                let t0 = now()
-                for a in instants { sink &+= s.nextDate(after: a, in: zone)?.secondsSinceEpoch ?? 0 }
-                samples.append(Double(now() - t0) / Double(instants.count))
-            }
-            samples.sort()
-            print("{\"impl\":\"fencepost\",\"workload\":\"\(w.name)\",\"rule\":\"\(text)\",\"zone\":\"\(zoneName)\",\"p50_ns\":\(Int(samples[100].rounded())),\"p90_ns\":\(Int(samples[180].rounded())),\"sink\":\(sink % 7)}")
+var zones: [String: ZoneRules] = [:]
+
+/// One row: p50 and p90 of 200 samples of the workload's 4,096 calls, as a JSON line.
+func row(workload name: String, rule text: String, zone zoneName: String) -> String {
+    guard let w = workloads.first(where: { $0.name == name }) else { return "{\"error\":\"no workload \(name)\"}" }
+    let zone = zones[zoneName] ?? tzif(zoneName)
+    zones[zoneName] = zone
+    let s = try! RecurrenceSchedule(try! RecurrenceRule(parsing: text), start: w.dtstart)
+    let instants = w.name == "refire" ? w.instants.map { s.nextDate(after: $0, in: zone)! } : w.instants
+    var sink: Int64 = 0
+    var samples: [Double] = []
+    for _ in 0..<200 {
+        let t0 = now()
+        for a in instants { sink &+= s.nextDate(after: a, in: zone)?.secondsSinceEpoch ?? 0 }
+        samples.append(Double(now() - t0) / Double(instants.count))
+    }
+    samples.sort()
+    return "{\"impl\":\"fencepost\",\"workload\":\"\(w.name)\",\"rule\":\"\(text)\",\"zone\":\"\(zoneName)\",\"p50_ns\":\(Int(samples[100].rounded())),\"p90_ns\":\(Int(samples[180].rounded())),\"sink\":\(sink % 7)}"
+}
+
+// `bench --serve`: one row per line of stdin, `workload<TAB>rule<TAB>zone` (dateutil_next.py asks
+// for each row just before it measures dateutil's, so that both are taken moments apart).
+// `bench [ZONE…]`: every row.
+if CommandLine.arguments.dropFirst().first == "--serve" {
+    while let line = readLine() {
+        let f = line.split(separator: "\t").map(String.init)
+        print(f.count == 3 ? row(workload: f[0], rule: f[1], zone: f[2]) : "{\"error\":\"expected workload<TAB>rule<TAB>zone\"}")
+        fflush(stdout)
+    }
+} else {
+    for w in workloads {
+        for zoneName in CommandLine.arguments.count > 1 ? Array(CommandLine.arguments.dropFirst()) : ["UTC", "Europe/Berlin"] {
+            for text in rules { print(row(workload: w.name, rule: text, zone: zoneName)) }
         }
     }
 }

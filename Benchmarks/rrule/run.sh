@@ -1,8 +1,9 @@
 #!/bin/sh
 # Recurrence-rule next fire: Fencepost (swiftc -O -wmo, with Sources/CivilTime) and python-dateutil,
-# measured in ROUNDS rounds (default 5), each Fencepost then dateutil, so that each round's two
-# sides run seconds apart and every figure is seen by several rounds: on a shared machine both
-# sides' speed swings between moments, and a ratio is only fair between figures taken together.
+# row by row: dateutil_next.py asks the Fencepost binary for each workload, rule and zone just
+# before it measures dateutil's, and does it all ROUNDS times (default 5): on a shared machine
+# both sides' speed swings between seconds, and a ratio is only fair between figures taken
+# moments apart.
 # Output: JSON lines, also written to ../results/: first the run (machine and commit as
 # Benchmarks/runinfo.py describes them for every suite, start and end, the load at both, the
 # rounds), then one line per round, implementation, workload, rule and zone (field "round").
@@ -19,17 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 swiftc -O -wmo -module-name RRuleBench -o "$tmp/bench" $(find "$here/../../Sources/CivilTime" -name '*.swift') "$here/main.swift"
 start=$(date -u +%FT%TZ)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-: > "$tmp/rows"
-round=1
-while [ "$round" -le "$rounds" ]; do
-    { "$tmp/bench" UTC Europe/Berlin
-      python3 "$here/dateutil_next.py" UTC Europe/Berlin; } |
-        python3 -c 'import json, sys
-for line in sys.stdin:
-    row = json.loads(line); row["round"] = int(sys.argv[1]); print(json.dumps(row), flush=True)' "$round" |
-        tee -a "$tmp/rows"
-    round=$((round + 1))
-done
+python3 "$here/dateutil_next.py" --fencepost "$tmp/bench" --rounds "$rounds" UTC Europe/Berlin > "$tmp/rows"
 HERE="$here" python3 - "$start" "$load" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$rounds" > "$tmp/head" <<'PY'
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ["HERE"], ".."))
