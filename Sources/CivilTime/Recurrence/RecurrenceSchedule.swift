@@ -500,13 +500,13 @@ public struct RecurrenceSchedule: Hashable, Sendable {
     /// ``firstMatchByMonth`` for ``usesMonthTable``: the first match at or after civil time `l`,
     /// or `Int64.max` when none is by `endLocal`. Within 1970…2099 each month's first day, shape
     /// and number come from `index` (two reads), each month's mask is one entry of
-    /// ``monthMasks`` by its shape, and the next month is the next entry; elsewhere they are
-    /// computed (``firstInMonthTable(day:timeOfDay:)``).
+    /// ``monthMasks`` by its shape, and the next month is the next entry; elsewhere
+    /// ``firstMatchByMonth(day:timeOfDay:)`` computes them.
     /// - Complexity: O(1) per month skipped. No allocation.
     @inline(__always)
     func firstInMonthTable(atOrAfter l: Int64, _ index: CivilMonthIndex) -> Int64 {
         let (d, timeOfDay) = Self.dayAndTime(l)
-        guard let i0 = index.month(containing: d) else { return firstInMonthTable(day: d, timeOfDay: timeOfDay) }
+        guard let i0 = index.month(containing: d) else { return firstMatchByMonth(day: d, timeOfDay: timeOfDay) ?? .max }
         return monthMasks.withUnsafeBufferPointer { masks in
             index.months.withUnsafeBufferPointer { entries -> Int64 in
                 // An entry's shape is 0…27, within the table's 28 masks.
@@ -524,7 +524,7 @@ public struct RecurrenceSchedule: Hashable, Sendable {
                 var base = d
                 while bits == 0 {
                     i &+= 1
-                    guard i < entries.count else { return firstInMonthTable(day: CivilMonthIndex.endDay, timeOfDay: 0) }
+                    guard i < entries.count else { return firstMatchByMonth(day: CivilMonthIndex.endDay, timeOfDay: 0) ?? .max }
                     e = entries[i]
                     base = Int64(e & 0xFFFF)
                     guard base &* 86_400 <= endLocal else { return .max }
@@ -532,43 +532,6 @@ public struct RecurrenceSchedule: Hashable, Sendable {
                 }
                 return (base &+ Int64(bits.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
             }
-        }
-    }
-
-    /// ``firstInMonthTable(atOrAfter:_:)`` outside the month index: one civil-from-days for day
-    /// `d`, then each next month's first day, length and first weekday by addition.
-    @inline(__always)
-    func firstInMonthTable(day d: Int64, timeOfDay: Int64) -> Int64 {
-        var (y, m, dd) = CivilDays.date(dayNumber: d)
-        var first = d &- Int64(dd &- 1)
-        var length = Self.monthLength(year: y, month: m)
-        var firstWeekday = Self.weekday0(first)
-        return monthMasks.withUnsafeBufferPointer { masks -> Int64 in
-            // length ∈ 28…31 and firstWeekday ∈ 0…6: the index is within the table's 28 entries.
-            func mask(_ m: Int) -> UInt32 {
-                everyMonth || months & (1 &<< UInt16(truncatingIfNeeded: m &- 1)) != 0 ? masks[CivilMonthIndex.shape(length: length, firstWeekday: firstWeekday)] : 0
-            }
-            // dd − 1 ∈ 0…30: a plain shift.
-            var bits = mask(m) &>> UInt32(truncatingIfNeeded: dd &- 1)
-            if bits & 1 != 0 {
-                if let t = time(atOrAfter: timeOfDay) { return d &* 86_400 &+ t }
-                bits &= ~1
-            }
-            var base = d
-            while bits == 0 {
-                first &+= Int64(length)
-                // first ≤ endLocal's day; days of years 1…10000 times 86,400 do not overflow.
-                guard first &* 86_400 <= endLocal else { return .max }
-                // length − 28 ∈ 0…3, so the sum is below 14.
-                firstWeekday &+= length &- 28
-                if firstWeekday >= 7 { firstWeekday &-= 7 }
-                if m == 12 { m = 1; y &+= 1 } else { m &+= 1 }
-                length = Self.monthLength(year: y, month: m)
-                base = first
-                bits = mask(m)
-            }
-            // base ≤ lastDay ≤ 9999-12-31: no overflow.
-            return (base &+ Int64(bits.trailingZeroBitCount)) &* 86_400 &+ firstTimeOfDay
         }
     }
 
