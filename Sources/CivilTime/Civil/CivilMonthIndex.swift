@@ -17,7 +17,8 @@
 ///
 /// Sizing: 2,968 buckets × 2 B + 1,560 months × 4 B ≈ 12 KB, built once per process
 /// (``shared``) and held by every ``ZoneRules`` by reference (copy-on-write arrays).
-public struct CivilMonthIndex: Sendable {
+@usableFromInline
+struct CivilMonthIndex: Sendable {
     /// 2100-01-01: the first day past the index.
     @usableFromInline static let endDay: Int64 = 47_482
     @usableFromInline let buckets: [UInt16]
@@ -53,7 +54,7 @@ public struct CivilMonthIndex: Sendable {
     /// A month's shape: its length (28…31) and the weekday of its first day (0 = Sunday) as one
     /// number, 0…27. Two months of one shape have the same days on the same weekdays.
     @inlinable @inline(__always)
-    public static func shape(length: Int, firstWeekday: Int) -> Int { (length &- 28) &* 7 &+ firstWeekday }
+    static func shape(length: Int, firstWeekday: Int) -> Int { (length &- 28) &* 7 &+ firstWeekday }
 
     /// The index of the month holding day `d`, or nil outside 1970-01-01 ..< 2100-01-01.
     @inlinable @inline(__always)
