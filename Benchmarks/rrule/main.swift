@@ -1,10 +1,9 @@
 // Next fire of the four recurrence rules, Fencepost's RecurrenceSchedule, measured beside
-// python-dateutil by run.sh in the same run (dateutil_next.py drives it row by row: `--serve`). Built by run.sh with `swiftc -O -wmo` together with
+// python-dateutil by run.sh in the same run (dateutil_next.py drives it sample by sample: `--serve`). Built by run.sh with `swiftc -O -wmo` together with
 // Sources/CivilTime (one module, as the release build inlines across it).
 //
 // Four workloads, each 4,096 query instants (SplitMix64, the seed of NextFireWorkload); per sample
-// one call per instant; p50 and p90 of 200 samples, ns per call. Output: one JSON line per
-// workload, rule and zone asked for.
+// one call per instant, ns per call.
 //   now     DTSTART 2026-01-05 00:00 local; instants in the 30 days from 2026-11-26T00:00Z: a
 //           device asking "what next?" of a rule set this year (dateutil_next.py measures the same)
 //   refire  as now, but each instant replaced by the rule's next fire after it: the agent
@@ -48,37 +47,64 @@ let workloads: [(name: String, dtstart: CivilDateTime, instants: [WallInstant])]
 let rules = ["FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7", "FREQ=MONTHLY;BYDAY=-1FR", "FREQ=DAILY;BYHOUR=8,10,12,14,16,18", "FREQ=MONTHLY;BYMONTHDAY=-1"]
 var zones: [String: ZoneRules] = [:]
 
-/// One row: p50 and p90 of 200 samples of the workload's 4,096 calls, as a JSON line.
-func row(workload name: String, rule text: String, zone zoneName: String) -> String {
-    guard let w = workloads.first(where: { $0.name == name }) else { return "{\"error\":\"no workload \(name)\"}" }
+/// A workload's rule in a zone, ready to be measured.
+struct Case {
+    let workload: String, rule: String, zoneName: String
+    let schedule: RecurrenceSchedule
+    let zone: ZoneRules
+    let instants: [WallInstant]
+    var sink: Int64 = 0
+}
+
+func prepare(workload name: String, rule text: String, zone zoneName: String) -> Case? {
+    guard let w = workloads.first(where: { $0.name == name }) else { return nil }
     let zone = zones[zoneName] ?? tzif(zoneName)
     zones[zoneName] = zone
     let s = try! RecurrenceSchedule(try! RecurrenceRule(parsing: text), start: w.dtstart)
     let instants = w.name == "refire" ? w.instants.map { s.nextDate(after: $0, in: zone)! } : w.instants
-    var sink: Int64 = 0
-    var samples: [Double] = []
-    for _ in 0..<200 {
-        let t0 = now()
-        for a in instants { sink &+= s.nextDate(after: a, in: zone)?.secondsSinceEpoch ?? 0 }
-        samples.append(Double(now() - t0) / Double(instants.count))
-    }
-    samples.sort()
-    return "{\"impl\":\"fencepost\",\"workload\":\"\(w.name)\",\"rule\":\"\(text)\",\"zone\":\"\(zoneName)\",\"p50_ns\":\(Int(samples[100].rounded())),\"p90_ns\":\(Int(samples[180].rounded())),\"sink\":\(sink % 7)}"
+    return Case(workload: name, rule: text, zoneName: zoneName, schedule: s, zone: zone, instants: instants)
 }
 
-// `bench --serve`: one row per line of stdin, `workload<TAB>rule<TAB>zone` (dateutil_next.py asks
-// for each row just before it measures dateutil's, so that both are taken moments apart).
-// `bench [ZONE…]`: every row.
+/// One sample: ns per call over the workload's 4,096 calls.
+func sample(_ c: inout Case) -> Double {
+    let t0 = now()
+    for a in c.instants { c.sink &+= c.schedule.nextDate(after: a, in: c.zone)?.secondsSinceEpoch ?? 0 }
+    return Double(now() - t0) / Double(c.instants.count)
+}
+
+/// One row: p50 and p90 of 200 samples, as a JSON line.
+func row(_ c: inout Case) -> String {
+    var samples = (0..<200).map { _ in sample(&c) }
+    samples.sort()
+    return "{\"impl\":\"fencepost\",\"workload\":\"\(c.workload)\",\"rule\":\"\(c.rule)\",\"zone\":\"\(c.zoneName)\",\"p50_ns\":\(Int(samples[100].rounded())),\"p90_ns\":\(Int(samples[180].rounded())),\"sink\":\(c.sink % 7)}"
+}
+
+// `bench --serve` (how dateutil_next.py drives it, so that its samples and dateutil's alternate):
+// a line `workload<TAB>rule<TAB>zone` prepares that case and answers `ready`; a line `sample`
+// answers one sample of the case (ns per call) after an untimed pass. `bench [ZONE…]`: every row, 200 samples each.
 if CommandLine.arguments.dropFirst().first == "--serve" {
+    var current: Case? = nil
     while let line = readLine() {
-        let f = line.split(separator: "\t").map(String.init)
-        print(f.count == 3 ? row(workload: f[0], rule: f[1], zone: f[2]) : "{\"error\":\"expected workload<TAB>rule<TAB>zone\"}")
+        if line == "sample", var c = current {
+            // One pass untimed first: the switch from the driver's process leaves caches and
+            // branch predictors cold, which the loop of `row` does not see after its first sample.
+            _ = sample(&c)
+            print(sample(&c))
+            current = c
+        } else {
+            let f = line.split(separator: "\t").map(String.init)
+            current = f.count == 3 ? prepare(workload: f[0], rule: f[1], zone: f[2]) : nil
+            print(current == nil ? "error: expected workload<TAB>rule<TAB>zone, got \(line)" : "ready")
+        }
         fflush(stdout)
     }
 } else {
     for w in workloads {
         for zoneName in CommandLine.arguments.count > 1 ? Array(CommandLine.arguments.dropFirst()) : ["UTC", "Europe/Berlin"] {
-            for text in rules { print(row(workload: w.name, rule: text, zone: zoneName)) }
+            for text in rules {
+                var c = prepare(workload: w.name, rule: text, zone: zoneName)!
+                print(row(&c))
+            }
         }
     }
 }
