@@ -124,7 +124,7 @@ extension AgentDaemon {
             // check < commit), so its parts are sized afresh.
             a.budget = FleetApply.firstBudget
             if phase == .workingOut && reply.error == nil {
-                log.info("fleet: \(a.rollout.name): \(after.of) requests to add or replace, \(a.plan.result.removed.count) to remove, \(a.plan.result.unchanged.count) unchanged")
+                log.info("fleet: \(a.rollout.name): worked out in parts: \(after.of) requests to add or replace, \(a.plan.result.removed.count) to remove, \(a.plan.result.unchanged.count) unchanged")
             }
         } else {
             a.budget.record(after.workedOut - before.workedOut + after.checked - before.checked + after.committed - before.committed
