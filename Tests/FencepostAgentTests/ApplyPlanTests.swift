@@ -2,7 +2,7 @@
 import FencepostJSON
 import FencepostLinux
 import Foundation
-import LocalNotifications
+@testable import LocalNotifications
 import SeededRandom
 import Testing
 
@@ -131,6 +131,36 @@ import Testing
         let reply = Self.runInParts(&plan, h, rng: &rng, parts: &count)
         #expect(reply.result != nil && reply.result == atOnce.result, "seed \(seed)")
         #expect(try Self.state(h, owner: owner) == Self.state(once, owner: owner), "seed \(seed)")
+    }
+
+    /// A part changes the engine in place: its table of pending requests is not copied (a copy
+    /// costs every pending request, and would make each part O(n) however small its limit).
+    /// Seen through the table's storage: a part whose adds fit its capacity leaves it where it was.
+    @Test func aCommitPartDoesNotCopyTheEnginesRequests() throws {
+        let h = try ControlHarness()
+        // Within the harness's cap of pending requests (64): nothing evicted.
+        let first = try (0..<30).map { try Self.request("r\($0)", kind: 0, variant: $0) }
+        #expect(h.service.apply(requests: first, categories: nil, center: h.center, clock: h.clock).error == nil)
+        let second = try first + (0..<30).map { try Self.request("n\($0)", kind: 0, variant: $0) }
+        var plan = h.service.plan(requests: second, fingerprints: nil, categories: Self.categories, owner: .configuration, center: h.center)
+        while plan.phase == .workingOut || plan.phase == .checking {
+            #expect(h.service.continueApply(&plan, limit: 50, center: h.center, clock: h.clock).error == nil)
+        }
+        func storage() -> (address: UInt, count: Int, capacity: Int) {
+            let slots = h.center.engine.table.slots
+            return (slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, slots.count, slots.capacity)
+        }
+        var checkedParts = 0
+        while plan.phase == .committing {
+            let before = storage()
+            let reply = h.service.continueApply(&plan, limit: 3, center: h.center, clock: h.clock)
+            #expect(reply.error == nil && reply.fatal == nil, "\(reply.error ?? "")")
+            if before.count + 3 <= before.capacity {
+                checkedParts += 1
+                #expect(storage().address == before.address, "a part of 3 adds copied the engine's \(before.count) requests")
+            }
+        }
+        #expect(checkedParts > 0 && plan.isDone && plan.result.added.count == 30 && plan.result.unchanged.count == 30, "\(checkedParts) parts checked, \(plan.result)")
     }
 
     /// An id given twice refuses the list while it is worked out: nothing is committed, the

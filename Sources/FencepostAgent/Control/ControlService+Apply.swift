@@ -355,20 +355,28 @@ public struct ApplyPlan {
         let clock = call.clock, first = !begun
         let categories = newCategories, removals = Array(removing), requests = requests
         var failedAt = ""
-        // No local copy of the engine outside the operation: one alive across the commit would
-        // make the engine's mutation copy every request (copy-on-write).
+        // The engine is changed in place, and only once the part is known to go through: the
+        // categories and each add checked first (as setCategories and add check them; removals
+        // cannot fail), so that a refused part changes nothing. No copy of the engine, here or
+        // outside the operation: one alive while the engine changes would make the change copy
+        // every pending request (copy-on-write), O(n) a part.
         _ = try call.perform(store: memory, path: { failedAt }) {
             (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
-            var copy = e
-            var out = EngineOutput()
             if first, let categories {
                 failedAt = "categories"
-                out.append(try copy.setCategories(categories))
+                try NotificationEngine.checkCategories(categories)
             }
-            if !removals.isEmpty { out.append(copy.removePending(removals)) }
             for i in adding {
                 failedAt = path(i)
-                out.append(try copy.add(requests[i], clock: clock))
+                try e.check(requests[i], clock: clock, categories: first ? categories : nil)
+            }
+            var out = EngineOutput()
+            do throws(RequestError) {
+                if first, let categories { out.append(try e.setCategories(categories)) }
+                if !removals.isEmpty { out.append(e.removePending(removals)) }
+                for i in adding { out.append(try e.add(requests[i], clock: clock)) }
+            } catch {
+                preconditionFailure("a part's categories and adds were checked before any change: \(error)")
             }
             // Each add says the next generation; only the last matters (a million zones, a million of them).
             if let last = out.changes.lastIndex(where: { if case .setNextGeneration = $0 { true } else { false } }) {
@@ -380,7 +388,6 @@ public struct ApplyPlan {
                 }
                 out.changes = kept
             }
-            e = copy
             return out
         }
         begun = true
