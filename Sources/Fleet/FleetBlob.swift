@@ -589,11 +589,5 @@ extension FleetReported {
         m += [("error", .null), ("agent", .string(agent))]
         return bytes(.object(m))
     }
-
-    /// What applying a request list from a blob changed: counts, since the ids of a large list
-    /// would not fit a retained message (`fencepost pending` lists them).
-    public static func changeCounts(_ result: JSONValue) -> JSONValue {
-        .object(["added", "replaced", "removed", "unchanged"].map { ($0, .integer(Int64(result[$0]?.array?.count ?? 0))) })
-    }
 }
 

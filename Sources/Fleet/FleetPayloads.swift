@@ -172,15 +172,17 @@ public enum FleetStatus {
 /// `reported`: the applied version, or why the newest was not.
 public enum FleetReported {
     /// `applied`: `requests` {"count"} and the socket's `apply` result (ids by what changed); for
-    /// a request list from a blob, `requests` also names the blob and counts the changes, and
-    /// `result` is left out. With a zone set from the fleet in force, `zoneSet` names it and
-    /// counts its zones.
-    public static func applied(version: Int64, at: WallInstant, requests: Int, result: JSONValue?, requestsBlob: String? = nil,
+    /// a request list from a blob, `requests` also names the blob and counts the changes
+    /// (`changes`: added, replaced, removed, unchanged), since the ids of a large list would not
+    /// fit a retained message (`fencepost pending` lists them), and `result` is left out. With a
+    /// zone set from the fleet in force, `zoneSet` names it and counts its zones.
+    public static func applied(version: Int64, at: WallInstant, requests: Int, result: JSONValue?,
+                               requestsBlob: (sha256: String, changes: [(key: String, count: Int)])? = nil,
                                zoneSet: (active: String, zones: Int)? = nil, agent: String) -> [UInt8] {
         var counted: [(key: String, value: JSONValue)] = [("count", .integer(Int64(requests)))]
         if let requestsBlob {
-            counted.append(("blob", .string(requestsBlob)))
-            if let result, let changes = FleetReported.changeCounts(result).object { counted += changes }
+            counted.append(("blob", .string(requestsBlob.sha256)))
+            counted += requestsBlob.changes.map { ($0.key, .integer(Int64($0.count))) }
         }
         var m: [(key: String, value: JSONValue)] = [("v", 1), ("desiredVersion", .integer(version)), ("appliedVersion", .integer(version)),
                                                     ("state", "applied"), ("at", .string(at.description)),

@@ -2,14 +2,14 @@
 import FencepostJSON
 import FencepostLinux
 import Foundation
-import LocalNotifications
+@testable import LocalNotifications
 import SeededRandom
 import Testing
 
-/// `apply` carried out in parts (ApplyPlan: checked, then committed a part per transaction), as a
-/// request list from the fleet is: it must end exactly where the apply at once ends, refuse a
-/// list with a broken rule before any part, and a stop between parts must be completed by
-/// applying the same list again.
+/// `apply` carried out in parts (ApplyPlan: worked out, checked, then committed a part per
+/// transaction), as a request list from the fleet is: it must end exactly where the apply at
+/// once ends, do no more than its limit's worth of work a part, refuse a list with a broken rule
+/// before any part, and a stop between parts must be completed by applying the same list again.
 @Suite struct ApplyPlanTests {
     /// A request of kind `k` (interval, calendar, location), seeded by `v` (a changed `v` is a
     /// changed request).
@@ -45,10 +45,10 @@ import Testing
 
     /// What an agent holds: the pending requests (JSON, by id), the memory of what was applied,
     /// and the categories.
-    static func state(_ h: ControlHarness) throws -> [String] {
+    static func state(_ h: ControlHarness, owner: ApplyOwner = .configuration) throws -> [String] {
         let pending = try h.result("pending", #"{"limit":1000}"#)["pending"]?.array ?? []
         let requests = pending.map { "\($0["request"]!.serialized()) next \($0["nextFire"]?.serialized() ?? "-")" }.sorted()
-        let memory = try h.center.store.appliedRequests().map { "\($0.id)=\($0.fingerprint)" }.sorted()
+        let memory = try h.center.store.appliedRequests(owner: owner).map { "\($0.id)=\($0.fingerprint)" }.sorted()
         return requests + memory + [try h.result("categories").serialized()]
     }
 
@@ -72,7 +72,7 @@ import Testing
         let atOnce = once.service.apply(requests: second, categories: Self.categories, center: once.center, clock: once.clock)
         #expect(atOnce.error == nil, "seed \(seed): \(atOnce.error ?? "")")
 
-        var plan = try parts.service.plan(requests: second, fingerprints: nil, categories: Self.categories, center: parts.center).get()
+        var plan = parts.service.plan(requests: second, fingerprints: nil, categories: Self.categories, center: parts.center)
         var rng = SplitMix64.stream(seed: seed, index: 1)
         var count = 0
         let reply = Self.runInParts(&plan, parts, rng: &rng, parts: &count)
@@ -86,6 +86,100 @@ import Testing
         #expect(try Self.state(parts) == Self.state(once), "seed \(seed): after a restart")
     }
 
+    /// No part's work grows with the list: the working-out too (the memory read, the comparison)
+    /// goes a limit's worth of items a part, before which nothing of it is done.
+    @Test(arguments: [(1, ApplyOwner.configuration), (2, .fleet), (3, .fleet)] as [(UInt64, ApplyOwner)])
+    func theWorkingOutIsDoneInPartsOfTheLimit(seed: UInt64, owner: ApplyOwner) throws {
+        var rng = SplitMix64(seed: seed)
+        let h = try ControlHarness()
+        let first = try (0..<rng.int(300 ... 400)).map { try Self.request("r\($0)", kind: $0, variant: rng.int(0 ... 1000)) }
+        var firstPlan = h.service.plan(requests: first, fingerprints: nil, categories: nil, owner: owner, center: h.center)
+        var count = 0
+        #expect(Self.runInParts(&firstPlan, h, rng: &rng, parts: &count).error == nil, "seed \(seed)")
+        // Half kept, a quarter changed, a quarter dropped; as many new.
+        var second: [NotificationRequest] = []
+        for (i, r) in first.enumerated() {
+            switch rng.int(0 ... 3) {
+            case 0: continue
+            case 1: second.append(try Self.request(r.identifier, kind: i, variant: rng.int(1001 ... 2000)))
+            default: second.append(r)
+            }
+        }
+        for j in 0..<first.count / 4 { second.append(try Self.request("new\(j)", kind: j, variant: j)) }
+        let memory = try h.center.store.appliedRequests(owner: owner).count
+        var plan = h.service.plan(requests: second, fingerprints: nil, categories: nil, owner: owner, center: h.center)
+        func classified(_ p: ApplyPlan) -> Int { p.result.added.count + p.result.replaced.count + p.result.unchanged.count + p.result.removed.count }
+        #expect(classified(plan) == 0 && plan.progress.workedOut == 0, "seed \(seed): worked out before any part (\(classified(plan)) ids)")
+        let k = rng.int(3 ... 9)
+        var parts = 0
+        while plan.phase == .workingOut && parts < 10_000 {
+            let (before, items) = (classified(plan), plan.progress.workedOut)
+            let reply = h.service.continueApply(&plan, limit: k, center: h.center, clock: h.clock)
+            #expect(reply.error == nil && reply.fatal == nil, "seed \(seed): \(reply.error ?? "")")
+            #expect(classified(plan) - before <= k && plan.progress.workedOut - items <= k,
+                    "seed \(seed): one part of limit \(k) classified \(classified(plan) - before) ids, worked out \(plan.progress.workedOut - items) items")
+            parts += 1
+        }
+        // Every request indexed and compared, every row of the memory read: each a part's item.
+        #expect(plan.progress.workedOut == 2 * second.count + memory, "seed \(seed): \(plan.progress)")
+        #expect(parts >= (2 * second.count + memory) / k, "seed \(seed): \(parts) parts of \(k)")
+        #expect(classified(plan) == second.count + plan.result.removed.count && plan.result.removed.count > 0, "seed \(seed)")
+        // And it ends where the apply at once ends.
+        let once = try ControlHarness()
+        _ = once.service.apply(requests: first, categories: nil, owner: owner, center: once.center, clock: once.clock)
+        let atOnce = once.service.apply(requests: second, categories: nil, owner: owner, center: once.center, clock: once.clock)
+        let reply = Self.runInParts(&plan, h, rng: &rng, parts: &count)
+        #expect(reply.result != nil && reply.result == atOnce.result, "seed \(seed)")
+        #expect(try Self.state(h, owner: owner) == Self.state(once, owner: owner), "seed \(seed)")
+    }
+
+    /// A part changes the engine in place: its table of pending requests is not copied (a copy
+    /// costs every pending request, and would make each part O(n) however small its limit).
+    /// Seen through the table's storage: a part whose adds fit its capacity leaves it where it was.
+    @Test func aCommitPartDoesNotCopyTheEnginesRequests() throws {
+        let h = try ControlHarness()
+        // Within the harness's cap of pending requests (64): nothing evicted.
+        let first = try (0..<30).map { try Self.request("r\($0)", kind: 0, variant: $0) }
+        #expect(h.service.apply(requests: first, categories: nil, center: h.center, clock: h.clock).error == nil)
+        let second = try first + (0..<30).map { try Self.request("n\($0)", kind: 0, variant: $0) }
+        var plan = h.service.plan(requests: second, fingerprints: nil, categories: Self.categories, owner: .configuration, center: h.center)
+        while plan.phase == .workingOut || plan.phase == .checking {
+            #expect(h.service.continueApply(&plan, limit: 50, center: h.center, clock: h.clock).error == nil)
+        }
+        func storage() -> (address: UInt, count: Int, capacity: Int) {
+            let slots = h.center.engine.table.slots
+            return (slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, slots.count, slots.capacity)
+        }
+        var checkedParts = 0
+        while plan.phase == .committing {
+            let before = storage()
+            let reply = h.service.continueApply(&plan, limit: 3, center: h.center, clock: h.clock)
+            #expect(reply.error == nil && reply.fatal == nil, "\(reply.error ?? "")")
+            if before.count + 3 <= before.capacity {
+                checkedParts += 1
+                #expect(storage().address == before.address, "a part of 3 adds copied the engine's \(before.count) requests")
+            }
+        }
+        #expect(checkedParts > 0 && plan.isDone && plan.result.added.count == 30 && plan.result.unchanged.count == 30, "\(checkedParts) parts checked, \(plan.result)")
+    }
+
+    /// An id given twice refuses the list while it is worked out: nothing is committed, the
+    /// second is named.
+    @Test func anIdGivenTwiceRefusesTheListBeforeAnyPart() throws {
+        let h = try ControlHarness()
+        _ = h.service.apply(requests: try (0..<5).map { try Self.request("r\($0)", kind: $0, variant: $0) }, categories: nil, center: h.center, clock: h.clock)
+        let before = try Self.state(h)
+        var list = try (0..<20).map { try Self.request("s\($0)", kind: $0, variant: $0) }
+        list.append(try Self.request("s3", kind: 1, variant: 99))
+        var plan = h.service.plan(requests: list, fingerprints: nil, categories: nil, center: h.center)
+        var rng = SplitMix64(seed: 5)
+        var count = 0
+        let reply = Self.runInParts(&plan, h, rng: &rng, parts: &count)
+        #expect(reply.result == nil && reply.error?.hasPrefix("requests[20]: id \"s3\" is given twice") == true, "\(reply.error ?? "")")
+        #expect(count > 1 && plan.phase == .workingOut, "\(count) parts")
+        #expect(try Self.state(h) == before)
+    }
+
     @Test func aBrokenRuleRefusesTheListBeforeAnyPartIsCommitted() throws {
         let h = try ControlHarness()
         let first = try (0..<10).map { try Self.request("r\($0)", kind: $0, variant: $0) }
@@ -94,7 +188,7 @@ import Testing
         // The last request names a category the apply does not set: refused at the check.
         var second = try (0..<30).map { try Self.request("s\($0)", kind: $0, variant: $0) }
         second.append(try Self.request("bad", kind: 0, variant: 1, category: "nowhere"))
-        var plan = try h.service.plan(requests: second, fingerprints: nil, categories: nil, center: h.center).get()
+        var plan = h.service.plan(requests: second, fingerprints: nil, categories: nil, center: h.center)
         var rng = SplitMix64(seed: 9)
         var count = 0
         let reply = Self.runInParts(&plan, h, rng: &rng, parts: &count)
@@ -102,8 +196,8 @@ import Testing
         #expect(plan.progress.committed == 0 && plan.progress.checked == 30)
         #expect(try Self.state(h) == before, "a part was committed")
         // With the category it names, the same list goes through.
-        var fixed = try h.service.plan(requests: second, fingerprints: nil,
-                                       categories: [NotificationCategory(identifier: "nowhere", actions: [])], center: h.center).get()
+        var fixed = h.service.plan(requests: second, fingerprints: nil,
+                                   categories: [NotificationCategory(identifier: "nowhere", actions: [])], center: h.center)
         count = 0
         let ok = Self.runInParts(&fixed, h, rng: &rng, parts: &count)
         #expect(ok.error == nil && ok.result?.added.count == 31 && ok.result?.removed.count == 10, "\(ok.error ?? "")")
@@ -115,7 +209,7 @@ import Testing
         for h in [once, stopped] { _ = h.service.apply(requests: first, categories: nil, center: h.center, clock: h.clock) }
         _ = once.service.apply(requests: second, categories: Self.categories, center: once.center, clock: once.clock)
 
-        var plan = try stopped.service.plan(requests: second, fingerprints: nil, categories: Self.categories, center: stopped.center).get()
+        var plan = stopped.service.plan(requests: second, fingerprints: nil, categories: Self.categories, center: stopped.center)
         while !plan.isChecked { _ = stopped.service.continueApply(&plan, limit: 5, center: stopped.center, clock: stopped.clock) }
         // Parts until some requests are added (the removals come first).
         while plan.progress.committed == 0 { _ = stopped.service.continueApply(&plan, limit: 5, center: stopped.center, clock: stopped.clock) }
@@ -138,7 +232,7 @@ import Testing
         let own = try (0..<3).map { try Self.request("own\($0)", kind: $0, variant: $0) }
         let fleet = try (0..<4).map { try Self.request("fleet\($0)", kind: $0, variant: $0) }
         #expect(h.service.apply(requests: own, categories: nil, center: h.center, clock: h.clock).result?.added.count == 3)
-        var plan = try h.service.plan(requests: fleet, fingerprints: nil, categories: nil, owner: .fleet, center: h.center).get()
+        var plan = h.service.plan(requests: fleet, fingerprints: nil, categories: nil, owner: .fleet, center: h.center)
         var rng = SplitMix64(seed: 3)
         var count = 0
         #expect(Self.runInParts(&plan, h, rng: &rng, parts: &count).result?.added.count == 4)

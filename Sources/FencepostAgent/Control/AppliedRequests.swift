@@ -21,21 +21,20 @@ import FencepostJSON
 import FencepostLinux
 import LocalNotifications
 
-/// The requests `apply` installed, by id, in install order.
-struct AppliedRequests {
+/// The memory of the requests `apply` installed: its fingerprints and the version 1 file's
+/// form. The rows themselves are read a page at a time (`NotificationStore.appliedRequests(owner:after:limit:)`,
+/// by ApplyPlan).
+enum AppliedRequests {
     /// The meta key of version 1 files.
     static let legacyMetaKey = "apply.requests"
 
-    var records: [AppliedRequestRecord]
-    /// Read from the legacy meta value: a write must rewrite all rows and delete the value.
-    var fromLegacyMeta: Bool
-
-    /// Reads `owner`'s table, else (the configuration's) the legacy meta value of the file (as
-    /// the center loaded it).
-    static func load(_ center: DurableNotificationCenter, owner: ApplyOwner = .configuration) throws(StoreError) -> AppliedRequests {
-        let rows = try center.store.appliedRequests(owner: owner)
-        if !rows.isEmpty { return AppliedRequests(records: rows, fromLegacyMeta: false) }
-        guard owner == .configuration, let text = center.meta[legacyMetaKey] else { return AppliedRequests(records: [], fromLegacyMeta: false) }
+    /// The configuration's memory as a version 1 file kept it (its meta value, as the center
+    /// loaded it), read while the table is empty; nil when there is none (or `owner` is the
+    /// fleet's). Read at once: O(n) in the requests remembered — only a version 1 file has it,
+    /// and only the configuration's apply reads it, which runs at once anyway (start, SIGHUP, the
+    /// socket).
+    static func legacy(_ center: DurableNotificationCenter, owner: ApplyOwner) -> [AppliedRequestRecord]? {
+        guard owner == .configuration, let text = center.meta[legacyMetaKey] else { return nil }
         var records: [AppliedRequestRecord] = []
         if case .object(let members)? = try? JSONValue.parse(text) {
             records.reserveCapacity(members.count)
@@ -46,7 +45,7 @@ struct AppliedRequests {
                 records.append(AppliedRequestRecord(id: id, fingerprint: fingerprint(of: canonical)))
             }
         }
-        return AppliedRequests(records: records, fromLegacyMeta: true)
+        return records
     }
 
     /// FNV-1a (64 bit) of `request.json`'s compact text: stable across runs and builds (Swift's

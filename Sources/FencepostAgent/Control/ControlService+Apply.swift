@@ -35,6 +35,12 @@ public struct ApplyResult: Sendable, Equatable {
         return .object([("added", list(added)), ("replaced", list(replaced)), ("removed", list(removed)), ("unchanged", list(unchanged))])
     }
 
+    /// How many ids of each kind, by the socket's keys (the fleet's `reported` of a list too
+    /// large to name them). O(1).
+    public var counts: [(key: String, count: Int)] {
+        [("added", added.count), ("replaced", replaced.count), ("removed", removed.count), ("unchanged", unchanged.count)]
+    }
+
     /// For a log line: `2 added (a, b), 0 replaced, 1 removed (c), 99997 unchanged`; at most
     /// `listed` ids per kind, the rest counted.
     public func summary(listed: Int = 10) -> String {
@@ -102,26 +108,25 @@ extension ControlService {
         }
     }
 
-    /// Works out an apply to be carried out in parts (``ApplyPlan``), as ``apply(requests:fingerprints:categories:center:clock:)``
-    /// would carry it out at once; nil and the reason when it is refused (an id given twice, the
-    /// state file unreadable).
+    /// An apply to be carried out in parts (``ApplyPlan``), as ``apply(requests:fingerprints:categories:center:clock:)``
+    /// would carry it out at once. O(1) here: it is worked out in the parts too.
     public func plan(requests: [NotificationRequest], fingerprints: [UInt64]?, categories: [NotificationCategory]?,
-                     owner: ApplyOwner = .configuration, center: DurableNotificationCenter) -> Result<ApplyPlan, RPCError> {
-        do throws(RPCError) {
-            return .success(try ApplyPlan(requests, fingerprints: fingerprints, categories: categories, owner: owner, center: center,
-                                          path: { "requests[\($0)]" }))
-        } catch { return .failure(error) }
+                     owner: ApplyOwner = .configuration, center: DurableNotificationCenter) -> ApplyPlan {
+        ApplyPlan(requests, fingerprints: fingerprints, categories: categories, owner: owner, center: center)
     }
 
-    /// The next part of `plan`: up to `limit` requests checked while any is unchecked, then
-    /// committed. The reply's `result` is set once the plan is done; `error` when it is refused
-    /// (a part committed before stays; see ``ApplyPlan``); neither while parts remain.
+    /// The next part of `plan`, of up to `limit` items: worked out while it is not, then checked
+    /// while any request is unchecked, then committed. The reply's `result` is set once the plan
+    /// is done; `error` when it is refused (a part committed before stays; see ``ApplyPlan``);
+    /// neither while parts remain.
     public mutating func continueApply(_ plan: inout ApplyPlan, limit: Int, center: DurableNotificationCenter, clock: EngineClock) -> ApplyReply {
         var call = Call(center: center, clock: clock, params: .null)
         let path = { (i: Int) in "requests[\(i)]" }
         do throws(RPCError) {
-            if plan.isChecked { try plan.commit(limit: limit, &call, path: path) } else {
-                try plan.check(limit: limit, engine: center.engine, clock: clock, path: path)
+            switch plan.phase {
+            case .workingOut: try plan.workOut(limit: limit, center: center, path: path)
+            case .checking: try plan.check(limit: limit, engine: center.engine, clock: clock, path: path)
+            case .committing, .done: try plan.commit(limit: limit, &call, path: path)
             }
             return ApplyReply(result: plan.isDone ? plan.result : nil, error: nil, output: call.output, fatal: call.fatal)
         } catch {
@@ -133,35 +138,49 @@ extension ControlService {
     /// `path(i)` names request `i` in errors.
     static func apply(_ requests: [NotificationRequest], fingerprints given: [UInt64]? = nil, categories: [NotificationCategory]?,
                       owner: ApplyOwner = .configuration, _ call: inout Call, path: (Int) -> String) throws(RPCError) -> ApplyResult {
-        var plan = try ApplyPlan(requests, fingerprints: given, categories: categories, owner: owner, center: call.center, path: path)
+        var plan = ApplyPlan(requests, fingerprints: given, categories: categories, owner: owner, center: call.center)
+        try plan.workOut(limit: Int.max, center: call.center, path: path)
         try plan.commit(limit: Int.max, &call, path: path)
         return plan.result
     }
 }
 
 /// An `apply` worked out: what changes, from the requests given and the memory of what was
-/// applied (see the top of this file). Carried out in one transaction (the socket, a SIGHUP:
-/// ``ControlService/apply(_:fingerprints:categories:_:path:)``), or — a list too large for one
-/// loop turn, from the fleet — checked in parts, then committed in parts, each part a
-/// transaction of its own:
+/// applied (see the top of this file). Carried out at once, one transaction (the socket, a
+/// SIGHUP: ``ControlService/apply(_:fingerprints:categories:_:path:)``, every step with no
+/// limit), or — a list too large for one loop turn, from the fleet — in parts of up to `limit`
+/// items, so that no part's work grows with the list:
 ///
+///   workOut(limit:)  ids       each request's id indexed; one given twice refuses the list
+///                    memory    the memory read a page of `limit` rows at a time, each row
+///                              matched to the request of its id, or (none) to be removed
+///                    compare   each request fingerprinted (unless given), compared with its
+///                              row: unchanged, or to add (replaced when pending)
 ///   check(limit:)    every request to add checked as `add` checks it (rules, category, zone,
 ///                    schedule), changing nothing: the first broken rule refuses the whole list
 ///   commit(limit:)   the first part sets the categories; each part then makes up to `limit`
 ///                    removals, then adds, each remembered (or forgotten) in the same
 ///                    transaction
 ///
-/// Between parts the agent runs on (fixes, deliveries, the socket). A stop between them is
-/// completed by applying the same list again: what a part committed is remembered as applied
-/// and comes out unchanged. A part can fail after the check only through a change made between
-/// parts by another door (a category removed, a calendar rule's last fire passed); the parts
-/// before it stay, and the error names the request.
+/// Between parts the agent runs on (fixes, deliveries, the socket). Nothing but a plan of the
+/// same owner writes its memory's rows (a newer document from the fleet stops the one under
+/// way), but between the memory's pages a request may be evicted (its row deleted): a row read
+/// before counts as it was, one after is missing — each as an apply at once read at that
+/// moment would have it. A stop between parts is completed by applying the same list again:
+/// what a part committed is remembered as applied and comes out unchanged. A part can fail
+/// after the check only through a change made between parts by another door (a category
+/// removed, a calendar rule's last fire passed); the parts before it stay, and the error names
+/// the request.
 public struct ApplyPlan {
+    /// Where an apply is: each phase runs in parts, in this order.
+    public enum Phase: Sendable, Equatable { case workingOut, checking, committing, done }
+
     let requests: [NotificationRequest]
-    let fingerprints: [UInt64]
+    /// `AppliedRequests.fingerprint(of:)` of each request: given, or made while comparing.
+    private var fingerprints: [UInt64]
     /// Whose memory of what was applied it compares with and writes.
     let owner: ApplyOwner
-    /// What the apply does, by id.
+    /// What the apply does, by id (complete once worked out).
     public private(set) var result = ApplyResult()
     /// The requests to add, by index, in order; those before `committed` are in force, those
     /// before `checked` were checked.
@@ -176,48 +195,127 @@ public struct ApplyPlan {
     /// Whether the first part (categories and removals) is in force.
     private var begun = false
 
-    /// Works out the apply: ids unique (else the second is named), the memory read, each request
-    /// compared with it. O(n) in the requests given and remembered.
+    // The working-out.
+    private enum Step { case ids, memory, compare, done }
+    private var step = Step.ids
+    /// The next request of the step (ids, compare).
+    private var next = 0
+    /// Request index by id (ids, memory).
+    private var index: [String: Int] = [:]
+    /// The fingerprint the memory holds for each request, nil when none (memory, compare).
+    private var remembered: [UInt64?] = []
+    /// The install position (seq) of the last row of the memory read.
+    private var memoryRead: Int64 = 0
+    /// Items worked out so far: requests indexed and compared, rows of the memory read.
+    private(set) var workedOut = 0
+
+    /// An apply of `requests` (with their `fingerprints`, when made beforehand) and
+    /// `categories`, with `owner`'s memory; nothing worked out yet (``workOut(limit:center:path:)``).
+    /// - Complexity: O(the categories).
     init(_ requests: [NotificationRequest], fingerprints given: [UInt64]?, categories: [NotificationCategory]?, owner: ApplyOwner,
-         center: DurableNotificationCenter, path: (Int) -> String) throws(RPCError) {
+         center: DurableNotificationCenter) {
         precondition(given == nil || given?.count == requests.count, "one fingerprint per request")
-        var seen: Set<String> = []
-        seen.reserveCapacity(requests.count)
-        for (i, r) in requests.enumerated() where !seen.insert(r.identifier).inserted {
-            throw RPCError.rule(RequestError(.identifier, "id \"\(r.identifier)\" is given twice"), at: path(i))
-        }
-        let before: AppliedRequests
-        do { before = try AppliedRequests.load(center, owner: owner) } catch {
-            throw RPCError(.serverError, "the state file could not be read: \(error)")
-        }
-        var old: [String: UInt64] = [:]
-        old.reserveCapacity(before.records.count)
-        for record in before.records { old[record.id] = record.fingerprint }
         self.requests = requests
         self.owner = owner
-        fingerprints = given ?? requests.map { AppliedRequests.fingerprint(of: $0) }
-        for (i, r) in requests.enumerated() {
-            if old[r.identifier] == fingerprints[i] { result.unchanged.append(r.identifier); continue }
-            toAdd.append(i)
-            if center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
-        }
-        result.removed = before.records.lazy.map { $0.id }.filter { !seen.contains($0) }
+        fingerprints = given ?? []
         newCategories = categories.flatMap { $0 == center.engine.categories ? nil : $0 }
-        fromLegacyMeta = before.fromLegacyMeta
     }
 
+    /// The phase the next part runs.
+    public var phase: Phase {
+        if step != .done { return .workingOut }
+        if checked < toAdd.count { return .checking }
+        return isDone ? .done : .committing
+    }
     /// Nothing (more) to commit.
     public var isDone: Bool {
-        begun ? committed == toAdd.count && removed == result.removed.count : toAdd.isEmpty && result.removed.isEmpty && newCategories == nil
+        guard step == .done else { return false }
+        return begun ? committed == toAdd.count && removed == result.removed.count : toAdd.isEmpty && result.removed.isEmpty && newCategories == nil
     }
-    /// Every request to add is checked.
-    public var isChecked: Bool { checked == toAdd.count }
-    /// Requests to add, checked and committed so far, and ids removed so far: the work done.
-    public var progress: (checked: Int, committed: Int, of: Int, removed: Int) { (checked, committed, toAdd.count, removed) }
+    /// Worked out, and every request to add is checked.
+    public var isChecked: Bool { step == .done && checked == toAdd.count }
+    /// Items worked out; requests to add, checked and committed so far; ids removed so far: the
+    /// work done (`of` is known once worked out).
+    public var progress: (workedOut: Int, checked: Int, committed: Int, of: Int, removed: Int) {
+        (workedOut, checked, committed, toAdd.count, removed)
+    }
+
+    /// Works out up to `limit` more items (requests indexed, rows of the memory read, requests
+    /// compared), in order: an id given twice (the second is named) or a memory that cannot be
+    /// read refuses the apply. The memory's pages are one query each.
+    /// - Complexity: O(`limit`) (a page of the memory: O(log m + `limit`)).
+    mutating func workOut(limit: Int, center: DurableNotificationCenter, path: (Int) -> String) throws(RPCError) {
+        var room = max(limit, 1)
+        while room > 0 && step != .done {
+            switch step {
+            case .ids:
+                if next == 0 {
+                    index.reserveCapacity(requests.count)
+                    remembered.reserveCapacity(requests.count)
+                }
+                let count = min(room, requests.count - next), end = next + count
+                while next < end {
+                    let id = requests[next].identifier
+                    if let first = index.updateValue(next, forKey: id) {
+                        index[id] = first
+                        throw RPCError.rule(RequestError(.identifier, "id \"\(id)\" is given twice"), at: path(next))
+                    }
+                    remembered.append(nil)
+                    next += 1
+                }
+                room -= count
+                workedOut += count
+                if next == requests.count { step = .memory; next = 0 }
+            case .memory:
+                let page: (records: [AppliedRequestRecord], last: Int64)
+                do { page = try center.store.appliedRequests(owner: owner, after: memoryRead, limit: room) } catch {
+                    throw RPCError(.serverError, "the state file could not be read: \(error)")
+                }
+                for row in page.records { remember(row) }
+                memoryRead = page.last
+                workedOut += page.records.count
+                if page.records.count < room {
+                    // The whole memory is read. A version 1 file's (empty table) at once: see
+                    // AppliedRequests.legacy.
+                    if memoryRead == 0, let legacy = AppliedRequests.legacy(center, owner: owner) {
+                        fromLegacyMeta = true
+                        for row in legacy { remember(row) }
+                        workedOut += legacy.count
+                    }
+                    index = [:]
+                    step = .compare
+                }
+                room -= max(page.records.count, 1)
+            case .compare:
+                if next == 0 && fingerprints.isEmpty { fingerprints.reserveCapacity(requests.count) }
+                let count = min(room, requests.count - next), end = next + count
+                while next < end {
+                    let r = requests[next]
+                    if fingerprints.count == next { fingerprints.append(AppliedRequests.fingerprint(of: r)) }
+                    if remembered[next] == fingerprints[next] { result.unchanged.append(r.identifier) } else {
+                        toAdd.append(next)
+                        if center.engine.isPending(r.identifier) { result.replaced.append(r.identifier) } else { result.added.append(r.identifier) }
+                    }
+                    next += 1
+                }
+                room -= count
+                workedOut += count
+                if next == requests.count { step = .done; remembered = [] }
+            case .done: break
+            }
+        }
+    }
+
+    /// A row of the memory: the fingerprint of the request of its id, or a removal when the
+    /// list has none (in the memory's order).
+    private mutating func remember(_ row: AppliedRequestRecord) {
+        if let i = index[row.id] { remembered[i] = row.fingerprint } else { result.removed.append(row.id) }
+    }
 
     /// Checks up to `limit` more requests as `add` would, against the categories the apply
     /// sets (else the engine's), changing nothing.
     public mutating func check(limit: Int, engine: NotificationEngine, clock: EngineClock, path: (Int) -> String) throws(RPCError) {
+        precondition(step == .done, "an apply is checked once worked out")
         let end = min(toAdd.count, checked + max(limit, 1))
         while checked < end {
             let i = toAdd[checked]
@@ -232,13 +330,15 @@ public struct ApplyPlan {
     /// make the removals, then the adds, up to `limit` of them a part, each remembered (or
     /// forgotten) in the same transaction.
     mutating func commit(limit: Int, _ call: inout Call, path: (Int) -> String) throws(RPCError) {
+        precondition(step == .done, "an apply is committed once worked out")
         guard !isDone else { return }
         let removing = result.removed[removed..<min(result.removed.count, removed + max(limit, 1))]
         let room = max(limit, 1) - removing.count
         let end = removed + removing.count == result.removed.count ? min(toAdd.count, committed + room) : committed
         let adding = toAdd[committed..<end]
         // The memory of what is applied, in the same transaction: from a version 1 file, its
-        // meta value goes and the unchanged requests are written as rows with the first part;
+        // meta value goes and the unchanged requests are written as rows with the first part
+        // (O(n) in one part: only the configuration's memory has that form, applied at once);
         // else only what changed.
         var memory: [StoreChange] = []
         for id in removing { memory.append(.removeAppliedRequest(id: id)) }
@@ -255,20 +355,28 @@ public struct ApplyPlan {
         let clock = call.clock, first = !begun
         let categories = newCategories, removals = Array(removing), requests = requests
         var failedAt = ""
-        // No local copy of the engine outside the operation: one alive across the commit would
-        // make the engine's mutation copy every request (copy-on-write).
+        // The engine is changed in place, and only once the part is known to go through: the
+        // categories and each add checked first (as setCategories and add check them; removals
+        // cannot fail), so that a refused part changes nothing. No copy of the engine, here or
+        // outside the operation: one alive while the engine changes would make the change copy
+        // every pending request (copy-on-write), O(n) a part.
         _ = try call.perform(store: memory, path: { failedAt }) {
             (e: inout NotificationEngine) throws(RequestError) -> EngineOutput in
-            var copy = e
-            var out = EngineOutput()
             if first, let categories {
                 failedAt = "categories"
-                out.append(try copy.setCategories(categories))
+                try NotificationEngine.checkCategories(categories)
             }
-            if !removals.isEmpty { out.append(copy.removePending(removals)) }
             for i in adding {
                 failedAt = path(i)
-                out.append(try copy.add(requests[i], clock: clock))
+                try e.check(requests[i], clock: clock, categories: first ? categories : nil)
+            }
+            var out = EngineOutput()
+            do throws(RequestError) {
+                if first, let categories { out.append(try e.setCategories(categories)) }
+                if !removals.isEmpty { out.append(e.removePending(removals)) }
+                for i in adding { out.append(try e.add(requests[i], clock: clock)) }
+            } catch {
+                preconditionFailure("a part's categories and adds were checked before any change: \(error)")
             }
             // Each add says the next generation; only the last matters (a million zones, a million of them).
             if let last = out.changes.lastIndex(where: { if case .setNextGeneration = $0 { true } else { false } }) {
@@ -280,7 +388,6 @@ public struct ApplyPlan {
                 }
                 out.changes = kept
             }
-            e = copy
             return out
         }
         begun = true

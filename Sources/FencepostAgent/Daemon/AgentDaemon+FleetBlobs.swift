@@ -2,8 +2,9 @@
 //
 // A request list: read on a thread of its own (FleetRequestList: gunzip, parse, ids unique,
 // fingerprint; the loop goes on), then applied by the control service's `apply` in parts
-// (ApplyPlan), one per loop turn, each sized by SliceBudget: first every request is checked as
-// `add` checks it (a broken rule refuses the whole list, nothing applied), then committed, a
+// (ApplyPlan), one per loop turn, each sized by SliceBudget: first worked out (compared with the
+// memory of what the fleet applied, read a page a part), then every request to add is checked
+// as `add` checks it (a broken rule refuses the whole list, nothing applied), then committed, a
 // transaction a part; then the regions' index is built on a thread (AgentDaemon+RegionIndex.swift).
 // One reading at a time; a list verified while one is read waits for it. A newer desired
 // document stops an apply under way between parts (it applies its own list).
@@ -81,17 +82,13 @@ extension AgentDaemon {
         Memory.releaseFreePages()
     }
 
-    /// Works out the apply of a list read; its parts run in the next loop turns
-    /// (``continueFleetApply()``).
+    /// Starts the apply of a list read: it is worked out, checked and committed in parts, in
+    /// the next loop turns (``continueFleetApply()``).
     func startFleetApply(_ r: FleetBlobRollout, _ list: FleetRequestList, _ categories: [NotificationCategory]?) {
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        switch control.plan(requests: list.requests, fingerprints: list.fingerprints, categories: categories, owner: .fleet, center: center) {
-        case .failure(let e): fleet?.requestsApplied(r, list, .failure(FleetError("desired.rejected", e.message)))
-        case .success(let plan):
-            fleetReading.applying = FleetApply(plan: plan, rollout: r, list: list, started: begin)
-            let p = plan.progress
-            log.info("fleet: \(r.name): \(p.of) requests to add or replace, \(plan.result.removed.count) to remove, \(plan.result.unchanged.count) unchanged; applying in parts")
-        }
+        let plan = control.plan(requests: list.requests, fingerprints: list.fingerprints, categories: categories, owner: .fleet, center: center)
+        fleetReading.applying = FleetApply(plan: plan, rollout: r, list: list, started: begin)
+        log.info("fleet: \(r.name): applying \(list.requests.count) requests in parts")
     }
 
     /// One part of the apply under way (a loop turn's): checked or committed, sized to the
@@ -117,18 +114,21 @@ extension AgentDaemon {
         }
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let beginCPU = SystemClocks.threadCPUNow()
-        let before = a.plan.progress
+        let before = a.plan.progress, phase = a.plan.phase
         let reply = control.continueApply(&a.plan, limit: a.budget.items, center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
         let after = a.plan.progress
-        if before.checked < after.of && after.checked == after.of {
-            // The check has ended: a commit costs an item many times a check, so its parts are
-            // sized afresh.
+        if a.plan.phase != phase {
+            // A phase has ended: an item of the next costs many times one of this (working out <
+            // check < commit), so its parts are sized afresh.
             a.budget = FleetApply.firstBudget
+            if phase == .workingOut && reply.error == nil {
+                log.info("fleet: \(a.rollout.name): worked out in parts: \(after.of) requests to add or replace, \(a.plan.result.removed.count) to remove, \(a.plan.result.unchanged.count) unchanged")
+            }
         } else {
-            a.budget.record(after.checked - before.checked + after.committed - before.committed + after.removed - before.removed,
-                            cpu: SystemClocks.threadCPUNow() &- beginCPU)
+            a.budget.record(after.workedOut - before.workedOut + after.checked - before.checked + after.committed - before.committed
+                            + after.removed - before.removed, cpu: SystemClocks.threadCPUNow() &- beginCPU)
         }
         a.parts += 1
         a.longestPart = max(a.longestPart, SystemClocks.boottimeNow().nanosecondsSinceBoot &- begin)

@@ -479,7 +479,7 @@ extension FleetLink {
             log.info("fleet: desired version \(doc.version) applied with \(r.name) (\(list.requests.count) requests: \(applied.summary()))")
             let zoneSet = doc.zoneSet.flatMap { z in activeZoneCount.map { (z.sha256, $0) } }
             publishRetained(topics.reported, FleetReported.applied(version: doc.version, at: readClock().wall, requests: list.requests.count,
-                                                                   result: applied.json, requestsBlob: r.reference.sha256, zoneSet: zoneSet,
+                                                                   result: nil, requestsBlob: (r.reference.sha256, applied.counts), zoneSet: zoneSet,
                                                                    agent: Self.agentVersion))
         case .failure(let e):
             blobFailed(doc, FleetError(e.code, list.locate(e.message)))

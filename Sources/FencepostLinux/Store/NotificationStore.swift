@@ -337,6 +337,21 @@ public final class NotificationStore {
         return result
     }
 
+    /// Up to `limit` of the requests `apply` installed that come after install position `after`
+    /// (0: from the first), in install order, and the position of the last one read: the memory
+    /// read a page at a time, so that a large one is read across loop turns.
+    /// - Complexity: O(log n + `limit`) (a range of the table's integer primary key).
+    public func appliedRequests(owner: ApplyOwner, after: Int64, limit: Int) throws(StoreError) -> (records: [AppliedRequestRecord], last: Int64) {
+        var result: [AppliedRequestRecord] = []
+        var last = after
+        try query("SELECT seq, id, fingerprint FROM \(owner.table) WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                  [.integer(after), .integer(Int64(max(limit, 0)))]) { s in
+            last = s.int64(at: 0)
+            result.append(AppliedRequestRecord(id: s.string(at: 1) ?? "", fingerprint: UInt64(bitPattern: s.int64(at: 2)), owner: owner))
+        }
+        return (result, last)
+    }
+
     /// The newest `limit` outcomes, newest last.
     public func outcomes(limit: Int) throws(StoreError) -> [StoredOutcome] {
         var result: [StoredOutcome] = []

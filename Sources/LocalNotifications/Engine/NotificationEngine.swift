@@ -327,8 +327,18 @@ public struct NotificationEngine {
     // MARK: Categories
 
     /// Replaces the registered categories (Apple's `setNotificationCategories`).
-    /// - Throws: `.category` for an empty or repeated identifier, or a repeated action.
+    /// - Throws: `.category` for an empty or repeated identifier, or a repeated action
+    ///   (``checkCategories(_:)``); then nothing has changed.
     public mutating func setCategories(_ categories: [NotificationCategory]) throws(RequestError) -> EngineOutput {
+        try Self.checkCategories(categories)
+        categoryList = categories
+        var out = EngineOutput()
+        out.changes.append(.setCategories(categories))
+        return out
+    }
+
+    /// Checks `categories` as ``setCategories(_:)`` does, changing nothing.
+    public static func checkCategories(_ categories: [NotificationCategory]) throws(RequestError) {
         var seen: Set<String> = []
         for c in categories {
             guard !c.identifier.isEmpty else { throw RequestError(.category, "a category identifier must not be empty") }
@@ -352,10 +362,6 @@ public struct NotificationEngine {
                 }
             }
         }
-        categoryList = categories
-        var out = EngineOutput()
-        out.changes.append(.setCategories(categories))
-        return out
     }
 
     // MARK: Delivered
