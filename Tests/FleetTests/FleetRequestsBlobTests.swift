@@ -64,6 +64,10 @@ import Glibc
         let desired = try #require(try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", "fencepost/v1/dev/\(Self.device)/desired",
                                                        "-C", "1", "-W", "2"]).output.split(separator: "\n").first.map { try JSONValue.parse(String($0)) })
         #expect(desired["requests"]?["blob"]?["format"]?.string == "jsonl" && desired["requests"]?["blob"]?["sha256"]?.string == sha, "\(desired.serialized())")
+        // The manifest as the broker holds it: its topic sizes each chunk's framing.
+        let held = try FleetTools.run(["/usr/bin/mosquitto_sub", "--unix", broker.socketPath, "-t", "fencepost/v1/fleet/+/blob/\(sha)/m", "-v", "-C", "1", "-W", "2"]).output
+        let manifest = (topic: String(held.prefix { $0 != " " }), bytes: held.trimmingCharacters(in: .newlines).utf8.count - held.prefix { $0 != " " }.utf8.count - 1)
+        #expect(manifest.topic.hasSuffix("/\(sha)/m") && manifest.bytes > 64 * size / 1024, "no manifest for \(sha): \(held.prefix(300))")
 
         func progress() -> (have: Int, of: Int, state: String) {
             let r = Self.reported(broker)
@@ -98,10 +102,15 @@ import Glibc
         let stats = try proxy.stats
         let ratio = Double(stats.down) / Double(size)
         print("aLargeRequestListArrivesAsABlobThroughACutAndAKill: \(count) requests, \(size) bytes gzipped; \(stats.down) bytes down the link (\(String(format: "%.3f", ratio))×), \(stats.resets) resets")
-        // Each chunk once, with its MQTT framing (a topic of ~100 bytes on 1 KiB), except those in
-        // flight at the cut and at the kill (a window of 16 each) that may come twice.
+        // Each chunk once with its MQTT framing (a PUBLISH of its topic, a SUBACK and an UNSUBACK:
+        // the topic plus at most 24 bytes), the manifest (a hash per chunk) once per connection (3:
+        // the first, after the cut, after the kill), the chunks in flight at the cut and at the
+        // kill (a window of 16 each) twice, and 8 KiB a connection for the rest (CONNACK, the
+        // desired document, the status).
         let chunks = (size + 1023) / 1024
-        #expect(stats.down <= size + chunks * 130 + 2 * 16 * (1024 + 130), "\(stats.down) bytes on the wire for \(size) compressed in \(chunks) chunks")
+        let framing = manifest.topic.utf8.count + 24
+        let bound = size + chunks * framing + 3 * (manifest.bytes + framing) + 2 * 16 * (1024 + framing) + 3 * 8192
+        #expect(stats.down <= bound, "\(stats.down) bytes on the wire for \(size) compressed in \(chunks) chunks; at most \(bound): \(chunks) × \(framing) of framing, a manifest of \(manifest.bytes) bytes 3 times, 2 windows, 3 × 8 KiB")
         #expect(agent.log.contains("resuming with"), "no resume after the kill: \(agent.log.suffix(3000))")
         if let pid = agent.pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
            let peak = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {

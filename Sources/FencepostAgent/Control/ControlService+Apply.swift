@@ -1,6 +1,9 @@
 // `apply`: make the agent's configured requests and categories what a config file says,
 // idempotently.
 //
+// Size: one job, the apply, from the socket's parameters through the plan's three phases to its
+// result; the phases share the plan's cursors, and the socket's one-shot apply is the same plan.
+//
 // The requests `apply` installed are remembered (id → a fingerprint of their JSON as applied, see
 // AppliedRequests.swift) in the store, written in the same transaction as the changes; the
 // configuration's and the fleet's memories are apart (ApplyOwner): each apply compares with, and
@@ -171,6 +174,10 @@ extension ControlService {
 /// after the check only through a change made between parts by another door (a category
 /// removed, a calendar rule's last fire passed); the parts before it stay, and the error names
 /// the request.
+///
+/// Stored properties: the apply's inputs (requests, fingerprints, owner, categories), its result,
+/// and the cursor of each phase (the working-out's step, position, index and memory read; the
+/// counts checked, committed and removed), each read by the part that continues it.
 public struct ApplyPlan {
     /// Where an apply is: each phase runs in parts, in this order.
     public enum Phase: Sendable, Equatable { case workingOut, checking, committing, done }
