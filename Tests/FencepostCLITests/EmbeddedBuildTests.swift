@@ -128,6 +128,9 @@ struct EmbeddedBuildTests {
         for (name, out) in [("host", host), ("embedded x86_64", x86), ("aarch64 under qemu", qemu)] {
             #expect(out.status == 0, "\(name):\n\(out.stdout)\(out.stderr)")
             #expect(out.stdout.split(separator: "\n").last?.hasPrefix("digest ") == true, "\(name):\n\(out.stdout)")
+            // The Embedded runtime's BridgeObject retain, replaced (CFencepostLinux/embedded.c):
+            // the toolchain's masks a small string's tag bits off, and the aarch64 agent faults.
+            #expect(out.stdout.contains("runtime: swift_bridgeObjectRetain returns its argument: ok"), "\(name):\n\(out.stdout)")
         }
         let digest = { (o: ChildProcess.Output) in o.stdout.split(separator: "\n").last.map(String.init) ?? "" }
         #expect(digest(x86) == digest(host), "embedded x86_64:\n\(x86.stdout)\nhost:\n\(host.stdout)")

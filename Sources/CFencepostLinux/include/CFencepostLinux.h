@@ -56,6 +56,11 @@ int cfl_grantpt(int fd);
 int cfl_unlockpt(int fd);
 int cfl_ptsname_r(int fd, char *buf, size_t buflen);
 
+/// 1 when this build's `swift_bridgeObjectRetain` returns its argument unchanged, as the compiler
+/// assumes (embedded.c replaces the Embedded runtime's, which masks the tag bits off); always 1 in
+/// the normal build, whose runtime keeps the promise.
+int cfl_bridge_object_retain_keeps_bits(void);
+
 /// 1 when the kernel says the clock is synchronised (NTP: `ntp_adjtime` returns TIME_OK and
 /// STA_UNSYNC is clear), 0 when not, -1 with errno on failure.
 int cfl_clock_synchronized(void);

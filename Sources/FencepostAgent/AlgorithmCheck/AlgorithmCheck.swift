@@ -79,6 +79,9 @@ public enum AlgorithmCheck {
     public static func run(seed: UInt64 = defaultSeed) -> (lines: [String], passed: Bool) {
         var lines = ["check-algorithms: seed \(seed)"]
         var total = AlgorithmCheckDigest()
+        // Not in the digest: the same on every build that passes.
+        let runtimeKeepsBits = RuntimeCheck.bridgeObjectRetainKeepsBits
+        lines.append("runtime: swift_bridgeObjectRetain returns its argument: \(runtimeKeepsBits ? "ok" : "FAILED: it masks the tag bits off (small strings are corrupted)")")
         let checks: [(String, (UInt64, inout AlgorithmCheckDigest) -> Int)] = [
             ("next fire vs brute force (DST zones)", AlgorithmCheckCalendar.run),
             ("geofence index vs brute-force scan", AlgorithmCheckGeofence.run),
@@ -96,6 +99,6 @@ public enum AlgorithmCheck {
             if digest.differences > 0 { total.difference(name) }
         }
         lines.append("digest \(total.value.hexDigits)")
-        return (lines, total.differences == 0)
+        return (lines, total.differences == 0 && runtimeKeepsBits)
     }
 }
