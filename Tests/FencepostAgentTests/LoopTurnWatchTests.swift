@@ -63,4 +63,37 @@ import Testing
         #expect(w.slowLinesMayClear(at: 60 * Self.ms + interval - 1) == false)
         #expect(w.slowLinesMayClear(at: 60 * Self.ms + interval) == true)
     }
+
+    /// A wake is late from the later of its timer's deadline and the end of the turn before: a
+    /// wake 60 ms after an idle deadline is warned of and counted; one whose delay was a long turn
+    /// before it (that turn's own warning) is not; the summary gives the count and the latest.
+    @Test func lateWakesAreMeasuredFromTheLaterOfDeadlineAndLastTurn() {
+        var w = LoopTurnWatch()
+        w.begin(at: 0, cpu: 0); _ = w.end(at: 1 * Self.ms, cpu: 0)
+        w.begin(at: 160 * Self.ms, cpu: 0)
+        let line = w.woke(due: 100 * Self.ms) ?? ""
+        #expect(line.hasPrefix("woke 60.0 ms after a timer was due"), "\(line)")
+        _ = w.end(at: 161 * Self.ms, cpu: 0)
+        // Due at 170 ms, but the turn before ran to 300 ms: woken at 310 ms is 10 ms after it.
+        w.begin(at: 170 * Self.ms, cpu: 0); _ = w.end(at: 300 * Self.ms, cpu: 0)
+        w.begin(at: 310 * Self.ms, cpu: 0)
+        #expect(w.woke(due: 170 * Self.ms) == nil)
+        _ = w.end(at: 311 * Self.ms, cpu: 0)
+        // Exactly at the threshold is not late; just over it is, and a wake "at once" (deadline 1)
+        // counts from the end of the turn before.
+        w.begin(at: 361 * Self.ms, cpu: 0)
+        #expect(w.woke(due: 311 * Self.ms) == nil)
+        _ = w.end(at: 362 * Self.ms, cpu: 0)
+        w.begin(at: 362 * Self.ms + 50 * Self.ms + 1, cpu: 0)
+        #expect(w.woke(due: 1) != nil)
+        _ = w.end(at: 500 * Self.ms, cpu: 3 * Self.ms)
+        #expect(w.lateWakes == 2 && w.latestWake == 60 * Self.ms)
+        let summary = w.summary ?? ""
+        #expect(summary.contains("; 2 wakes over 50 ms after their timer, the latest 60.0 ms; the most CPU in one turn"), "\(summary)")
+        #expect(w.lateLinesMayClear(at: 10 * w.lateLines.interval) == false, "nothing to clear before any warning")
+        _ = w.lateLines.occurred(at: 413 * Self.ms)
+        let lastLate = 412 * Self.ms + 1
+        #expect(w.lateLinesMayClear(at: lastLate + w.lateLines.interval - 1) == false)
+        #expect(w.lateLinesMayClear(at: lastLate + w.lateLines.interval) == true)
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The agent held off the CPU (SIGSTOP) while hundreds of fires fall due, then let go (SIGCONT):
 /// it catches up a few fires a loop turn, so no turn's own work (CPU time) passes 50 ms, and
-/// every fire is delivered once, in due order.
+/// every fire is delivered once, in due order, and it logs how late it woke.
 @Suite(.serialized, .processes) struct DaemonCatchUpTests {
     static let count = 500
 
@@ -25,9 +25,21 @@ import Testing
             try #require(out.status == 0, "\(out.stderr)")
         }
         // Held off the CPU until every fire is due (as a host that starves the agent for seconds).
+        // The first fire is due no later than 1.5 s from now; the agent is left to finish the last
+        // add's turn, so it is stopped while it waits in epoll_wait.
+        let firstDue = Date().timeIntervalSince1970 + 1.5
+        usleep(200_000)
         d.signal(SIGSTOP)
+        let stopped = Date().timeIntervalSince1970
         usleep(5_000_000)
         d.signal(SIGCONT)
+        // It wakes late by the stop past the first fire's deadline, and says so: not a slow turn.
+        let woke = d.waitForLog("after a timer was due")
+        let lateLine = d.stderr.split(separator: "\n").first { $0.contains("after a timer was due") }.map(String.init) ?? ""
+        let lateMs = lateLine.range(of: "woke ").flatMap { Double(lateLine[$0.upperBound...].prefix { $0 != " " }) }
+        let leastMs = (stopped + 5 - max(firstDue, stopped)) * 1000 - 100
+        #expect(woke && (lateMs ?? 0) >= leastMs && (lateMs ?? .infinity) <= 6000,
+                "a wake \(lateMs.map { "\($0) ms" } ?? "not logged") late, expected \(Int(leastMs)) … 6000 ms; log:\n\(d.stderr.suffix(2000))")
 
         var delivered: [JSONValue] = []
         let all = d.wait(timeout: 60) {

@@ -322,6 +322,11 @@ public final class AgentDaemon {
                 mark = done
                 markCPU = doneCPU
             }
+            if let due = statistics.deliveries.wakeDue, let late = statistics.turns.woke(due: due) {
+                log.repeating(.warning, late, limiter: &statistics.turns.lateLines, at: turnStart)
+            } else if statistics.turns.lateLinesMayClear(at: turnStart) {
+                log.cleared("timers are met on time again", limiter: &statistics.turns.lateLines, at: turnStart)
+            }
             handleTime()
             statistics.deliveries.wakeDue = nil
             releaseMemoryIfIdle()

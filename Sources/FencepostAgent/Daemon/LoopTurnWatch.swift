@@ -7,8 +7,15 @@
 // own work. A turn slow on the wall but light on the CPU was preempted (an overloaded machine)
 // or waited in the kernel (an fsync); a turn heavy on the CPU is work to bound in the code.
 // The two are counted apart, and the summary at the end gives both.
+//
+// A delay can also come before a turn: the loop waits in epoll_wait for a timer, the timer is
+// due, and the kernel runs the agent late (the CPU went to interrupts or a task above the agent's
+// real-time priority, or the whole machine stalled: a virtual CPU the host did not run). No turn
+// is slow, yet a buzzer step due then starts that late. A wake over the threshold after its
+// timer was due is logged and counted as well, measured from the later of the deadline and the
+// end of the turn before (a turn that ran past the deadline is its own warning).
 
-/// Times one loop turn at a time. Bounded: the parts of one turn, at most `maximumParts`, are
+/// Times one loop turn at a time, and how late the loop woke for its timers. Bounded: the parts of one turn, at most `maximumParts`, are
 /// kept until the turn ends.
 struct LoopTurnWatch {
     /// A turn longer than this is logged (nanoseconds, wall or CPU).
@@ -34,12 +41,39 @@ struct LoopTurnWatch {
     private(set) var lastSlow: UInt64 = 0
     /// The longest turn since ``resetLongestSinceMark()`` (a zone-set build began), nanoseconds.
     private(set) var longestSinceMark: UInt64 = 0
+    /// When the last turn ended.
+    private var lastEnd: UInt64 = 0
+    /// Wakes over ``threshold`` after their timer was due, and the latest of them (nanoseconds).
+    private(set) var lateWakes = 0
+    private(set) var latestWake: UInt64 = 0
+    /// The warning lines about late wakes, cleared like ``slowLines``.
+    var lateLines = RepeatLimiter()
+    /// When the last late wake was.
+    private(set) var lastLate: UInt64 = 0
 
     /// A turn begins (after `epoll_wait` returned) at `now`, with the thread's CPU time `cpu`.
     mutating func begin(at now: UInt64, cpu: UInt64) {
         start = now
         startCPU = cpu
         parts.removeAll(keepingCapacity: true)
+    }
+
+    /// The turn begun was woken for a timer due at `due`: returns the warning when the turn began
+    /// over ``threshold`` after the later of `due` and the end of the turn before.
+    mutating func woke(due: UInt64) -> String? {
+        let from = max(due, lastEnd)
+        guard start > from, start - from > threshold else { return nil }
+        let late = start - from
+        lateWakes += 1
+        latestWake = max(latestWake, late)
+        lastLate = start
+        return "woke \(Self.milliseconds(late)) after a timer was due (the agent was waiting, not running: "
+            + "the CPU went to the kernel or a task above the agent, or the machine stalled); what was due then starts that late"
+    }
+
+    /// Whether the late-wake condition may be logged as cleared at `now`.
+    func lateLinesMayClear(at now: UInt64) -> Bool {
+        lateLines.isActive && now &- lastLate >= lateLines.interval
     }
 
     /// One part of the turn took from `from` to `to` (wall) and `cpu` nanoseconds of CPU; `what`
@@ -59,6 +93,7 @@ struct LoopTurnWatch {
     mutating func end(at now: UInt64, cpu nowCPU: UInt64) -> String? {
         let d = now >= start ? now - start : 0
         let cpu = nowCPU >= startCPU ? nowCPU - startCPU : 0
+        lastEnd = now
         longestSinceMark = max(longestSinceMark, d)
         let isLongest = d > (longest?.nanoseconds ?? 0)
         let isMostCPU = cpu > (mostCPU?.cpu ?? 0)
@@ -75,11 +110,13 @@ struct LoopTurnWatch {
         return "loop turn took \(Self.milliseconds(d)), \(Self.milliseconds(cpu)) of it on the CPU (\(cause)): \(text)"
     }
 
-    /// The summary at the end: the longest turn, the one with the most CPU time, the counts.
+    /// The summary at the end: the longest turn, the counts, the late wakes (when any), the turn
+    /// with the most CPU time.
     var summary: String? {
         guard let l = longest else { return nil }
         var line = "longest loop turn: \(Self.milliseconds(l.nanoseconds)), \(Self.milliseconds(l.cpu)) on the CPU (\(l.what)); "
             + "\(slowTurns) turns over \(threshold / 1_000_000) ms, \(slowOnCPU) with over \(threshold / 1_000_000) ms on the CPU"
+        if lateWakes > 0 { line += "; \(lateWakes) wakes over \(threshold / 1_000_000) ms after their timer, the latest \(Self.milliseconds(latestWake))" }
         if let c = mostCPU { line += "; the most CPU in one turn: \(Self.milliseconds(c.cpu)) of \(Self.milliseconds(c.nanoseconds)) (\(c.what))" }
         return line
     }
