@@ -87,13 +87,13 @@ import Testing
         w.begin(at: 362 * Self.ms + 50 * Self.ms + 1, cpu: 0)
         #expect(w.woke(due: 1) != nil)
         _ = w.end(at: 500 * Self.ms, cpu: 3 * Self.ms)
-        #expect(w.lateWakes == 2 && w.latestWake == 60 * Self.ms)
+        #expect(w.late.count == 2 && w.late.latest == 60 * Self.ms)
         let summary = w.summary ?? ""
         #expect(summary.contains("; 2 wakes over 50 ms after their timer, the latest 60.0 ms; the most CPU in one turn"), "\(summary)")
-        #expect(w.lateLinesMayClear(at: 10 * w.lateLines.interval) == false, "nothing to clear before any warning")
-        _ = w.lateLines.occurred(at: 413 * Self.ms)
+        #expect(w.late.mayClear(at: 10 * w.late.lines.interval) == false, "nothing to clear before any warning")
+        _ = w.late.lines.occurred(at: 413 * Self.ms)
         let lastLate = 412 * Self.ms + 1
-        #expect(w.lateLinesMayClear(at: lastLate + w.lateLines.interval - 1) == false)
-        #expect(w.lateLinesMayClear(at: lastLate + w.lateLines.interval) == true)
+        #expect(w.late.mayClear(at: lastLate + w.late.lines.interval - 1) == false)
+        #expect(w.late.mayClear(at: lastLate + w.late.lines.interval) == true)
     }
 }

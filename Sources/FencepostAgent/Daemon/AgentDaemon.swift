@@ -323,9 +323,9 @@ public final class AgentDaemon {
                 markCPU = doneCPU
             }
             if let due = statistics.deliveries.wakeDue, let late = statistics.turns.woke(due: due) {
-                log.repeating(.warning, late, limiter: &statistics.turns.lateLines, at: turnStart)
-            } else if statistics.turns.lateLinesMayClear(at: turnStart) {
-                log.cleared("timers are met on time again", limiter: &statistics.turns.lateLines, at: turnStart)
+                log.repeating(.warning, late, limiter: &statistics.turns.late.lines, at: turnStart)
+            } else if statistics.turns.late.mayClear(at: turnStart) {
+                log.cleared("timers are met on time again", limiter: &statistics.turns.late.lines, at: turnStart)
             }
             handleTime()
             statistics.deliveries.wakeDue = nil
@@ -460,15 +460,18 @@ public final class AgentDaemon {
     /// semantics), then lets go of the requests: the engine holds what it needs, and a SIGHUP
     /// reads the file again.
     /// `fingerprints`: the requests' fingerprints if made already (off the loop, on SIGHUP).
-    func applyConfiguredRequests(fingerprints: [UInt64]? = nil) {
+    /// `inLoop`: a loop turn applies them (SIGHUP), so the regions' index is rebuilt on a thread
+    /// of its own (O(regions)); at start, before the loop serves, it is built here.
+    func applyConfiguredRequests(fingerprints: [UInt64]? = nil, inLoop: Bool = false) {
         let requests = configuration.requests
         configuration.requests = []
         let reply = control.apply(requests: requests, fingerprints: fingerprints, categories: configuration.categories,
                                   center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
-        // The spatial index of the zones now, not at the first fix (whose delivery would wait for it).
-        perform { $0.prepareRegionIndex(); return EngineOutput() }
+        // The spatial index of the regions now, not at the first fix (whose delivery would wait
+        // for it); meanwhile fixes scan the regions added since the last index.
+        if inLoop { prepareRegionIndexOffLoop() } else { perform { $0.prepareRegionIndex(); return EngineOutput() } }
         if let result = reply.result {
             log.info("configuration applied: \(result.summary())")
         } else {

@@ -43,13 +43,8 @@ struct LoopTurnWatch {
     private(set) var longestSinceMark: UInt64 = 0
     /// When the last turn ended.
     private var lastEnd: UInt64 = 0
-    /// Wakes over ``threshold`` after their timer was due, and the latest of them (nanoseconds).
-    private(set) var lateWakes = 0
-    private(set) var latestWake: UInt64 = 0
-    /// The warning lines about late wakes, cleared like ``slowLines``.
-    var lateLines = RepeatLimiter()
-    /// When the last late wake was.
-    private(set) var lastLate: UInt64 = 0
+    /// The wakes over ``threshold`` after their timer was due.
+    var late = LateWakes()
 
     /// A turn begins (after `epoll_wait` returned) at `now`, with the thread's CPU time `cpu`.
     mutating func begin(at now: UInt64, cpu: UInt64) {
@@ -64,16 +59,9 @@ struct LoopTurnWatch {
         let from = max(due, lastEnd)
         guard start > from, start - from > threshold else { return nil }
         let late = start - from
-        lateWakes += 1
-        latestWake = max(latestWake, late)
-        lastLate = start
+        self.late.record(late, at: start)
         return "woke \(Self.milliseconds(late)) after a timer was due (the agent was waiting, not running: "
             + "the CPU went to the kernel or a task above the agent, or the machine stalled); what was due then starts that late"
-    }
-
-    /// Whether the late-wake condition may be logged as cleared at `now`.
-    func lateLinesMayClear(at now: UInt64) -> Bool {
-        lateLines.isActive && now &- lastLate >= lateLines.interval
     }
 
     /// One part of the turn took from `from` to `to` (wall) and `cpu` nanoseconds of CPU; `what`
@@ -116,7 +104,7 @@ struct LoopTurnWatch {
         guard let l = longest else { return nil }
         var line = "longest loop turn: \(Self.milliseconds(l.nanoseconds)), \(Self.milliseconds(l.cpu)) on the CPU (\(l.what)); "
             + "\(slowTurns) turns over \(threshold / 1_000_000) ms, \(slowOnCPU) with over \(threshold / 1_000_000) ms on the CPU"
-        if lateWakes > 0 { line += "; \(lateWakes) wakes over \(threshold / 1_000_000) ms after their timer, the latest \(Self.milliseconds(latestWake))" }
+        if late.count > 0 { line += "; \(late.count) wakes over \(threshold / 1_000_000) ms after their timer, the latest \(Self.milliseconds(late.latest))" }
         if let c = mostCPU { line += "; the most CPU in one turn: \(Self.milliseconds(c.cpu)) of \(Self.milliseconds(c.nanoseconds)) (\(c.what))" }
         return line
     }
@@ -134,5 +122,29 @@ struct LoopTurnWatch {
     static func milliseconds(_ ns: UInt64) -> String {
         let tenths = (ns + 50_000) / 100_000
         return "\(tenths / 10).\(tenths % 10) ms"
+    }
+}
+
+/// The loop's wakes over the threshold after their timer was due: how many, the latest, and the
+/// warning's repeat limiter, cleared after a quiet interval like the slow turns'.
+struct LateWakes {
+    private(set) var count = 0
+    /// The latest of them, nanoseconds.
+    private(set) var latest: UInt64 = 0
+    var lines = RepeatLimiter()
+    /// When the last one was.
+    private(set) var last: UInt64 = 0
+
+    /// A wake `late` nanoseconds after its deadline, at `now`.
+    mutating func record(_ late: UInt64, at now: UInt64) {
+        count += 1
+        latest = max(latest, late)
+        last = now
+    }
+
+    /// Whether the late-wake warning may be logged as cleared at `now` (it is on, and no wake was
+    /// late for the limiter's interval).
+    func mayClear(at now: UInt64) -> Bool {
+        lines.isActive && now &- last >= lines.interval
     }
 }
