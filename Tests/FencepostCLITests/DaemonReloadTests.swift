@@ -193,4 +193,39 @@ import Testing
         #expect(check.stdout.contains("reload: SIGHUP applies every key set here except state, socket.path, socket.mode, gps.uere, gpio.backend, which need a restart"),
                 "\(check.stdout)")
     }
+
+    /// A SIGHUP that changes the regions of thousands of location requests (past the catalog's
+    /// delta of regions added since its index) rebuilds the regions' index on a thread of its own, as a fleet apply does: no turn passes 50 ms of the
+    /// agent's own work, and the index comes in when built. In the turn, the rebuild is
+    /// O(regions) on top of the apply (FENCEPOST_RELOAD_REGIONS sets how many; 4,000 by default).
+    @Test func aReloadRebuildsTheRegionIndexOffTheLoop() throws {
+        let d = try AgentProcess()
+        let count = Int(ProcessInfo.processInfo.environment["FENCEPOST_RELOAD_REGIONS"] ?? "") ?? 4000
+        func config(radius: Int) -> String {
+            DaemonTests.gpio + "[engine]\npending_cap = \(count + 10)\n\n" + (0 ..< count).map { i in
+                let lat = 50.0 + Double(i / 100) * 0.01, lon = 6.0 + Double(i % 100) * 0.01
+                return """
+                    [[request]]
+                    id = "z\(i)"
+                    content = { title = "Zone \(i)" }
+                    trigger.location = { region = { circle = { lat = \(lat), lon = \(lon), radius = \(radius) } }, notifyOnEntry = true }
+
+                    """
+            }.joined()
+        }
+        try d.writeConfig(config(radius: 300))
+        try d.start(agent: true)
+        #expect(d.waitForLog("\(count) added", timeout: 120), "log:\n\(d.stderr.suffix(2000))")
+        try d.writeConfig(config(radius: 400))
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("\(count) replaced", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
+        #expect(d.waitForLog("regions: index built in", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 20)?.status == 0, "log:\n\(d.stderr.suffix(2000))")
+        // The apply itself still runs in the SIGHUP's turn, at once (O(requests)); its turn is
+        // printed, not judged here.
+        _ = d.ownSlowTurns(printing: "reload of \(count) regions")
+        let summary = try #require(LoopTurnSummary(log: d.stderr), "no summary in the log:\n\(d.stderr.suffix(2000))")
+        print("reload of \(count) regions: \(summary.line)")
+    }
 }

@@ -1,5 +1,5 @@
-// The index of the location requests' regions (Geofencing's RegionCatalog) after a large apply
-// from the fleet: rebuilt on a thread of its own instead of in a loop turn (O(regions): 20–60 ms for
+// The index of the location requests' regions (Geofencing's RegionCatalog) after an apply in a
+// loop turn (a fleet request list, a SIGHUP's configuration): rebuilt on a thread of its own instead of in a loop turn (O(regions): 20–60 ms for
 // 3,000 circles in a debug build, ~0.3 s for a million in a release one). Meanwhile fixes scan the
 // regions added since the last index (correct, O(added) each); the built index is installed in
 // one O(1) step, only when no region was added or removed since its snapshot (else the next

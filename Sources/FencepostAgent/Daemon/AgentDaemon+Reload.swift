@@ -140,7 +140,7 @@ extension AgentDaemon {
         if !restart.isEmpty {
             log.warning("SIGHUP: \(restart.joined(separator: ", ")) changed but need\(restart.count == 1 ? "s" : "") a restart (systemctl restart fencepost); the running values are kept until then")
         }
-        applyConfiguredRequests(fingerprints: fingerprints)
+        applyConfiguredRequests(fingerprints: fingerprints, inLoop: true)
         reloadZoneSet()
         Memory.releaseFreePages()
     }
