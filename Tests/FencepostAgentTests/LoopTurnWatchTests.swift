@@ -66,7 +66,7 @@ import Testing
 
     /// A wake is late from the later of its timer's deadline and the end of the turn before: a
     /// wake 60 ms after an idle deadline is warned of and counted; one whose delay was a long turn
-    /// before it (that turn's own warning) is not; the summary gives the count and the latest.
+    /// before it (that turn's own warning) is not; the summary gives the count and the longest.
     @Test func lateWakesAreMeasuredFromTheLaterOfDeadlineAndLastTurn() {
         var w = LoopTurnWatch()
         w.begin(at: 0, cpu: 0); _ = w.end(at: 1 * Self.ms, cpu: 0)
@@ -87,9 +87,9 @@ import Testing
         w.begin(at: 362 * Self.ms + 50 * Self.ms + 1, cpu: 0)
         #expect(w.woke(due: 1) != nil)
         _ = w.end(at: 500 * Self.ms, cpu: 3 * Self.ms)
-        #expect(w.late.count == 2 && w.late.latest == 60 * Self.ms)
+        #expect(w.late.count == 2 && w.late.longest == 60 * Self.ms)
         let summary = w.summary ?? ""
-        #expect(summary.contains("; 2 wakes over 50 ms after their timer, the latest 60.0 ms; the most CPU in one turn"), "\(summary)")
+        #expect(summary.contains("; 2 wakes over 50 ms after their timer, the longest 60.0 ms; the most CPU in one turn"), "\(summary)")
         #expect(w.late.mayClear(at: 10 * w.late.lines.interval) == false, "nothing to clear before any warning")
         _ = w.late.lines.occurred(at: 413 * Self.ms)
         let lastLate = 412 * Self.ms + 1

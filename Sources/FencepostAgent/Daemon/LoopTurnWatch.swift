@@ -15,8 +15,8 @@
 // timer was due is logged and counted as well, measured from the later of the deadline and the
 // end of the turn before (a turn that ran past the deadline is its own warning).
 
-/// Times one loop turn at a time, and how late the loop woke for its timers. Bounded: the parts of one turn, at most `maximumParts`, are
-/// kept until the turn ends.
+/// Times one loop turn at a time, and how late the loop woke for its timers. Bounded: the parts
+/// of one turn, at most `maximumParts`, are kept until the turn ends.
 struct LoopTurnWatch {
     /// A turn longer than this is logged (nanoseconds, wall or CPU).
     var threshold: UInt64 = 50_000_000
@@ -104,7 +104,7 @@ struct LoopTurnWatch {
         guard let l = longest else { return nil }
         var line = "longest loop turn: \(Self.milliseconds(l.nanoseconds)), \(Self.milliseconds(l.cpu)) on the CPU (\(l.what)); "
             + "\(slowTurns) turns over \(threshold / 1_000_000) ms, \(slowOnCPU) with over \(threshold / 1_000_000) ms on the CPU"
-        if late.count > 0 { line += "; \(late.count) wakes over \(threshold / 1_000_000) ms after their timer, the latest \(Self.milliseconds(late.latest))" }
+        if late.count > 0 { line += "; \(late.count) wakes over \(threshold / 1_000_000) ms after their timer, the longest \(Self.milliseconds(late.longest))" }
         if let c = mostCPU { line += "; the most CPU in one turn: \(Self.milliseconds(c.cpu)) of \(Self.milliseconds(c.nanoseconds)) (\(c.what))" }
         return line
     }
@@ -125,12 +125,12 @@ struct LoopTurnWatch {
     }
 }
 
-/// The loop's wakes over the threshold after their timer was due: how many, the latest, and the
-/// warning's repeat limiter, cleared after a quiet interval like the slow turns'.
+/// The loop's wakes over the threshold after their timer was due: how many, the longest delay,
+/// and the warning's repeat limiter, cleared after a quiet interval like the slow turns'.
 struct LateWakes {
     private(set) var count = 0
-    /// The latest of them, nanoseconds.
-    private(set) var latest: UInt64 = 0
+    /// The longest delay of them, nanoseconds.
+    private(set) var longest: UInt64 = 0
     var lines = RepeatLimiter()
     /// When the last one was.
     private(set) var last: UInt64 = 0
@@ -138,7 +138,7 @@ struct LateWakes {
     /// A wake `late` nanoseconds after its deadline, at `now`.
     mutating func record(_ late: UInt64, at now: UInt64) {
         count += 1
-        latest = max(latest, late)
+        longest = max(longest, late)
         last = now
     }
 
