@@ -154,6 +154,44 @@ import Testing
         #expect(stderr.contains("DTEND") && stderr.contains("VALARM"), "\(stderr)")
     }
 
+    /// The days `berlin-holidays.ics` excludes, as `YYYY-MM-DD`, read by the test itself rather
+    /// than by the reader under test: each all-day VEVENT's days from DTSTART to DTEND exclusive,
+    /// and the file's one yearly series (25 December, see Tests/Calendars/README.md) for each year
+    /// to two years after `instant`.
+    static func holidayDates(through instant: Date) throws -> [String] {
+        let text = String(decoding: try Data(contentsOf: calendars.appendingPathComponent("berlin-holidays.ics")), as: UTF8.self)
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n ", with: "")
+            .split(separator: "\n").map(String.init)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let day = DateFormatter()
+        day.calendar = utc; day.timeZone = utc.timeZone; day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "yyyyMMdd"
+        let lastYear = utc.component(.year, from: instant) + 2
+        var dates: [String] = []
+        var start: Date?, end: Date?, rule: String?
+        for line in lines {
+            if line == "BEGIN:VEVENT" { start = nil; end = nil; rule = nil }
+            else if line.hasPrefix("DTSTART;VALUE=DATE:") { start = day.date(from: String(line.dropFirst(19))) }
+            else if line.hasPrefix("DTEND;VALUE=DATE:") { end = day.date(from: String(line.dropFirst(17))) }
+            else if line.hasPrefix("RRULE:") { rule = String(line.dropFirst(6)) }
+            else if line == "END:VEVENT" {
+                let first = try #require(start, "an all-day DTSTART"), last = try #require(end, "an all-day DTEND")
+                var firsts = [first]
+                if let rule {
+                    try #require(rule == "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25", "the file's one yearly series: \(rule)")
+                    let year = utc.component(.year, from: first)
+                    firsts = (year...max(year, lastYear)).map { utc.date(byAdding: .year, value: $0 - year, to: first)! }
+                }
+                let length = utc.dateComponents([.day], from: first, to: last).day!
+                for f in firsts {
+                    for k in 0..<length { dates.append(day.string(from: utc.date(byAdding: .day, value: k, to: f)!)) }
+                }
+            }
+        }
+        return dates.map { "\($0.prefix(4))-\($0.dropFirst(4).prefix(2))-\($0.suffix(2))" }.sorted()
+    }
+
     /// `fencepost add` to a running agent (a real child process and its socket): the four
     /// reminders and the depot's calendar; each pending next fire is the one `next` computes.
     @Test func addToARunningAgent() throws {
@@ -177,12 +215,16 @@ import Testing
         for p in status["pending"]?.array ?? [] { if let id = p["id"]?.string, let n = p["nextFire"]?.string { pending[id] = n } }
         // The same triggers through `next --jsonl`, after the instants before and after the adds.
         func iso(_ d: Date) -> String { ISO8601DateFormatter().string(from: d) }
+        // The requests added with --except-ics skip the holidays; their `next` gets them as EXDATEs,
+        // read from the file by holidayDates (the pending fire moves with the wall clock, and the
+        // last Friday of a month can be 25 December).
+        let holidays = "[" + (try Self.holidayDates(through: after).map { "\"\($0)\"" }.joined(separator: ",")) + "]"
         let triggers: [(String, String)] = [
-            ("check", #""rrule":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7;BYMINUTE=0","dtstart":"2026-01-05T07:00:00","tz":"Europe/Berlin","exdate":["2026-04-03","2026-04-06","2026-05-01","2026-05-14","2026-05-25","2026-12-25","2027-01-01","2027-03-26","2027-03-29","2027-05-06","2027-05-17","2027-12-25"]"#),
+            ("check", #""rrule":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=7;BYMINUTE=0","dtstart":"2026-01-05T07:00:00","tz":"Europe/Berlin","exdate":\#(holidays)"#),
             ("mileage", #""match":{"day":-1,"hour":18},"tz":"Europe/Berlin""#),
             ("tyres", #""match":{"weekday":"fri","weekdayOrdinal":-1,"hour":9},"tz":"Europe/Berlin""#),
             ("break", #""match":{"hour":"8-18/2"},"tz":"Europe/Berlin""#),
-            ("depot-3", #""rrule":"FREQ=MONTHLY;BYDAY=-1FR","dtstart":"2026-01-30T09:00:00","tz":"Europe/Berlin""#),
+            ("depot-3", #""rrule":"FREQ=MONTHLY;BYDAY=-1FR","dtstart":"2026-01-30T09:00:00","tz":"Europe/Berlin","exdate":\#(holidays)"#),
         ]
         for (id, trigger) in triggers {
             let input = [before, after].map { #"{"after":"\#(iso($0))",\#(trigger)}"# }.joined(separator: "\n") + "\n"
