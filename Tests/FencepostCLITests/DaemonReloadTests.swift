@@ -194,38 +194,118 @@ import Testing
                 "\(check.stdout)")
     }
 
+    /// `count` location requests `z0`…, circles of `radius` metres on a grid (with a pending cap
+    /// that holds them all).
+    static func regions(_ count: Int, radius: Int) -> String {
+        DaemonTests.gpio + "[engine]\npending_cap = \(count + 10)\n\n" + (0 ..< count).map { i in
+            let lat = 50.0 + Double(i / 100) * 0.01, lon = 6.0 + Double(i % 100) * 0.01
+            return """
+                [[request]]
+                id = "z\(i)"
+                content = { title = "Zone \(i)" }
+                trigger.location = { region = { circle = { lat = \(lat), lon = \(lon), radius = \(radius) } }, notifyOnEntry = true }
+
+                """
+        }.joined()
+    }
+
+    /// The N of the first log line `<prefix>: applied in N loop turns`.
+    static func partedTurns(_ log: String, _ prefix: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("\(prefix): applied in ") }),
+              let r = line.range(of: "\(prefix): applied in ") else { return nil }
+        return Int(line[r.upperBound...].prefix { $0.isNumber })
+    }
+
     /// A SIGHUP that changes the regions of thousands of location requests (past the catalog's
-    /// delta of regions added since its index) rebuilds the regions' index on a thread of its own, as a fleet apply does: no turn passes 50 ms of the
-    /// agent's own work, and the index comes in when built. In the turn, the rebuild is
-    /// O(regions) on top of the apply (FENCEPOST_RELOAD_REGIONS sets how many; 4,000 by default).
+    /// delta of regions added since its index) applies them in parts, one per loop turn, as a
+    /// fleet list is applied, then rebuilds the regions' index on a thread of its own: no turn
+    /// passes 50 ms of the agent's own work for the SIGHUP or a part of its apply, and the index
+    /// comes in when built. In one turn, the apply is O(requests) and the rebuild O(regions)
+    /// (FENCEPOST_RELOAD_REGIONS sets how many; 4,000 by default).
     @Test func aReloadRebuildsTheRegionIndexOffTheLoop() throws {
         let d = try AgentProcess()
         let count = Int(ProcessInfo.processInfo.environment["FENCEPOST_RELOAD_REGIONS"] ?? "") ?? 4000
-        func config(radius: Int) -> String {
-            DaemonTests.gpio + "[engine]\npending_cap = \(count + 10)\n\n" + (0 ..< count).map { i in
-                let lat = 50.0 + Double(i / 100) * 0.01, lon = 6.0 + Double(i % 100) * 0.01
-                return """
-                    [[request]]
-                    id = "z\(i)"
-                    content = { title = "Zone \(i)" }
-                    trigger.location = { region = { circle = { lat = \(lat), lon = \(lon), radius = \(radius) } }, notifyOnEntry = true }
-
-                    """
-            }.joined()
-        }
-        try d.writeConfig(config(radius: 300))
+        try d.writeConfig(Self.regions(count, radius: 300))
         try d.start(agent: true)
         #expect(d.waitForLog("\(count) added", timeout: 120), "log:\n\(d.stderr.suffix(2000))")
-        try d.writeConfig(config(radius: 400))
+        try d.writeConfig(Self.regions(count, radius: 400))
         d.signal(SIGHUP)
         #expect(d.waitForLog("\(count) replaced", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
         #expect(d.waitForLog("regions: index built in", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
+        let turns = Self.partedTurns(d.stderr, "configuration")
+        #expect((turns ?? 0) > 1, "the SIGHUP's apply was not in parts: log:\n\(d.stderr.suffix(2000))")
         d.signal(SIGTERM)
         #expect(d.waitForExit(timeout: 20)?.status == 0, "log:\n\(d.stderr.suffix(2000))")
-        // The apply itself still runs in the SIGHUP's turn, at once (O(requests)); its turn is
-        // printed, not judged here.
-        _ = d.ownSlowTurns(printing: "reload of \(count) regions")
+        for line in d.stderr.split(separator: "\n") where line.contains("in parts") || line.contains("loop turns") || line.contains("configuration applied") {
+            print("reload of \(count) regions: \(line)")
+        }
+        let slow = d.ownSlowTurns(printing: "reload of \(count) regions").filter { $0.contains("SIGHUP") || $0.contains("apply in parts") }
+        #expect(slow.isEmpty, "turns over 50 ms of the agent's own work for the SIGHUP's apply: \(slow)")
         let summary = try #require(LoopTurnSummary(log: d.stderr), "no summary in the log:\n\(d.stderr.suffix(2000))")
         print("reload of \(count) regions: \(summary.line)")
+    }
+
+    /// One apply in parts at a time, the newer word replacing the older between parts: a SIGHUP
+    /// while the configuration of the one before is applied in parts stops that apply (saying how
+    /// far it got) and applies its own against what the stopped one committed; the socket's
+    /// `apply` while a SIGHUP's is applied does likewise, at once. Each time the newer list alone
+    /// is in force. Then the socket's `apply` of all the regions changed, whose turn is printed
+    /// (it answers in its turn, at once: O(requests)).
+    @Test func aNewerConfigurationReplacesTheApplyUnderWay() throws {
+        let d = try AgentProcess()
+        let count = Int(ProcessInfo.processInfo.environment["FENCEPOST_RELOAD_REGIONS"] ?? "") ?? 4000
+        let room = "max_message_bytes = 4194304\n"   // the socket's apply of every region, in one message
+        func text(_ body: String) -> String { d.header + body + "\n[socket]\npath = \"\(d.socketPath)\"\nmode = 0o600\n" + room }
+        func ids() -> [String] {
+            let out = (try? d.cli(["pending", "--json"]))?.stdout ?? ""
+            return ((try? JSONValue.parse(out))?.array ?? []).compactMap { $0["request"]?["id"]?.string }.sorted()
+        }
+        func occurrences(_ text: String) -> Int { d.stderr.components(separatedBy: text).count - 1 }
+        try d.writeConfig(Self.regions(count, radius: 300), socketExtra: room)
+        try d.start(agent: true)
+        #expect(d.waitForLog("\(count) added", timeout: 120), "log:\n\(d.stderr.suffix(2000))")
+
+        // A second SIGHUP during the first one's apply. The file is a FIFO, so that the second
+        // read (a SIGHUP during a read is one more read when it ends) opens it as the first one's
+        // apply begins, and gets its file as soon as the log says so.
+        try FileManager.default.removeItem(atPath: d.configPath)
+        #expect(mkfifo(d.configPath, 0o600) == 0)
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("SIGHUP: reading the configuration again"), "log:\n\(d.stderr.suffix(2000))")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("still being read"), "log:\n\(d.stderr.suffix(2000))")
+        #expect(Self.feed(d.configPath, text(Self.regions(count, radius: 400))), "the agent never opened the FIFO")
+        #expect(d.waitForLog("configuration: applying \(count) requests in parts", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
+        #expect(Self.feed(d.configPath, text(DaemonTests.gpio + "[[request]]\nid = \"second\"\ntrigger = { interval = { seconds = 600, repeats = true } }\n"),
+                          timeout: 60), "the second read never opened the FIFO")
+        #expect(d.waitForLog("configuration applied: 1 added (second), 0 replaced, \(count) removed", timeout: 60), "log:\n\(d.stderr.suffix(2000))")
+        #expect(d.stderr.contains("configuration: applying \(count) requests in parts") && d.stderr.contains("configuration: apply stopped after")
+                && d.stderr.contains("requests: a newer configuration replaced it"), "the first SIGHUP's apply was not stopped: log:\n\(d.stderr.suffix(2000))")
+        #expect(occurrences("configuration applied: ") == 2, "log:\n\(d.stderr.suffix(2000))")
+        #expect(ids() == ["second"], "log:\n\(d.stderr.suffix(2000))")
+
+        // The socket's apply during a SIGHUP's apply: sent as soon as the log says it began.
+        try FileManager.default.removeItem(atPath: d.configPath)
+        try d.writeConfig(Self.regions(count, radius: 300), socketExtra: room)
+        d.signal(SIGHUP)
+        #expect(d.wait(timeout: 60) { occurrences("configuration: applying \(count) requests in parts") == 2 }, "log:\n\(d.stderr.suffix(2000))")
+        let other = #"{"id":"other","content":{"title":"Other"},"trigger":{"interval":{"seconds":600,"repeats":true}}}"#
+        let answer = try d.send(#"{"jsonrpc":"2.0","id":1,"method":"apply","params":{"requests":[\#(other)]}}"#)
+        #expect(answer?.contains(#""added":["other"]"#) == true, "\(answer ?? "no answer")")
+        #expect(d.waitForLog("requests: the socket's apply replaced it", timeout: 20), "log:\n\(d.stderr.suffix(2000))")
+        #expect(ids() == ["other"], "log:\n\(d.stderr.suffix(2000))")
+        #expect(occurrences("configuration applied: ") == 2, "the stopped apply went on: log:\n\(d.stderr.suffix(2000))")
+
+        // The socket's apply of every region, changed: at once, in its turn.
+        try d.writeConfig(Self.regions(count, radius: 500), socketExtra: room)
+        let all = try d.cli(["apply", d.configPath])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(ids().count == count, "log:\n\(d.stderr.suffix(2000))")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 20)?.status == 0, "log:\n\(d.stderr.suffix(2000))")
+        for line in d.stderr.split(separator: "\n") where line.contains("in parts") || line.contains("loop turns") || line.contains("stopped after") {
+            print("newer configuration: \(line)")
+        }
+        _ = d.ownSlowTurns(printing: "newer configuration (\(count) regions)")
     }
 }

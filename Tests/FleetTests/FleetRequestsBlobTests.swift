@@ -239,6 +239,44 @@ import Glibc
         #expect(agent.wait(timeout: 20) { ids() == ["f-0", "f-1", "f-2"] }, "after a SIGHUP: \(ids()) \(agent.log.suffix(2000))")
     }
 
+    /// One apply in parts at a time: a SIGHUP while the fleet's list is applied in parts applies
+    /// its settings at once and its requests once the fleet's apply has ended (the two owners'
+    /// plans share one engine: its categories, its caps); both end applied, each list whole.
+    @Test func aSIGHUPsRequestsWaitForTheFleetsApplyUnderWay() throws {
+        guard FleetTools.all(), Binaries.agent != nil, AgentProcess.hasFleetLink else { return }
+        let broker = try MosquittoBroker()
+        let agent = try AgentProcess()
+        let fleet = "broker = \"\(broker.address)\"\ndevice = \"\(Self.device)\"\nkeepalive = 5\n"
+        #expect(try agent.startOnFleet(broker.address, device: Self.device, online: broker), "never online: \(agent.log)")
+        let count = 5_000
+        let list = agent.dir.appendingPathComponent("sites.jsonl").path
+        try Self.requestList(count, seed: 3).write(toFile: list, atomically: true, encoding: .utf8)
+        let push = try Binaries.run(["fleet", "push", Self.device, list, "--fleet", "acme", "--json", "--broker", broker.address])
+        #expect(push.status == 0, "\(push)")
+        #expect(agent.waitForLog("applying \(count) requests in parts", timeout: 60), "\(agent.log.suffix(2000))")
+        try agent.writeFleetConfig(fleet: fleet, extra: """
+            [[request]]
+            id = "own"
+            content.title = "Own"
+            trigger.interval.seconds = 3600
+            trigger.interval.repeats = true
+
+            """)
+        agent.signal(SIGHUP)
+        #expect(agent.waitForLog("configuration: its 1 requests wait for the apply under way (fleet: ", timeout: 20), "\(agent.log.suffix(2000))")
+        #expect(agent.waitForLog("configuration applied: 1 added (own)", timeout: 60), "\(agent.log.suffix(2000))")
+        #expect(SpawnedProcess.wait(timeout: 20) { Self.reported(broker)?["state"]?.string == "applied" }, "\(agent.log.suffix(2000))")
+        let log = agent.log
+        let fleetApplied = log.range(of: " loop turns, ")
+        let ownBegins = log.range(of: "configuration: applying 1 requests in parts")
+        #expect(fleetApplied != nil && ownBegins != nil && fleetApplied!.lowerBound < ownBegins!.lowerBound,
+                "the configuration's apply began before the fleet's ended: \(log.suffix(3000))")
+        #expect(Self.pendingTotal(agent) == Int64(count + 1), "\(agent.log.suffix(2000))")
+        for line in log.split(separator: "\n") where line.contains("in parts") || line.contains("loop turns") || line.contains("wait for") {
+            print("aSIGHUPsRequestsWaitForTheFleetsApplyUnderWay: \(line)")
+        }
+    }
+
     /// The reader, pure: blank lines skipped and counted, the first bad line named, two of one id
     /// named both, `apply`'s "requests[i]" said as the line.
     @Test func theReaderNamesTheLine() throws {

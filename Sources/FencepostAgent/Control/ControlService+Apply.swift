@@ -88,8 +88,10 @@ extension ControlService {
         }
         // A desired document of the fleet comes through here from the link (answered by `remote`):
         // its memory is the fleet's.
-        return try Self.apply(requests, categories: categories, owner: call.source == .remote ? .fleet : .configuration, &call,
-                              path: { items[$0].path }).json
+        let owner: ApplyOwner = call.source == .remote ? .fleet : .configuration
+        let result = try Self.apply(requests, categories: categories, owner: owner, &call, path: { items[$0].path })
+        call.applied = owner
+        return result.json
     }
 
     /// Applies decoded requests and categories, as the socket's `apply` does (same rules, same
@@ -149,10 +151,11 @@ extension ControlService {
 }
 
 /// An `apply` worked out: what changes, from the requests given and the memory of what was
-/// applied (see the top of this file). Carried out at once, one transaction (the socket, a
-/// SIGHUP: ``ControlService/apply(_:fingerprints:categories:_:path:)``, every step with no
-/// limit), or — a list too large for one loop turn, from the fleet — in parts of up to `limit`
-/// items, so that no part's work grows with the list:
+/// applied (see the top of this file). Carried out at once, one transaction (the socket, the
+/// agent's start: ``ControlService/apply(_:fingerprints:categories:_:path:)``, every step with no
+/// limit), or — a SIGHUP's configuration, a fleet's request list, too large for one loop turn —
+/// in parts of up to `limit` items, so that no part's work grows with the list
+/// (AgentDaemon+PartedApply.swift drives them):
 ///
 ///   workOut(limit:)  ids       each request's id indexed; one given twice refuses the list
 ///                    memory    the memory read a page of `limit` rows at a time, each row
@@ -166,14 +169,14 @@ extension ControlService {
 ///                    transaction
 ///
 /// Between parts the agent runs on (fixes, deliveries, the socket). Nothing but a plan of the
-/// same owner writes its memory's rows (a newer document from the fleet stops the one under
-/// way), but between the memory's pages a request may be evicted (its row deleted): a row read
-/// before counts as it was, one after is missing — each as an apply at once read at that
-/// moment would have it. A stop between parts is completed by applying the same list again:
-/// what a part committed is remembered as applied and comes out unchanged. A part can fail
-/// after the check only through a change made between parts by another door (a category
-/// removed, a calendar rule's last fire passed); the parts before it stay, and the error names
-/// the request.
+/// same owner writes its memory's rows (the daemon runs one plan in parts at a time, and a newer
+/// apply of its owner, in parts or at once, stops the one under way), but between the memory's
+/// pages a request may be evicted (its row deleted): a row read before counts as it was, one
+/// after is missing — each as an apply at once read at that moment would have it. A stop
+/// between parts is completed by applying the same list again: what a part committed is
+/// remembered as applied and comes out unchanged. A part can fail after the check only through
+/// a change made between parts by another door (a category removed, a calendar rule's last fire
+/// passed); the parts before it stay, and the error names the request.
 ///
 /// Stored properties: the apply's inputs (requests, fingerprints, owner, categories), its result,
 /// and the cursor of each phase (the working-out's step, position, index and memory read; the

@@ -32,9 +32,13 @@ public struct ControlReply {
     public var fatal: CenterError?
     /// The method called (nil for a line that is not a request): the loop names it when slow.
     public var method: String?
+    /// Whose memory of what was applied an `apply` made the agent's (nil: no apply went
+    /// through): the daemon's apply in parts of that owner is overtaken.
+    public var applied: ApplyOwner?
 
-    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil, method: String? = nil) {
-        self.line = line; self.output = output; self.fatal = fatal; self.method = method
+    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil, method: String? = nil,
+                applied: ApplyOwner? = nil) {
+        self.line = line; self.output = output; self.fatal = fatal; self.method = method; self.applied = applied
     }
 }
 
@@ -66,9 +70,10 @@ public struct ControlService {
             result = .failure(error)
         }
         let method = request.method
-        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method) }
+        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method, applied: call.applied) }
         switch result {
-        case .success(let value): return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal, method: method)
+        case .success(let value):
+            return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal, method: method, applied: call.applied)
         case .failure(let e): return ControlReply(line: RPCReply.error(e, id: id), output: call.output, fatal: call.fatal, method: method)
         }
     }
@@ -121,6 +126,8 @@ struct Call {
     var source: ResponseSource = .socket
     var output = EngineOutput()
     var fatal: CenterError?
+    /// An `apply` went through with this owner's memory.
+    var applied: ApplyOwner?
 
     /// Runs an engine operation through the center; a store failure becomes `fatal` and a -32000.
     /// `path` names the list element a broken rule belongs to (`requests[2]`).

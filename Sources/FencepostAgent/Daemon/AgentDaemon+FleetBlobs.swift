@@ -1,13 +1,11 @@
 // Blobs from the fleet (FleetLink/FleetBlobRollout.swift), handed on by the daemon.
 //
 // A request list: read on a thread of its own (FleetRequestList: gunzip, parse, ids unique,
-// fingerprint; the loop goes on), then applied by the control service's `apply` in parts
-// (ApplyPlan), one per loop turn, each sized by SliceBudget: first worked out (compared with the
-// memory of what the fleet applied, read a page a part), then every request to add is checked
-// as `add` checks it (a broken rule refuses the whole list, nothing applied), then committed, a
-// transaction a part; then the regions' index is built on a thread (AgentDaemon+RegionIndex.swift).
-// One reading at a time; a list verified while one is read waits for it. A newer desired
-// document stops an apply under way between parts (it applies its own list).
+// fingerprint; the loop goes on), then applied in parts, one per loop turn, by the driver of
+// every apply in parts (AgentDaemon+PartedApply.swift: worked out, checked, committed; then the
+// regions' index on a thread). One reading at a time; a list verified while one is read waits
+// for it. A newer desired document stops an apply under way between parts (it applies its own
+// list); a configuration's apply under way (a SIGHUP's) is let end first.
 //
 // A zone set: built by the agent's one zone-set path: a child process (`zones build GEOJSON -o STATE.zones --gunzip BLOB`) gunzips
 // the verified blob and compiles it; the daemon maps the result, checks it in slices and swaps
@@ -83,62 +81,10 @@ extension AgentDaemon {
     }
 
     /// Starts the apply of a list read: it is worked out, checked and committed in parts, in
-    /// the next loop turns (``continueFleetApply()``).
+    /// the next loop turns (``continuePartedApply()``), or once the configuration's apply under
+    /// way has ended.
     func startFleetApply(_ r: FleetBlobRollout, _ list: FleetRequestList, _ categories: [NotificationCategory]?) {
-        let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        let plan = control.plan(requests: list.requests, fingerprints: list.fingerprints, categories: categories, owner: .fleet, center: center)
-        fleetReading.applying = FleetApply(plan: plan, rollout: r, list: list, started: begin)
-        log.info("fleet: \(r.name): applying \(list.requests.count) requests in parts")
-    }
-
-    /// One part of the apply under way (a loop turn's): checked or committed, sized to the
-    /// turn; when done, the link hears how it ended.
-    func continueFleetApply() {
-        guard var a = fleetReading.applying else { return }
-        guard fleet?.rollout === a.rollout else {
-            fleetReading.applying = nil
-            let p = a.plan.progress
-            log.info("fleet: \(a.rollout.name): apply stopped after \(p.committed) of \(p.of) requests: a newer desired document replaced it")
-            return
-        }
-        if a.plan.isDone {
-            // The turn after the last part: the regions' index, on a thread (not at the next
-            // fix, whose delivery would wait for it).
-            fleetReading.applying = nil
-            let took = SystemClocks.boottimeNow().nanosecondsSinceBoot &- a.started
-            log.info("fleet: \(a.rollout.name): applied in \(a.parts) loop turns, \(LoopTurnWatch.milliseconds(took)) in all, the longest part \(LoopTurnWatch.milliseconds(a.longestPart))")
-            prepareRegionIndexOffLoop()
-            fleet?.requestsApplied(a.rollout, a.list, .success(a.plan.result))
-            Memory.releaseFreePages()
-            return
-        }
-        let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
-        let beginCPU = SystemClocks.threadCPUNow()
-        let before = a.plan.progress, phase = a.plan.phase
-        let reply = control.continueApply(&a.plan, limit: a.budget.items, center: center, clock: clock)
-        if let fatal = reply.fatal { self.fatal(fatal); return }
-        act(on: reply.output)
-        let after = a.plan.progress
-        if a.plan.phase != phase {
-            // A phase has ended: an item of the next costs many times one of this (working out <
-            // check < commit), so its parts are sized afresh.
-            a.budget = FleetApply.firstBudget
-            if phase == .workingOut && reply.error == nil {
-                log.info("fleet: \(a.rollout.name): worked out in parts: \(after.of) requests to add or replace, \(a.plan.result.removed.count) to remove, \(a.plan.result.unchanged.count) unchanged")
-            }
-        } else {
-            a.budget.record(after.workedOut - before.workedOut + after.checked - before.checked + after.committed - before.committed
-                            + after.removed - before.removed, cpu: SystemClocks.threadCPUNow() &- beginCPU)
-        }
-        a.parts += 1
-        a.longestPart = max(a.longestPart, SystemClocks.boottimeNow().nanosecondsSinceBoot &- begin)
-        if let error = reply.error {
-            fleetReading.applying = nil
-            fleet?.requestsApplied(a.rollout, a.list, .failure(FleetError(after.committed > 0 ? "desired.partial" : "desired.rejected",
-                after.committed > 0 ? "\(error) (\(after.committed) of \(after.of) requests were applied before it)" : error)))
-            return
-        }
-        fleetReading.applying = a
+        applyInParts(PartedApplyRequest(origin: .fleet(r, list), requests: list.requests, fingerprints: list.fingerprints, categories: categories))
     }
 
     /// At stop: a reading under way is let go; its result is dropped (the download is kept: the
@@ -194,24 +140,8 @@ extension AgentDaemon {
     }
 }
 
-/// A request list from the fleet applied in parts, one per loop turn.
-struct FleetApply {
-    var plan: ApplyPlan
-    let rollout: FleetBlobRollout
-    let list: FleetRequestList
-    /// When its reading ended (boot-time nanoseconds).
-    let started: UInt64
-    var budget = FleetApply.firstBudget
-    /// A part's first size: ~1 ms of commits in a debug build.
-    static let firstBudget = SliceBudget(first: 16, bounds: 4 ... 65536)
-    var parts = 0
-    var longestPart: UInt64 = 0
-}
-
-/// The fleet's request list being read on its thread, or applied in parts (AgentDaemon+FleetBlobs.swift).
+/// The fleet's request list being read on its thread (AgentDaemon+FleetBlobs.swift).
 struct FleetRequestsReading {
-    /// The list being applied (at most one: a newer one stops it).
-    var applying: FleetApply?
     var job: ThreadJob<FleetRequestList, FleetError>?
     /// The rollout whose list is read.
     var rollout: FleetBlobRollout?

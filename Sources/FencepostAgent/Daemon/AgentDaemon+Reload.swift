@@ -1,14 +1,17 @@
-// SIGHUP: the configuration is read again on a thread of its own (ThreadJob), then applied in a
-// loop turn. Reading it in the loop held every delivery, fix and control reply back for as long
-// as the read took: 66–77 ms for 3,000 `[[request]]` tables, and for ever when the file is a FIFO
-// that nobody writes or sits on a storage device that stopped answering.
+// SIGHUP: the configuration is read again on a thread of its own (ThreadJob), then its settings
+// are applied in a loop turn and its requests in parts, one per turn. Reading it in the loop held
+// every delivery, fix and control reply back for as long as the read took: 66–77 ms for 3,000
+// `[[request]]` tables, and for ever when the file is a FIFO that nobody writes or sits on a
+// storage device that stopped answering.
 //
 //   SIGHUP        → ThreadJob(read the file, parse, check, load     the loop goes on
 //                   the time zone, fingerprint each request)
 //   job readable  → apply: every setting ConfigurationKeys marks `applied` (time zone, clock
 //                   trust, caps and limits, socket limits, alerts, patterns, hook, log level),
-//                   requests (the socket's `apply`), zone-set build; the keys that need a
-//                   restart keep their running values and are named in the log
+//                   zone-set build; the keys that need a restart keep their running values and
+//                   are named in the log; the requests (the socket's `apply`) in parts, from the
+//                   next turn on (AgentDaemon+PartedApply.swift: a SIGHUP meanwhile replaces that
+//                   apply, a fleet list's apply under way is let end first)
 //   SIGHUP while a read runs → one more read when it ends (the file may have changed since the
 //                              read began); more SIGHUPs meanwhile fold into that one
 //
@@ -140,7 +143,7 @@ extension AgentDaemon {
         if !restart.isEmpty {
             log.warning("SIGHUP: \(restart.joined(separator: ", ")) changed but need\(restart.count == 1 ? "s" : "") a restart (systemctl restart fencepost); the running values are kept until then")
         }
-        applyConfiguredRequests(fingerprints: fingerprints, inLoop: true)
+        applyConfiguredRequestsInParts(fingerprints: fingerprints)
         reloadZoneSet()
         Memory.releaseFreePages()
     }

@@ -44,9 +44,10 @@ public struct DaemonError: Error, CustomStringConvertible {
 ///
 /// Stored properties: the router between the loop and the concerns. The loop, its signals and
 /// its two timers (4); the configuration and the environment (2); one per concern it routes
-/// events to (15: the notification center, the control service and connections, the outputs,
-/// GPS, the hook, the zone set, the reload, the fleet's request-list reading, the regions' index
-/// build, the wall clock, systemd, the device zone watch, statistics, idle release); and five facts of the loop itself (exit code, the fix being
+/// events to (16: the notification center, the control service and connections, the outputs,
+/// GPS, the hook, the zone set, the reload, the fleet's request-list reading, the applies in
+/// parts, the regions' index build, the wall clock, systemd, the device zone watch, statistics,
+/// idle release); and five facts of the loop itself (exit code, the fix being
 /// handled, where syncs run, the GPIO and button lines' failure limiters).
 public final class AgentDaemon {
     /// How to build the parts that depend on the machine; tests and the demo choose the console.
@@ -120,6 +121,8 @@ public final class AgentDaemon {
     var fleet: FleetLink?
     /// A request list from the fleet being read on its thread (AgentDaemon+FleetBlobs.swift).
     var fleetReading = FleetRequestsReading()
+    /// The configuration's or the fleet's request list applied in parts (AgentDaemon+PartedApply.swift).
+    var applies = PartedApplies()
     /// The regions' index being built on its thread (AgentDaemon+RegionIndex.swift).
     var regionIndex = RegionIndexBuild()
 
@@ -302,7 +305,7 @@ public final class AgentDaemon {
                 case .fleet: what = "fleet link"; fleet?.handle(readable: event.isReadable || event.isHangup || event.isError, writable: event.isWritable, now: mark)
                 case .listener: what = "accepting clients"; clients.acceptAll(now: mark)
                 case .stateSynced: what = "state synced"; stateSynced(now: mark)
-                case .configurationRead: what = "SIGHUP: configuration applied"; configurationRead()
+                case .configurationRead: what = "SIGHUP: configuration read in, its settings applied"; configurationRead()
                 case .fleetRequestsRead: what = "fleet: request list applied"; fleetRequestsRead()
                 case .regionIndexBuilt: what = "regions: index installed"; regionIndexBuilt()
                 case .connection(let id):
@@ -335,6 +338,14 @@ public final class AgentDaemon {
             statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
             mark = done
             markCPU = doneCPU
+            if let origin = applies.current?.origin {
+                continuePartedApply()
+                done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                doneCPU = SystemClocks.threadCPUNow()
+                statistics.turns.note({ "\(origin.name): apply in parts, a part" }, from: mark, to: done, cpu: doneCPU &- markCPU)
+                mark = done
+                markCPU = doneCPU
+            }
             fleet?.endTurn()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             doneCPU = SystemClocks.threadCPUNow()
@@ -374,7 +385,6 @@ public final class AgentDaemon {
         fleet?.tick(now: now)
         if deviceZoneWatch.isDue(at: now) { checkDeviceZone(at: now) }
         continueZoneSetSwap()
-        continueFleetApply()
         clients.advance(to: now)
         systemd.advance(to: now)
         if gps.replayFinished && outputs.annunciator.playingID == nil && exitCode == nil {
@@ -396,7 +406,7 @@ public final class AgentDaemon {
         if let d = deviceZoneWatch.nextCheck { deadlines.append(d) }
         if let d = idleRelease.deadline { deadlines.append(d) }
         if zones.swap != nil { deadlines.append(1) }   // the next slice of a new zone set's check: at once
-        if fleetReading.applying != nil { deadlines.append(1) }   // the next part of a request list's apply: at once
+        if applies.current != nil { deadlines.append(1) }   // the next part of a request list's apply: at once
         if center.engine.hasDeferredFires { deadlines.append(1) }   // fires over the engine's per-turn budget: at once
         if let d = wallClock.deadline(trust: configuration.clockTrust, wallTrusted: center.engine.wallTrusted, nextWallWake: wake.wall) {
             deadlines.append(d)
@@ -457,25 +467,36 @@ public final class AgentDaemon {
     }
 
     /// Applies the configuration's requests and categories in process (the socket's `apply`
-    /// semantics), then lets go of the requests: the engine holds what it needs, and a SIGHUP
-    /// reads the file again.
-    /// `fingerprints`: the requests' fingerprints if made already (off the loop, on SIGHUP).
-    /// `inLoop`: a loop turn applies them (SIGHUP), so the regions' index is rebuilt on a thread
-    /// of its own (O(regions)); at start, before the loop serves, it is built here.
-    func applyConfiguredRequests(fingerprints: [UInt64]? = nil, inLoop: Bool = false) {
+    /// semantics) at once, at start, before the loop serves; then lets go of the requests: the
+    /// engine holds what it needs, and a SIGHUP reads the file again.
+    func applyConfiguredRequests() {
         let requests = configuration.requests
         configuration.requests = []
-        let reply = control.apply(requests: requests, fingerprints: fingerprints, categories: configuration.categories,
-                                  center: center, clock: clock)
+        let reply = control.apply(requests: requests, categories: configuration.categories, center: center, clock: clock)
         if let fatal = reply.fatal { self.fatal(fatal); return }
         act(on: reply.output)
         // The spatial index of the regions now, not at the first fix (whose delivery would wait
-        // for it); meanwhile fixes scan the regions added since the last index.
-        if inLoop { prepareRegionIndexOffLoop() } else { perform { $0.prepareRegionIndex(); return EngineOutput() } }
-        if let result = reply.result {
+        // for it).
+        perform { $0.prepareRegionIndex(); return EngineOutput() }
+        configurationApplied(reply.result, error: reply.error)
+    }
+
+    /// A SIGHUP's: the same apply in parts, one per loop turn, from the next one on
+    /// (AgentDaemon+PartedApply.swift), with the requests' `fingerprints` made off the loop.
+    func applyConfiguredRequestsInParts(fingerprints: [UInt64]) {
+        let requests = configuration.requests
+        configuration.requests = []
+        applyInParts(PartedApplyRequest(origin: .configuration, requests: requests, fingerprints: fingerprints,
+                                        categories: configuration.categories))
+    }
+
+    /// How the configuration's apply ended: its `result`, or the `error` that refused it (the
+    /// request named by its line in the file).
+    func configurationApplied(_ result: ApplyResult?, error: String?) {
+        if let result {
             log.info("configuration applied: \(result.summary())")
         } else {
-            log.error("configuration not applied: \(configuration.locate(reply.error ?? "?"))")
+            log.error("configuration not applied: \(configuration.locate(error ?? "?"))")
         }
     }
 
@@ -598,6 +619,7 @@ public final class AgentDaemon {
             served.lines += 1
             if let f = reply.fatal { fatal(f) }
             act(on: reply.output)
+            if let owner = reply.applied { appliedAtOnce(by: owner) }
             return reply.line
         }, durability: { replyDurability() })
         return served
