@@ -138,6 +138,33 @@ import Testing
         #expect(d.waitForExit(timeout: 5)?.status == 0)
     }
 
+    /// A SIGHUP whose requests break a rule, the broken one after hundreds of good ones (so that
+    /// its apply in parts has checked several parts before it): none of the file's requests is
+    /// applied, the requests in force stay, and the log names the broken table's line in the file.
+    @Test func sighupWithABrokenRequestAppliesNoneAndSaysTheLine() throws {
+        let d = try AgentProcess()
+        try d.writeConfig(Self.gpio + "[[request]]\nid = \"kept\"\ntrigger = { interval = { seconds = 600, repeats = true } }\n")
+        try d.start()
+        #expect(d.waitForLog("running:"), "log:\n\(d.stderr)")
+        let good = (0 ..< 600).map { "[[request]]\nid = \"g\($0)\"\ntrigger = { interval = { seconds = 900, repeats = true } }\n\n" }.joined()
+        let body = Self.gpio + "\n" + good + "[[request]]\nid = \"bad\"\ntrigger.calendar.match = { hour = 7 }\ntrigger.calendar.tz = \"Mars/Olympus\"\n"
+        try d.writeConfig(body)
+        // The broken table's `[[request]]` line (1-based), the line before its id's, counted in
+        // the file as written: the 0-based index of the id's line.
+        let text = try String(contentsOfFile: d.configPath, encoding: .utf8)
+        let line = try #require(text.components(separatedBy: "\n").firstIndex(of: "id = \"bad\""))
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("configuration not applied: ", timeout: 30), "log:\n\(d.stderr.suffix(3000))")
+        #expect(d.stderr.contains("configuration not applied: \(d.configPath):\(line): ") && d.stderr.contains("Mars/Olympus"),
+                "log:\n\(d.stderr.suffix(3000))")
+        #expect(d.stderr.contains("configuration: applying 601 requests in parts"), "log:\n\(d.stderr.suffix(3000))")
+        let pending = try d.cli(["pending", "--json"])
+        let ids = ((try? JSONValue.parse(pending.stdout))?.array ?? []).compactMap { $0["request"]?["id"]?.string }
+        #expect(ids == ["kept"], "\(ids.prefix(5)) … (\(ids.count))")
+        d.signal(SIGTERM)
+        #expect(d.waitForExit(timeout: 10)?.status == 0, "log:\n\(d.stderr.suffix(2000))")
+    }
+
     /// `[alerts]` of a reloaded file reach the engine, which decides each delivery's signal (not
     /// only logged as reloaded and ignored until a restart).
     @Test func sighupAppliesTheAlertSettings() throws {
