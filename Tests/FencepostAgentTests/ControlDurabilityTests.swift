@@ -33,7 +33,7 @@ import FencepostLinux
         /// Sends `line` and lets the connection answer it ("re:" + the line), with `durability`.
         func ask(_ line: String, _ durability: ControlConnections.Durability) throws {
             try client.sendLine(line)
-            clients.handle(id, now: 2, answer: { Array("re:".utf8) + $0 + [10] }, durability: { durability })
+            clients.handle(id, now: 2, answer: { .now(Array("re:".utf8) + $0 + [10]) }, durability: { durability })
         }
 
         /// The next line the client receives, or nil when none comes within 150 ms.
@@ -87,10 +87,37 @@ import FencepostLinux
         let h = try Harness()
         try h.client.sendLine("a")
         _ = shutdown(h.client.descriptor.rawValue, Int32(SHUT_WR))
-        h.clients.handle(h.id, now: 2, answer: { Array("re:".utf8) + $0 + [10] }, durability: { .after(3) })
+        h.clients.handle(h.id, now: 2, answer: { .now(Array("re:".utf8) + $0 + [10]) }, durability: { .after(3) })
         #expect(h.clients.count == 1, "closed with its reply still waiting")
         h.clients.synced(through: 3, now: 3)
         #expect(try h.received() == "re:a")
         #expect(h.clients.count == 0)
+    }
+
+    /// A line answered later (the socket's `apply`, in parts) leaves its connection owing the
+    /// answer: the lines after it wait, unanswered, even a half-closed client is not closed; the
+    /// owed answer comes first, after its sync, then the lines after it, in order.
+    @Test func anOwedAnswerComesBeforeTheLinesAfterIt() throws {
+        let h = try Harness()
+        try h.client.sendLine("a\nlater\nb\nc")
+        _ = shutdown(h.client.descriptor.rawValue, Int32(SHUT_WR))
+        let answer = { (line: [UInt8]) -> ControlConnections.Answer in
+            String(decoding: line, as: UTF8.self) == "later" ? .later : .now(Array("re:".utf8) + line + [10])
+        }
+        h.clients.handle(h.id, now: 2, answer: answer, durability: { .now })
+        #expect(try h.received() == "re:a")
+        #expect(try h.received() == nil, "a line after the owed answer was answered before it")
+        h.clients.handle(h.id, now: 3, answer: answer, durability: { .now })
+        #expect(try h.received() == nil, "a line after the owed answer was answered before it")
+        #expect(h.clients.count == 1, "closed while it owed an answer")
+        #expect(h.clients.settle(h.id, answer: Array("applied\n".utf8), now: 4, durability: { .after(5) }))
+        #expect(try h.received() == nil, "the owed answer was sent before its sync")
+        h.clients.synced(through: 5, now: 5)
+        #expect(try h.received() == "applied")
+        #expect(!h.clients.settle(h.id, answer: Array("twice\n".utf8), now: 5, durability: { .now }), "settled twice")
+        h.clients.handle(h.id, now: 6, answer: answer, durability: { .now })
+        #expect(try h.received() == "re:b")
+        #expect(try h.received() == "re:c")
+        #expect(h.clients.count == 0, "not closed once answered after its end of input")
     }
 }

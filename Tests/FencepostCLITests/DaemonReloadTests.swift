@@ -248,9 +248,10 @@ import Testing
     /// One apply in parts at a time, the newer word replacing the older between parts: a SIGHUP
     /// while the configuration of the one before is applied in parts stops that apply (saying how
     /// far it got) and applies its own against what the stopped one committed; the socket's
-    /// `apply` while a SIGHUP's is applied does likewise, at once. Each time the newer list alone
-    /// is in force. Then the socket's `apply` of all the regions changed, whose turn is printed
-    /// (it answers in its turn, at once: O(requests)).
+    /// `apply` while a SIGHUP's is applied does likewise (in parts too). Each time the newer list
+    /// alone is in force. Then the socket's `apply` of all the regions changed, whose slow turns,
+    /// if any, are printed (SocketApplyInPartsTests asserts no part of it is; the turn that
+    /// decodes its message can be).
     @Test func aNewerConfigurationReplacesTheApplyUnderWay() throws {
         let d = try AgentProcess()
         let count = Int(ProcessInfo.processInfo.environment["FENCEPOST_RELOAD_REGIONS"] ?? "") ?? 4000
@@ -296,7 +297,7 @@ import Testing
         #expect(ids() == ["other"], "log:\n\(d.stderr.suffix(2000))")
         #expect(occurrences("configuration applied: ") == 2, "the stopped apply went on: log:\n\(d.stderr.suffix(2000))")
 
-        // The socket's apply of every region, changed: at once, in its turn.
+        // The socket's apply of every region, changed.
         try d.writeConfig(Self.regions(count, radius: 500), socketExtra: room)
         let all = try d.cli(["apply", d.configPath])
         #expect(all.status == 0, "\(all.stderr)")

@@ -2,7 +2,7 @@
 // idempotently.
 //
 // Size: one job, the apply, from the socket's parameters through the plan's three phases to its
-// result; the phases share the plan's cursors, and the socket's one-shot apply is the same plan.
+// result; the phases share the plan's cursors, and the apply at once is the same plan.
 //
 // The requests `apply` installed are remembered (id → a fingerprint of their JSON as applied, see
 // AppliedRequests.swift) in the store, written in the same transaction as the changes; the
@@ -18,7 +18,11 @@
 //
 // Two doors, one behaviour: the socket method (JSON in, JSON out) and ``ControlService/apply(requests:categories:center:clock:)``,
 // which the daemon calls with its configuration's decoded requests (no JSON text of a million
-// zones built, serialized and parsed again).
+// zones built, serialized and parsed again). Both carry out one ApplyPlan, at once or in parts:
+// the daemon's socket has the method only decode its params (``Call/defersApply``) and drives the
+// plan in parts itself (AgentDaemon+PartedApply.swift), answering after the last part; other
+// callers (the in-process service of tests, the fleet's desired document with its requests
+// inline, the agent's start) apply at once.
 import FencepostJSON
 import FencepostLinux
 import LocalNotifications
@@ -59,9 +63,11 @@ public struct ApplyResult: Sendable, Equatable {
 
 /// The daemon's in-process apply: what it did, or why it did nothing.
 public struct ApplyReply {
-    /// nil when the apply was refused (`error` says why) or failed.
+    /// nil when the apply was refused (`refusal` says why) or failed.
     public var result: ApplyResult?
-    public var error: String?
+    /// Why it was refused: the error the socket's `apply` answers.
+    public var refusal: RPCError?
+    public var error: String? { refusal?.message }
     /// Deliveries and acknowledgements to act on (already committed).
     public var output: EngineOutput
     /// The state file could not be written: the daemon must stop.
@@ -86,12 +92,15 @@ extension ControlService {
         case .array(let list)?: categories = try Self.decodeCategories(list, path: "categories")
         case let v?: throw RPCError.params("\"categories\" must be an array, got \(v.kindDescription)")
         }
+        if call.defersApply {
+            // The daemon's socket: the same plan, carried out in parts (AgentDaemon+PartedApply.swift).
+            call.deferredApply = (requests, categories)
+            return .null
+        }
         // A desired document of the fleet comes through here from the link (answered by `remote`):
         // its memory is the fleet's.
         let owner: ApplyOwner = call.source == .remote ? .fleet : .configuration
-        let result = try Self.apply(requests, categories: categories, owner: owner, &call, path: { items[$0].path })
-        call.applied = owner
-        return result.json
+        return try Self.apply(requests, categories: categories, owner: owner, &call, path: { items[$0].path }).json
     }
 
     /// Applies decoded requests and categories, as the socket's `apply` does (same rules, same
@@ -107,9 +116,9 @@ extension ControlService {
         var call = Call(center: center, clock: clock, params: .null)
         do throws(RPCError) {
             let result = try Self.apply(requests, fingerprints: fingerprints, categories: categories, owner: owner, &call, path: { "requests[\($0)]" })
-            return ApplyReply(result: result, error: nil, output: call.output, fatal: call.fatal)
+            return ApplyReply(result: result, refusal: nil, output: call.output, fatal: call.fatal)
         } catch {
-            return ApplyReply(result: nil, error: error.message, output: call.output, fatal: call.fatal)
+            return ApplyReply(result: nil, refusal: error, output: call.output, fatal: call.fatal)
         }
     }
 
@@ -133,9 +142,9 @@ extension ControlService {
             case .checking: try plan.check(limit: limit, engine: center.engine, clock: clock, path: path)
             case .committing, .done: try plan.commit(limit: limit, &call, path: path)
             }
-            return ApplyReply(result: plan.isDone ? plan.result : nil, error: nil, output: call.output, fatal: call.fatal)
+            return ApplyReply(result: plan.isDone ? plan.result : nil, refusal: nil, output: call.output, fatal: call.fatal)
         } catch {
-            return ApplyReply(result: nil, error: error.message, output: call.output, fatal: call.fatal)
+            return ApplyReply(result: nil, refusal: error, output: call.output, fatal: call.fatal)
         }
     }
 
@@ -151,9 +160,10 @@ extension ControlService {
 }
 
 /// An `apply` worked out: what changes, from the requests given and the memory of what was
-/// applied (see the top of this file). Carried out at once, one transaction (the socket, the
-/// agent's start: ``ControlService/apply(_:fingerprints:categories:_:path:)``, every step with no
-/// limit), or — a SIGHUP's configuration, a fleet's request list, too large for one loop turn —
+/// applied (see the top of this file). Carried out at once, one transaction (the agent's start, an
+/// inline desired document, the in-process service: ``ControlService/apply(_:fingerprints:categories:_:path:)``,
+/// every step with no limit), or — a SIGHUP's configuration, the daemon's socket `apply`, a fleet's
+/// request list, too large for one loop turn —
 /// in parts of up to `limit` items, so that no part's work grows with the list
 /// (AgentDaemon+PartedApply.swift drives them):
 ///
@@ -206,8 +216,9 @@ public struct ApplyPlan {
     private var begun = false
 
     // The working-out.
-    private enum Step { case ids, memory, compare, done }
-    private var step = Step.ids
+    enum Step { case ids, memory, compare, done }
+    /// The working-out's step: a part ends where one ends (see workOut).
+    private(set) var step = Step.ids
     /// The next request of the step (ids, compare).
     private var next = 0
     /// Request index by id (ids, memory).
@@ -252,11 +263,14 @@ public struct ApplyPlan {
 
     /// Works out up to `limit` more items (requests indexed, rows of the memory read, requests
     /// compared), in order: an id given twice (the second is named) or a memory that cannot be
-    /// read refuses the apply. The memory's pages are one query each.
+    /// read refuses the apply. The memory's pages are one query each. A part (a `limit` below
+    /// `Int.max`) ends where a step ends: an item of each costs differently (a compare without
+    /// its fingerprint given makes it, many times an id indexed), so their parts are sized apart.
     /// - Complexity: O(`limit`) (a page of the memory: O(log m + `limit`)).
     mutating func workOut(limit: Int, center: DurableNotificationCenter, path: (Int) -> String) throws(RPCError) {
         var room = max(limit, 1)
-        while room > 0 && step != .done {
+        let first = step
+        while room > 0 && step != .done && (limit == Int.max || step == first) {
             switch step {
             case .ids:
                 if next == 0 {
@@ -323,9 +337,15 @@ public struct ApplyPlan {
     }
 
     /// Checks up to `limit` more requests as `add` would, against the categories the apply
-    /// sets (else the engine's), changing nothing.
+    /// sets (else the engine's), changing nothing; the first part checks those categories first,
+    /// as the first commit does (the same error, in the same order, as the apply at once).
     public mutating func check(limit: Int, engine: NotificationEngine, clock: EngineClock, path: (Int) -> String) throws(RPCError) {
         precondition(step == .done, "an apply is checked once worked out")
+        if checked == 0, let categories = newCategories {
+            do throws(RequestError) { try NotificationEngine.checkCategories(categories) } catch {
+                throw RPCError.rule(error, at: "categories")
+            }
+        }
         let end = min(toAdd.count, checked + max(limit, 1))
         while checked < end {
             let i = toAdd[checked]

@@ -32,13 +32,33 @@ public struct ControlReply {
     public var fatal: CenterError?
     /// The method called (nil for a line that is not a request): the loop names it when slow.
     public var method: String?
-    /// Whose memory of what was applied an `apply` made the agent's (nil: no apply went
-    /// through): the daemon's apply in parts of that owner is overtaken.
-    public var applied: ApplyOwner?
+    /// An `apply` decoded and cheaply checked, to be carried out in parts by the caller, who
+    /// owes its answer (`line` is nil): only when ``ControlService/handle(line:center:clock:deferringApply:status:)``
+    /// was asked to defer it.
+    var deferredApply: DeferredApply?
 
-    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil, method: String? = nil,
-                applied: ApplyOwner? = nil) {
-        self.line = line; self.output = output; self.fatal = fatal; self.method = method; self.applied = applied
+    public init(line: [UInt8]?, output: EngineOutput = EngineOutput(), fatal: CenterError? = nil, method: String? = nil) {
+        self.line = line; self.output = output; self.fatal = fatal; self.method = method
+    }
+}
+
+/// A socket's `apply` whose plan the daemon carries out in parts (AgentDaemon+PartedApply.swift),
+/// answering `id` once it ends: ``DeferredApply/answer(_:_:)``.
+struct DeferredApply {
+    /// nil: a JSON-RPC notification, never answered.
+    let id: RPCID?
+    let requests: [NotificationRequest]
+    /// nil: the categories are left as they are.
+    let categories: [NotificationCategory]?
+
+    /// The answer line, byte for byte the one of the same apply made at once: its result, or
+    /// the error that refused it (nil for a notification).
+    static func answer(_ id: RPCID?, _ outcome: Result<ApplyResult, RPCError>) -> [UInt8]? {
+        guard let id else { return nil }
+        switch outcome {
+        case .success(let result): return RPCReply.result(result.json, id: id)
+        case .failure(let error): return RPCReply.error(error, id: id)
+        }
     }
 }
 
@@ -54,15 +74,23 @@ public struct ControlService {
 
     /// Handles one line (without its `\n`). Never traps on any input. `status` is asked only by
     /// the `status` method (it reads the clock's synchronisation and the GPS counters: work no
-    /// other line needs).
+    /// other line needs). `deferringApply` (the daemon's socket): an `apply` whose params decode
+    /// is not carried out but returned as the reply's `deferredApply`, unanswered; its errors
+    /// found while decoding are answered at once.
     public mutating func handle(line: [UInt8], center: DurableNotificationCenter, clock: EngineClock,
                                 status: () -> AgentStatus) -> ControlReply {
+        handle(line: line, center: center, clock: clock, deferringApply: false, status: status)
+    }
+
+    mutating func handle(line: [UInt8], center: DurableNotificationCenter, clock: EngineClock, deferringApply: Bool,
+                         status: () -> AgentStatus) -> ControlReply {
         let request: RPCRequest
         switch RPCRequest.read(line) {
         case .request(let r): request = r
         case .failure(let error, let id): return ControlReply(line: id.map { RPCReply.error(error, id: $0) })
         }
         var call = Call(center: center, clock: clock, params: request.params)
+        call.defersApply = deferringApply
         let result: Result<JSONValue, RPCError>
         do throws(RPCError) {
             result = .success(try dispatch(request.method, &call, status: status))
@@ -70,10 +98,15 @@ public struct ControlService {
             result = .failure(error)
         }
         let method = request.method
-        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method, applied: call.applied) }
+        if case .success = result, let d = call.deferredApply {
+            var reply = ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method)
+            reply.deferredApply = DeferredApply(id: request.id, requests: d.requests, categories: d.categories)
+            return reply
+        }
+        guard let id = request.id else { return ControlReply(line: nil, output: call.output, fatal: call.fatal, method: method) }
         switch result {
         case .success(let value):
-            return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal, method: method, applied: call.applied)
+            return ControlReply(line: RPCReply.result(value, id: id), output: call.output, fatal: call.fatal, method: method)
         case .failure(let e): return ControlReply(line: RPCReply.error(e, id: id), output: call.output, fatal: call.fatal, method: method)
         }
     }
@@ -126,8 +159,9 @@ struct Call {
     var source: ResponseSource = .socket
     var output = EngineOutput()
     var fatal: CenterError?
-    /// An `apply` went through with this owner's memory.
-    var applied: ApplyOwner?
+    /// `apply` is decoded only, its list left in `deferredApply` (the daemon's socket).
+    var defersApply = false
+    var deferredApply: (requests: [NotificationRequest], categories: [NotificationCategory]?)?
 
     /// Runs an engine operation through the center; a store failure becomes `fatal` and a -32000.
     /// `path` names the list element a broken rule belongs to (`requests[2]`).

@@ -1,7 +1,8 @@
 // Request lists applied in parts, one part per loop turn (the control service's ApplyPlan): a
-// SIGHUP's configuration (AgentDaemon+Reload.swift) and a fleet rollout's list
+// SIGHUP's configuration (AgentDaemon+Reload.swift), the control socket's `apply` (decoded in
+// its connection's turn, ControlService.handle(deferringApply:)) and a fleet rollout's list
 // (AgentDaemon+FleetBlobs.swift), by one driver. At once, an apply is O(requests) in one turn:
-// 150–360 ms for 4,000 changed location requests in a debug build; in parts, ~100 turns of at
+// 150–410 ms for 4,000 changed location requests in a debug build; in parts, ~100 turns of at
 // most a few ms each.
 //
 //   asked        the plan is made (O(the categories): nothing is worked out yet)
@@ -11,7 +12,8 @@
 //                applied), then committed, a transaction a part
 //   the turn after the last part
 //                the regions' index is built on a thread (AgentDaemon+RegionIndex.swift); the
-//                configuration logs `configuration applied: …`, the fleet link hears the result
+//                configuration logs `configuration applied: …`, the fleet link hears the result,
+//                the socket's connection gets its answer (the one the apply made at once gives)
 //
 // One apply in parts at a time. The configuration's and the fleet's applies write apart memories
 // (ApplyOwner) but one engine: a part of one can change what a check of the other's relied on
@@ -23,9 +25,15 @@
 //   - an apply of the other owner waits for the one under way to end (stopped, refused or
 //     applied), its plan made when it begins, against the state then; a newer one of its owner
 //     replaces it while it waits;
-//   - the socket's `apply` (at once, in its turn, with the configuration's memory) is the newer
-//     word: it ends the configuration's apply under way or waiting (the end state is the one
-//     of a SIGHUP's apply made at once, then the socket's);
+//   - the socket's `apply` is the configuration owner's newer word (its memory is the
+//     configuration's): it replaces a SIGHUP's apply or an earlier socket apply, under way or
+//     waiting, and waits behind a fleet apply under way; a SIGHUP's apply likewise replaces a
+//     socket apply. A socket apply replaced is answered with an error ("replaced by a newer
+//     apply", saying how many of its requests were applied), never left unanswered;
+//   - the connection that sent a socket apply owes its answer until the apply ends: it answers
+//     nothing else meanwhile (its later lines are answered after, in order: ControlConnections);
+//     if it closes meanwhile the apply goes on to its end, and the answer is dropped (the client
+//     asked for the apply; going on is what an apply at once, already made, would have done);
 //   - a fleet apply also stops between parts when a newer desired document replaced its rollout
 //     (its list, if any, comes in as a newer apply);
 //   - a desired document with its requests inline, applied at once with the fleet's memory, is
@@ -44,10 +52,13 @@ enum PartedApplyOrigin {
     case configuration
     /// A fleet rollout's request list: the link hears the end.
     case fleet(FleetBlobRollout, FleetRequestList)
+    /// The control socket's `apply` on connection `connection`, JSON-RPC id `id` (nil: a
+    /// notification): the connection gets the answer (``DeferredApply/answer(_:_:)``).
+    case socket(connection: UInt32, id: RPCID?)
 
     var owner: ApplyOwner {
         switch self {
-        case .configuration: .configuration
+        case .configuration, .socket: .configuration
         case .fleet: .fleet
         }
     }
@@ -57,14 +68,16 @@ enum PartedApplyOrigin {
         switch self {
         case .configuration: "configuration"
         case .fleet(let r, _): "fleet: \(r.name)"
+        case .socket(let c, _): "control connection \(c): apply"
         }
     }
 
-    /// Why it stops when a newer one of its owner comes.
+    /// Why the one under way stops when this one, newer, of its owner comes.
     var replaced: String {
         switch self {
         case .configuration: "a newer configuration replaced it"
         case .fleet: "a newer desired document replaced it"
+        case .socket: "the socket's apply replaced it"
         }
     }
 }
@@ -97,6 +110,9 @@ struct PartedApplies {
     var current: PartedApply?
     /// Only while `current` runs, and never of its owner.
     var waiting: PartedApplyRequest?
+    /// Connections whose socket apply was answered: the lines they sent after it wait in their
+    /// framers, served by the loop in the same turn (``AgentDaemon/serveSettledConnections(now:)``).
+    var settled: [UInt32] = []
 }
 
 extension AgentDaemon {
@@ -105,7 +121,10 @@ extension AgentDaemon {
     func applyInParts(_ request: PartedApplyRequest) {
         if let current = applies.current {
             guard current.origin.owner == request.origin.owner else {
-                if let old = applies.waiting { log.info("\(old.origin.name): its apply, waiting, is dropped: \(old.origin.replaced)") }
+                if let old = applies.waiting {
+                    log.info("\(old.origin.name): its apply, waiting, is dropped: \(request.origin.replaced)")
+                    partedApplyReplaced(old.origin, committed: 0, of: old.requests.count)
+                }
                 applies.waiting = request
                 log.info("\(request.origin.name): its \(request.requests.count) requests wait for the apply under way (\(current.origin.name)) to end")
                 return
@@ -115,16 +134,13 @@ extension AgentDaemon {
         beginPartedApply(request)
     }
 
-    /// The socket's `apply` went through with `owner`'s memory: that owner's apply in parts,
-    /// under way or waiting, is overtaken.
-    func appliedAtOnce(by owner: ApplyOwner) {
-        if let w = applies.waiting, w.origin.owner == owner {
-            applies.waiting = nil
-            log.info("\(w.origin.name): its apply, waiting, is dropped: the socket's apply replaced it")
-        }
-        if let c = applies.current, c.origin.owner == owner {
-            stopPartedApply(because: "the socket's apply replaced it")
-            beginWaitingApply()
+    /// Serves the lines that connections sent after their socket apply, now answered (each may
+    /// be an apply again, or end one that waits, answering another connection).
+    func serveSettledConnections(now: UInt64) {
+        while !applies.settled.isEmpty {
+            let ids = applies.settled
+            applies.settled = []
+            for id in ids { _ = handleConnection(id, now: now) }
         }
     }
 
@@ -150,6 +166,14 @@ extension AgentDaemon {
         applies.current = nil
         let p = a.plan.progress
         log.info("\(a.origin.name): apply stopped after \(p.committed) of \(p.of) requests: \(reason)")
+        partedApplyReplaced(a.origin, committed: p.committed, of: p.of)
+    }
+
+    /// An apply stopped, or dropped while it waited, for a newer one: a socket's is answered.
+    private func partedApplyReplaced(_ origin: PartedApplyOrigin, committed: Int, of: Int) {
+        guard case .socket = origin else { return }
+        let refusal = PartedApplyRefusal(error: RPCError(.serverError, "replaced by a newer apply before it ended"), committed: committed, of: of)
+        partedApplyEnded(origin, .failure(refusal))
     }
 
     /// One part of the apply under way (a loop turn's): worked out, checked or committed, sized
@@ -176,16 +200,25 @@ extension AgentDaemon {
         }
         let begin = SystemClocks.boottimeNow().nanosecondsSinceBoot
         let beginCPU = SystemClocks.threadCPUNow()
-        let before = a.plan.progress, phase = a.plan.phase
+        let before = a.plan.progress, phase = a.plan.phase, step = a.plan.step
         let reply = control.continueApply(&a.plan, limit: a.budget.items, center: center, clock: clock)
-        if let fatal = reply.fatal { self.fatal(fatal); return }
+        if let fatal = reply.fatal {
+            self.fatal(fatal)
+            if case .socket = a.origin, let error = reply.refusal {
+                // The agent stops; the connection hears the error the apply at once gives.
+                applies.current = nil
+                partedApplyEnded(a.origin, .failure(PartedApplyRefusal(error: error, committed: 0, of: 0)))
+            }
+            return
+        }
         act(on: reply.output)
         let after = a.plan.progress
-        if a.plan.phase != phase {
-            // A phase has ended: an item of the next costs many times one of this (working out <
-            // check < commit), so its parts are sized afresh.
+        if a.plan.phase != phase || a.plan.step != step {
+            // A phase, or a step of the working-out, has ended: an item of the next costs many
+            // times one of this (ids < compare; working out < check < commit), so its parts are
+            // sized afresh.
             a.budget = PartedApply.firstBudget
-            if phase == .workingOut && reply.error == nil {
+            if phase == .workingOut && a.plan.phase != phase && reply.error == nil {
                 log.info("\(a.origin.name): worked out in parts: \(after.of) requests to add or replace, \(a.plan.result.removed.count) to remove, \(a.plan.result.unchanged.count) unchanged")
             }
         } else {
@@ -194,9 +227,9 @@ extension AgentDaemon {
         }
         a.parts += 1
         a.longestPart = max(a.longestPart, SystemClocks.boottimeNow().nanosecondsSinceBoot &- begin)
-        if let error = reply.error {
+        if let error = reply.refusal {
             applies.current = nil
-            partedApplyEnded(a.origin, .failure(PartedApplyRefusal(message: error, committed: after.committed, of: after.of)))
+            partedApplyEnded(a.origin, .failure(PartedApplyRefusal(error: error, committed: after.committed, of: after.of)))
             beginWaitingApply()
             return
         }
@@ -216,15 +249,31 @@ extension AgentDaemon {
             fleet?.requestsApplied(r, list, outcome.mapError { e in
                 FleetError(e.committed > 0 ? "desired.partial" : "desired.rejected", e.message + e.appliedBefore)
             })
+        case .socket(let connection, let id):
+            if case .failure(let e) = outcome { log.info("\(origin.name): not applied: \(e.message + e.appliedBefore)") }
+            // The error the apply at once gives (refused before any commit); one that ends it
+            // after a part was committed says so.
+            let line = DeferredApply.answer(id, outcome.mapError { e in
+                var error = e.error
+                error.message += e.appliedBefore
+                return error
+            })
+            let now = SystemClocks.boottimeNow().nanosecondsSinceBoot
+            if clients.settle(connection, answer: line, now: now, durability: { replyDurability() }) {
+                applies.settled.append(connection)
+            }
         }
     }
 }
 
 /// Why an apply in parts was refused, and how much of it was committed before.
 struct PartedApplyRefusal: Error {
-    let message: String
+    /// The error that refused it (the socket's `apply` answers it).
+    let error: RPCError
     let committed: Int
     let of: Int
+
+    var message: String { error.message }
 
     /// ` (3 of 9 requests were applied before it)`, or nothing when none was.
     var appliedBefore: String { committed > 0 ? " (\(committed) of \(of) requests were applied before it)" : "" }

@@ -346,6 +346,14 @@ public final class AgentDaemon {
                 mark = done
                 markCPU = doneCPU
             }
+            if !applies.settled.isEmpty {
+                serveSettledConnections(now: mark)
+                done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                doneCPU = SystemClocks.threadCPUNow()
+                statistics.turns.note({ "control connections: the lines after an apply's answer" }, from: mark, to: done, cpu: doneCPU &- markCPU)
+                mark = done
+                markCPU = doneCPU
+            }
             fleet?.endTurn()
             done = SystemClocks.boottimeNow().nanosecondsSinceBoot
             doneCPU = SystemClocks.threadCPUNow()
@@ -614,13 +622,18 @@ public final class AgentDaemon {
     func handleConnection(_ id: UInt32, now: UInt64) -> ServedLines {
         var served = ServedLines(connection: id)
         clients.handle(id, now: now, answer: { line in
-            let reply = control.handle(line: line, center: center, clock: clock, status: { status })
+            let reply = control.handle(line: line, center: center, clock: clock, deferringApply: true, status: { status })
             if served.lines == 0 { served.first = reply.method }
             served.lines += 1
             if let f = reply.fatal { fatal(f) }
             act(on: reply.output)
-            if let owner = reply.applied { appliedAtOnce(by: owner) }
-            return reply.line
+            if let d = reply.deferredApply {
+                // Applied in parts, from the next turn on; the connection owes the answer till the end.
+                applyInParts(PartedApplyRequest(origin: .socket(connection: id, id: d.id), requests: d.requests, fingerprints: nil,
+                                                categories: d.categories))
+                return .later
+            }
+            return .now(reply.line)
         }, durability: { replyDurability() })
         return served
     }

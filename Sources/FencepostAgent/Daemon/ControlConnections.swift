@@ -5,6 +5,9 @@
 // is a ListenerRest; the summary line of connections closed early or refused, a
 // ControlClosureReport.
 //
+// Size: one concern, a connection's life from accept to close (framing, durability, answers
+// owed, timeouts, back-pressure), every part of it reading and writing the same Connection.
+//
 // Each connection is watched for what it can do next (level-triggered epoll):
 //
 //   state                                         interest
@@ -23,6 +26,14 @@
 // answers wait in the connection's `awaiting` buffer, in order, until ``synced(through:now:)``
 // reports that generation, and count towards the queue's bound meanwhile. When the sync fails
 // they are not sent: a refusal goes instead (``syncFailed(refusal:now:)``), then the end.
+//
+// Answers owed: a line whose answer comes in a later turn (the socket's `apply`, carried out in
+// parts) leaves its connection owing it. Meanwhile nothing more is read or answered on it (lines
+// it sent after wait in the framer, in order), it is watched for nothing but the output still
+// queued, and it is not closed for idleness or for its peer's end of input; once the answer is
+// given (``settle(_:answer:now:durability:)``, waiting for the sync as every answer does), its
+// lines are answered again from the one after. A connection that fails, is evicted or is closed
+// meanwhile is gone: its answer is dropped.
 import FencepostJSON
 import FencepostLinux
 
@@ -49,9 +60,19 @@ final class ControlConnections {
         /// Answers that wait for the state file's sync `awaitingGeneration` (see the top).
         var awaiting: [UInt8] = []
         var awaitingGeneration: UInt64 = 0
+        /// A line's answer comes in a later turn (see the top): no line is answered, nor input read, until then.
+        var owesAnswer = false
         /// Output queued or awaiting a sync.
         var queuedCount: Int { socket.pendingOutputCount + awaiting.count }
         var hasOutput: Bool { socket.hasPendingOutput || !awaiting.isEmpty }
+    }
+
+    /// What the daemon does with a line.
+    enum Answer {
+        /// This answer (nil: none, a JSON-RPC notification) now.
+        case now([UInt8]?)
+        /// Later: the connection owes it until ``ControlConnections/settle(_:answer:now:durability:)``.
+        case later
     }
 
     /// When the answers a connection just got may be sent.
@@ -168,7 +189,7 @@ final class ControlConnections {
             return
         }
         connections[id] = connection
-        if refusal != nil { handle(id, now: now, answer: { _ in nil }, durability: { .now }) }
+        if refusal != nil { handle(id, now: now, answer: { _ in .now(nil) }, durability: { .now }) }
     }
 
     private func evictLeastActive() {
@@ -180,10 +201,10 @@ final class ControlConnections {
     // MARK: Reading and writing
 
     /// Works on connection `id` after the loop reported it ready: writes queued output, then
-    /// answers its complete lines with `answer` (nil: no answer, a JSON-RPC notification) and
-    /// reads more, while its queued output is under the bound. `durability` runs once after lines
-    /// were answered, and says when the answers may be sent.
-    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> [UInt8]?, durability: () -> Durability) {
+    /// answers its complete lines with `answer` and reads more, while its queued output is under
+    /// the bound and it owes no answer. `durability` runs once after lines were answered, and
+    /// says when the answers may be sent.
+    func handle(_ id: UInt32, now: UInt64, answer: ([UInt8]) -> Answer, durability: () -> Durability) {
         guard var c = connections[id] else { return }
         var failed = false
         write(&c, now: now, failed: &failed)
@@ -194,19 +215,23 @@ final class ControlConnections {
         var needsLineEnd = false
         reading: while !failed {
             needsLineEnd = false
-            while !c.closeAfterFlush, c.queuedCount < limits.maximumQueuedOutput {
+            while !c.closeAfterFlush, !c.owesAnswer, c.queuedCount < limits.maximumQueuedOutput {
                 guard let framed = c.framer.next() else { needsLineEnd = true; break }
                 switch framed {
                 case .line(let line):
-                    if let l = answer(line) { c.awaiting.append(contentsOf: l) }
-                    answered = true
+                    switch answer(line) {
+                    case .now(let l):
+                        if let l { c.awaiting.append(contentsOf: l) }
+                        answered = true
+                    case .later: c.owesAnswer = true
+                    }
                     c.lastActivity = now
                 case .tooLong:
                     c.awaiting.append(contentsOf: ControlService.tooLong(limit: maximumMessageBytes))
                     c.closeAfterFlush = true
                 }
             }
-            if c.closeAfterFlush || c.peerClosed || c.queuedCount >= limits.maximumQueuedOutput
+            if c.closeAfterFlush || c.peerClosed || c.owesAnswer || c.queuedCount >= limits.maximumQueuedOutput
                 || reads >= limits.readsPerTurn { break }
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 65_536) }
             let r: SocketRead
@@ -239,6 +264,25 @@ final class ControlConnections {
         if c.awaitingGeneration <= syncedGeneration { release(&c) }
         if needsLineEnd && c.framer.bufferedCount > 0 { c.partialSince = c.partialSince ?? now } else { c.partialSince = nil }
         finish(id, &c, now: now, failed: failed)
+    }
+
+    /// The answer connection `id` owed (nil: none, a notification's) is given, after the answers
+    /// before it, and sent once `durability` allows; the lines it sent after are answered when it
+    /// is next handled. Returns whether the connection is still open and had owed an answer: then
+    /// its buffered lines wait for ``handle(_:now:answer:durability:)`` (no event may come for them).
+    func settle(_ id: UInt32, answer: [UInt8]?, now: UInt64, durability: () -> Durability) -> Bool {
+        guard var c = connections[id], c.owesAnswer else { return false }
+        c.owesAnswer = false
+        c.lastActivity = now
+        if let answer { c.awaiting.append(contentsOf: answer) }
+        switch durability() {
+        case .now: c.awaitingGeneration = 0
+        case .after(let generation): c.awaitingGeneration = max(c.awaitingGeneration, generation)
+        case .failed(let refusal): refuse(&c, refusal)
+        }
+        if c.awaitingGeneration <= syncedGeneration { release(&c) }
+        finish(id, &c, now: now, failed: false)
+        return connections[id] != nil
     }
 
     /// The state file's syncs up to `generation` have completed: sends the answers that waited
@@ -288,7 +332,7 @@ final class ControlConnections {
         held.change(from: c.held, to: holding)
         c.held = holding
         c.framer.releaseMemoryIfEmpty()
-        if failed || ((c.closeAfterFlush || c.peerClosed) && !c.hasOutput) {
+        if failed || !c.hasOutput && (c.closeAfterFlush || c.peerClosed && !c.owesAnswer) {
             connections[id] = c
             close(id)
             return
@@ -309,7 +353,7 @@ final class ControlConnections {
     /// Registers the interest the connection's state calls for (see the table at the top).
     private func watch(_ id: UInt32, _ c: inout Connection) {
         var interest: Interest = []
-        if !c.closeAfterFlush && !c.peerClosed && c.queuedCount < limits.maximumQueuedOutput {
+        if !c.closeAfterFlush && !c.peerClosed && !c.owesAnswer && c.queuedCount < limits.maximumQueuedOutput {
             interest = [.readable, .hangup]
         }
         if c.socket.hasPendingOutput { interest.insert(.writable) }
@@ -337,7 +381,8 @@ final class ControlConnections {
     }
 
     private func deadline(of c: Connection) -> UInt64 {
-        var d = c.lastActivity &+ limits.idleTimeout
+        // Owing an answer, it is not idle: the agent is working for it.
+        var d = c.owesAnswer ? UInt64.max : c.lastActivity &+ limits.idleTimeout
         if let s = c.partialSince { d = min(d, s &+ limits.requestTimeout) }
         if let s = c.stalledSince { d = min(d, s &+ limits.writeTimeout) }
         return d
