@@ -157,6 +157,13 @@ import Testing
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let deps = Self.board.appendingPathComponent("install-deps").path
 
+        // .ci/run stops after the install when a package is still absent: --check names them, installs nothing.
+        #expect(ci.contains("\nboard/install-deps --check\n"), "\(ci)")
+        let absent = try Self.exec("/bin/sh", [deps, "--check"], environment: ["PATH": path])
+        #expect(absent.status == 1 && absent.output.contains("not installed:") && absent.output.contains(" libgpiod-dev")
+                && absent.output.contains(" libgps-dev") && absent.output.contains(" gpsd"), "\(absent.output)")
+        #expect(!FileManager.default.fileExists(atPath: calls), "--check called apt-get")
+
         let failed = try Self.exec("/bin/sh", [deps], environment: ["PATH": path, "FAIL": "1"])
         #expect(failed.status == 1, "\(failed.output)")
         #expect(failed.output.contains("still not installed:") && failed.output.contains(" libgpiod-dev"), "\(failed.output)")
@@ -171,6 +178,8 @@ import Testing
             #expect(packages.contains(p), "\(p) not in: \(install)")
         }
         #expect(asked.hasPrefix("update"), "apt-get calls:\n\(asked)")
+        let present = try Self.exec("/bin/sh", [deps, "--check"], environment: ["PATH": path])
+        #expect(present.status == 0 && present.output.isEmpty, "\(present.output)")
 
         try? FileManager.default.removeItem(atPath: calls)
         let again = try Self.exec("/bin/sh", [deps], environment: ["PATH": path])
