@@ -273,6 +273,15 @@ public final class AgentDaemon {
             var mark = SystemClocks.boottimeNow().nanosecondsSinceBoot
             var markCPU = SystemClocks.threadCPUNow()
             let turnStart = mark
+            /// The work since `mark` is one part of the turn, named `what` when the turn is slow;
+            /// `mark` moves on to now.
+            func endPart(_ what: () -> String) {
+                let done = SystemClocks.boottimeNow().nanosecondsSinceBoot
+                let doneCPU = SystemClocks.threadCPUNow()
+                statistics.turns.note(what, from: mark, to: done, cpu: doneCPU &- markCPU)
+                mark = done
+                markCPU = doneCPU
+            }
             statistics.turns.begin(at: mark, cpu: markCPU)
             for event in events {
                 var what = "?"
@@ -333,43 +342,25 @@ public final class AgentDaemon {
             handleTime()
             statistics.deliveries.wakeDue = nil
             releaseMemoryIfIdle()
-            var done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            var doneCPU = SystemClocks.threadCPUNow()
-            statistics.turns.note({ "due work (engine, outputs, hook, GPS timers)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
-            mark = done
-            markCPU = doneCPU
+            endPart { "due work (engine, outputs, hook, GPS timers)" }
             if let origin = applies.current?.origin {
                 continuePartedApply()
-                done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-                doneCPU = SystemClocks.threadCPUNow()
-                statistics.turns.note({ "\(origin.name): apply in parts, a part" }, from: mark, to: done, cpu: doneCPU &- markCPU)
-                mark = done
-                markCPU = doneCPU
+                endPart { "\(origin.name): apply in parts, a part" }
             }
             if !applies.settled.isEmpty {
                 serveSettledConnections(now: mark)
-                done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-                doneCPU = SystemClocks.threadCPUNow()
-                statistics.turns.note({ "control connections: the lines after an apply's answer" }, from: mark, to: done, cpu: doneCPU &- markCPU)
-                mark = done
-                markCPU = doneCPU
+                endPart { "control connections: the lines after an apply's answer" }
             }
             fleet?.endTurn()
-            done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            doneCPU = SystemClocks.threadCPUNow()
-            statistics.turns.note({ "fleet link (acknowledged rows deleted, rows handed)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
-            mark = done
-            markCPU = doneCPU
+            endPart { "fleet link (acknowledged rows deleted, rows handed)" }
             endTurnSync()
-            done = SystemClocks.boottimeNow().nanosecondsSinceBoot
-            doneCPU = SystemClocks.threadCPUNow()
-            statistics.turns.note({ syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }, from: mark, to: done, cpu: doneCPU &- markCPU)
-            if let slow = statistics.turns.end(at: done, cpu: doneCPU) {
-                log.repeating(.warning, slow, limiter: &statistics.turns.slowLines, at: done)
-            } else if statistics.turns.slowLinesMayClear(at: done) {
+            endPart { syncsInBackground ? "state sync (asked)" : "state sync (fsync)" }
+            if let slow = statistics.turns.end(at: mark, cpu: markCPU) {
+                log.repeating(.warning, slow, limiter: &statistics.turns.slowLines, at: mark)
+            } else if statistics.turns.slowLinesMayClear(at: mark) {
                 // Read before: the message is built while `statistics.turns.slowLines` is held inout.
                 let threshold = statistics.turns.threshold
-                log.cleared("loop turns are under \(threshold / 1_000_000) ms again", limiter: &statistics.turns.slowLines, at: done)
+                log.cleared("loop turns are under \(threshold / 1_000_000) ms again", limiter: &statistics.turns.slowLines, at: mark)
             }
         }
         shutDown()
